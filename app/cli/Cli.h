@@ -1,0 +1,19 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace blkmq::cli {
+
+// Exit codes (docs/cli.md): 0 ok, 1 an output file could not be written,
+// 2 usage or validation error, 3 a stall was detected with --fail-on-stall.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitIo = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitStall = 3;
+
+int runCommand(const std::vector<std::string>& args);
+int topologyCommand(const std::vector<std::string>& args);
+int presetsCommand(const std::vector<std::string>& args);
+
+} // namespace blkmq::cli

@@ -1,0 +1,206 @@
+#include "AtomicFile.h"
+#include "Cli.h"
+
+#include "scenario/ScenarioLoader.h"
+#include "sim/Duration.h"
+#include "sim/Engine.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+namespace blkmq::cli {
+
+namespace {
+
+struct RunOptions {
+    std::string file;
+    std::string preset;
+    std::vector<std::string> sets;
+    std::string jsonOut;
+    std::string csvOut;
+    bool failOnStall = false;
+    bool quiet = false;
+};
+
+std::string usageError(const std::string& what)
+{
+    return "blkmqlab-cli run: " + what + " (see blkmqlab-cli help)";
+}
+
+// Returns an error message, or empty when the options are complete.
+std::string parseOptions(const std::vector<std::string>& args, RunOptions& o)
+{
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        const auto value = [&](std::string& out) -> bool {
+            if (i + 1 >= args.size())
+                return false;
+            out = args[++i];
+            return true;
+        };
+        std::string v;
+        if (a == "--preset") {
+            if (!value(o.preset))
+                return usageError("--preset needs a name");
+        } else if (a == "--set") {
+            if (!value(v))
+                return usageError("--set needs key=value");
+            o.sets.push_back(v);
+        } else if (a == "--duration") {
+            if (!value(v))
+                return usageError("--duration needs a value such as 100ms");
+            if (!parseDuration(v) || parseDuration(v)->ns() <= 0)
+                return "--duration: '" + v + "' is not a positive duration (use ns, us, ms or s, e.g. 100ms)";
+            o.sets.push_back("duration=\"" + v + "\"");
+        } else if (a == "--seed") {
+            if (!value(v))
+                return usageError("--seed needs a number");
+            if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 19)
+                return "--seed: '" + v + "' is not a non-negative integer";
+            o.sets.push_back("seed=" + v);
+        } else if (a == "--json") {
+            if (!value(o.jsonOut))
+                return usageError("--json needs a file name or -");
+        } else if (a == "--csv") {
+            if (!value(o.csvOut))
+                return usageError("--csv needs a file name");
+        } else if (a == "--fail-on-stall") {
+            o.failOnStall = true;
+        } else if (a == "--quiet" || a == "-q") {
+            o.quiet = true;
+        } else if (!a.empty() && a[0] == '-') {
+            return usageError("unknown option '" + a + "'");
+        } else if (o.file.empty()) {
+            o.file = a;
+        } else {
+            return usageError("more than one scenario file given");
+        }
+    }
+    if (!o.file.empty() && !o.preset.empty())
+        return usageError("give a scenario FILE or --preset, not both");
+    return {};
+}
+
+std::string fmtRate(double v)
+{
+    char buf[32];
+    if (v >= 1e6)
+        std::snprintf(buf, sizeof buf, "%.3fM", v / 1e6);
+    else if (v >= 1e3)
+        std::snprintf(buf, sizeof buf, "%.1fk", v / 1e3);
+    else
+        std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
+}
+
+std::string report(const nlohmann::json& s)
+{
+    std::ostringstream out;
+    char line[256];
+    const auto& io = s["io"];
+    const auto& lat = s["latency_ns"];
+    const auto& clat = s["clat_ns"];
+    const auto& c = s["completion"];
+    std::snprintf(line, sizeof line, "%s: seed %llu, %.3f ms simulated on %d CPUs\n", s["scenario"].get<std::string>().c_str(),
+                  static_cast<unsigned long long>(s["seed"].get<std::uint64_t>()), s["sim_time_ns"].get<double>() / 1e6,
+                  s["topology"]["cpus"].get<int>());
+    out << line;
+    out << "  io:         IOPS=" << fmtRate(io["iops"].get<double>());
+    std::snprintf(line, sizeof line, ", BW=%.1f MB/s, completed=%llu, in flight=%d\n", io["bw_mbps"].get<double>(),
+                  static_cast<unsigned long long>(io["completed"].get<std::uint64_t>()), io["in_flight"].get<int>());
+    out << line;
+    const auto lats = [&](const char* name, const nlohmann::json& l) {
+        std::snprintf(line, sizeof line, "  %-11s mean=%.2f us, p50=%.2f, p99=%.2f, p99.9=%.2f, max=%.2f us\n", name,
+                      l["mean"].get<double>() / 1e3, l["p50"].get<double>() / 1e3, l["p99"].get<double>() / 1e3,
+                      l["p999"].get<double>() / 1e3, l["max"].get<double>() / 1e3);
+        out << line;
+    };
+    lats("lat:", lat);
+    lats("clat (D2C):", clat);
+    const auto& by = c["by_context"];
+    std::snprintf(line, sizeof line,
+                  "  completion: remote=%llu (%.1f%%), IPIs=%llu, softirq raises=%llu, ksoftirqd wake-ups=%llu\n"
+                  "              ->complete in hardirq=%llu softirq=%llu ksoftirqd=%llu process=%llu irq_thread=%llu\n",
+                  static_cast<unsigned long long>(c["remote"].get<std::uint64_t>()), c["remote_pct"].get<double>(),
+                  static_cast<unsigned long long>(c["ipis"].get<std::uint64_t>()),
+                  static_cast<unsigned long long>(c["softirq_raises"].get<std::uint64_t>()),
+                  static_cast<unsigned long long>(c["ksoftirqd_wakeups"].get<std::uint64_t>()),
+                  static_cast<unsigned long long>(by["hardirq"].get<std::uint64_t>()),
+                  static_cast<unsigned long long>(by["softirq"].get<std::uint64_t>()),
+                  static_cast<unsigned long long>(by["ksoftirqd"].get<std::uint64_t>()),
+                  static_cast<unsigned long long>(by["process"].get<std::uint64_t>()),
+                  static_cast<unsigned long long>(by["irq_thread"].get<std::uint64_t>()));
+    out << line;
+    const auto& r = s["restart"];
+    const auto& t = s["tags"];
+    std::snprintf(line, sizeof line,
+                  "  restart:    calls=%llu, restarts=%llu;  tags: allocs=%llu, local hits=%.1f%%, sleeps=%llu\n",
+                  static_cast<unsigned long long>(r["calls"].get<std::uint64_t>()),
+                  static_cast<unsigned long long>(r["restarts"].get<std::uint64_t>()),
+                  static_cast<unsigned long long>(t["allocs"].get<std::uint64_t>()), t["local_hit_pct"].get<double>(),
+                  static_cast<unsigned long long>(t["sleeps"].get<std::uint64_t>()));
+    out << line;
+    const auto& busy = s["cpu"]["busy"];
+    std::snprintf(line, sizeof line, "  cpu busy:   task %.1f%%, hardirq %.1f%%, softirq %.1f%%, ksoftirqd %.1f%%, irq thread %.1f%%, kworker %.1f%%\n",
+                  busy["task_pct"].get<double>(), busy["hardirq_pct"].get<double>(), busy["softirq_pct"].get<double>(),
+                  busy["ksoftirqd_pct"].get<double>(), busy["irq_thread_pct"].get<double>(), busy["kworker_pct"].get<double>());
+    out << line;
+    for (const auto& m : s["markers"]) {
+        std::snprintf(line, sizeof line, "  marker at %.3f ms: ", m["t_ns"].get<double>() / 1e6);
+        out << line << m["text"].get<std::string>() << '\n';
+    }
+    const auto& e = s["engine"];
+    std::snprintf(line, sizeof line, "  engine:     %llu events in %.3f s wall (%.2fM events/s, real-time factor %.3f)\n",
+                  static_cast<unsigned long long>(e["events"].get<std::uint64_t>()), e["wall_s"].get<double>(),
+                  e["events_per_s"].get<double>() / 1e6, e["realtime_factor"].get<double>());
+    out << line;
+    out << "  fingerprint " << s["fingerprint"].get<std::string>() << '\n';
+    return out.str();
+}
+
+} // namespace
+
+int runCommand(const std::vector<std::string>& args)
+{
+    RunOptions o;
+    if (auto err = parseOptions(args, o); !err.empty()) {
+        std::cerr << err << '\n';
+        return kExitUsage;
+    }
+    Result<Scenario> scenario = o.file.empty() ? ScenarioLoader::fromPreset(o.preset.empty() ? "default" : o.preset, o.sets)
+                                               : ScenarioLoader::fromFile(o.file, o.sets);
+    if (!scenario) {
+        std::cerr << "blkmqlab-cli: " << scenario.error() << '\n';
+        return kExitUsage;
+    }
+    Engine engine(*scenario);
+    engine.run();
+    const nlohmann::json summary = engine.summary();
+
+    if (!o.quiet && o.jsonOut != "-")
+        std::cout << report(summary);
+    int rc = kExitOk;
+    if (!o.jsonOut.empty()) {
+        if (auto err = writeFileAtomically(o.jsonOut, summary.dump(2) + "\n"); !err.empty()) {
+            std::cerr << "blkmqlab-cli: --json: " << err << '\n';
+            rc = kExitIo;
+        }
+    }
+    if (!o.csvOut.empty()) {
+        std::string csv = TimeSeries::csvHeader() + "\n";
+        for (const auto& row : engine.series().rows())
+            csv += TimeSeries::csvRow(row) + "\n";
+        if (auto err = writeFileAtomically(o.csvOut, csv); !err.empty()) {
+            std::cerr << "blkmqlab-cli: --csv: " << err << '\n';
+            rc = kExitIo;
+        }
+    }
+    if (rc == kExitOk && o.failOnStall && summary["stall"]["detected"].get<bool>())
+        return kExitStall;
+    return rc;
+}
+
+} // namespace blkmq::cli

@@ -1,0 +1,45 @@
+#include "Cli.h"
+
+#include <iostream>
+
+namespace {
+
+const char* kUsage = R"(blkmqlab-cli — the Linux blk-mq laboratory, headless
+
+usage:
+  blkmqlab-cli run [FILE] [--preset NAME] [--set key=value]... [--duration D] [--seed N]
+                   [--json FILE|-] [--csv FILE] [--fail-on-stall] [--quiet]
+  blkmqlab-cli presets
+  blkmqlab-cli topology <spec | preset | file.xml | host>
+  blkmqlab-cli help
+
+Durations take ns, us, ms or s (e.g. 100ms). --set overrides any scenario field
+by dotted path; array elements by index or by name (devices.nvme0.rq_affinity=2).
+Exit status: 0 ok, 1 output not written, 2 usage or validation error, 3 stall
+(with --fail-on-stall). Scenario format: docs/scenario.md.
+)";
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty()) {
+        std::cerr << kUsage;
+        return blkmq::cli::kExitUsage;
+    }
+    const std::string cmd = args.front();
+    args.erase(args.begin());
+    if (cmd == "help" || cmd == "--help" || cmd == "-h") {
+        std::cout << kUsage;
+        return blkmq::cli::kExitOk;
+    }
+    if (cmd == "run")
+        return blkmq::cli::runCommand(args);
+    if (cmd == "presets")
+        return blkmq::cli::presetsCommand(args);
+    if (cmd == "topology")
+        return blkmq::cli::topologyCommand(args);
+    std::cerr << "blkmqlab-cli: unknown command '" << cmd << "' (commands: run, presets, topology, help)\n";
+    return blkmq::cli::kExitUsage;
+}

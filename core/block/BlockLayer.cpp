@@ -1,0 +1,512 @@
+#include "block/BlockLayer.h"
+
+#include "block/CpuQueueMap.h"
+#include "complete/CompletionPolicy.h"
+#include "tags/BitmapTags.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+
+namespace blkmq {
+
+BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
+    : m_sim(sim)
+    , m_machine(machine)
+    , m_cpu(static_cast<std::size_t>(sim.topo.nrCpus()))
+{
+    const int nrCpus = sim.topo.nrCpus();
+    for (int c = 0; c < nrCpus; ++c) {
+        m_machine.createTask(TaskKind::Kworker, c, c, false);
+        m_cpu[static_cast<std::size_t>(c)].kblockd.reserve(16);
+    }
+    for (const auto& spec : scenario.devices) {
+        RequestQueue q;
+        q.spec = spec;
+        q.nrHwQueues = spec.submit_queues;
+        const int dev = static_cast<int>(m_queues.size());
+        auto set = std::find_if(m_tagSets.begin(), m_tagSets.end(), [&](const TagSet& t) { return t.name == spec.tag_set; });
+        if (set == m_tagSets.end()) {
+            TagSet t;
+            t.name = spec.tag_set;
+            t.firstTags = static_cast<int>(m_tags.size());
+            t.nrHwQueues = spec.submit_queues;
+            for (int i = 0; i < spec.submit_queues; ++i) {
+                BlkMqTags tags;
+                tags.alloc = std::make_unique<BitmapTags>(spec.hw_queue_depth, sim.topo, sim.costs, sim.rng);
+                m_tags.push_back(std::move(tags));
+            }
+            m_tagSets.push_back(std::move(t));
+            set = m_tagSets.end() - 1;
+        }
+        set->queues.push_back(dev);
+        q.tagSet = static_cast<int>(set - m_tagSets.begin());
+        q.firstHctx = static_cast<int>(m_hctxs.size());
+        const std::vector<int> map = blkMqMapQueues(sim.topo, spec.submit_queues);
+        q.cpuToHctx.resize(static_cast<std::size_t>(nrCpus));
+        for (int i = 0; i < spec.submit_queues; ++i) {
+            Hctx h;
+            h.dev = dev;
+            h.index = i;
+            h.tags = set->firstTags + i;
+            for (int c = 0; c < nrCpus; ++c)
+                if (map[static_cast<std::size_t>(c)] == i)
+                    h.cpus.push_back(c);
+            if (!spec.irq_affinity.empty())
+                h.vectorCpu = spec.irq_affinity[static_cast<std::size_t>(i)];
+            else
+                h.vectorCpu = h.cpus.empty() ? i % nrCpus : h.cpus.front();
+            h.nrRequests = 2 * std::min(spec.hw_queue_depth, 128); // BLKDEV_MAX_RQ
+            m_hctxs.push_back(std::move(h));
+            const int vector = static_cast<int>(m_hctxs.size()) - 1;
+            // Every vector gets its irq thread so threadirqs can be switched live.
+            if (spec.irqmode == IrqMode::Nvme)
+                m_machine.setVectorThread(vector, m_machine.createTask(TaskKind::IrqThread, m_hctxs.back().vectorCpu, vector, true));
+        }
+        for (int c = 0; c < nrCpus; ++c)
+            q.cpuToHctx[static_cast<std::size_t>(c)] = q.firstHctx + map[static_cast<std::size_t>(c)];
+        m_queues.push_back(std::move(q));
+    }
+    m_pool.reserve(1024);
+    m_freeRqs.reserve(1024);
+}
+
+int BlockLayer::findQueue(const std::string& name) const
+{
+    for (std::size_t i = 0; i < m_queues.size(); ++i)
+        if (m_queues[i].spec.name == name)
+            return static_cast<int>(i);
+    return -1;
+}
+
+int BlockLayer::allocRq()
+{
+    if (m_freeRqs.empty()) {
+        // The pool only grows up to the run's peak number of live requests.
+        m_pool.emplace_back();
+        return static_cast<int>(m_pool.size()) - 1;
+    }
+    const int rq = m_freeRqs.back();
+    m_freeRqs.pop_back();
+    m_pool[static_cast<std::size_t>(rq)] = Request {};
+    return rq;
+}
+
+int BlockLayer::getRequest(int cpu, int dev, int task, int bytes)
+{
+    const RequestQueue& q = m_queues[static_cast<std::size_t>(dev)];
+    const int h = q.cpuToHctx[static_cast<std::size_t>(cpu)];
+    Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
+    int tag = -1;
+    if (q.spec.scheduler != SchedulerKind::None) {
+        if (hctx.schedInUse >= hctx.nrRequests) {
+            if (task >= 0)
+                hctx.schedWaiters.push_back(task);
+            ++m_sim.counters.tag_sleeps;
+            return -1;
+        }
+        ++hctx.schedInUse;
+    } else {
+        TagAccess a;
+        BlkMqTags& tags = m_tags[static_cast<std::size_t>(hctx.tags)];
+        tag = tags.alloc->get(cpu, a);
+        m_machine.charge(a.ns);
+        m_sim.counters.tag_cacheline_transfers += a.cachelineTransfers;
+        if (tag < 0) {
+            if (task >= 0)
+                tags.taskWaiters.push_back(task);
+            ++m_sim.counters.tag_sleeps;
+            return -1;
+        }
+        ++m_sim.counters.tag_allocs;
+        m_sim.counters.tag_local_hits += a.local;
+    }
+    const int rq = allocRq();
+    Request& r = request(rq);
+    r.tag = tag;
+    r.schedSlot = q.spec.scheduler != SchedulerKind::None;
+    r.hctx = h;
+    r.cpu = static_cast<std::int16_t>(cpu);
+    r.dev = static_cast<std::int16_t>(dev);
+    r.bytes = bytes;
+    r.submitted = m_machine.opNow();
+    ++m_inFlight;
+    ++m_sim.counters.submitted;
+    return rq;
+}
+
+void BlockLayer::submit(int cpu, int rq, bool bypassScheduler)
+{
+    Request& r = request(rq);
+    const int h = r.hctx;
+    Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
+    const RequestQueue& q = m_queues[static_cast<std::size_t>(r.dev)];
+    m_sim.trace(TraceKind::Submit, cpu, rq, h, m_machine.opNow());
+    if (bypassScheduler) {
+        // blk_mq_request_bypass_insert(rq, run_queue = true)
+        r.state = RqState::Dispatch;
+        hctx.dispatch.pushBack(m_pool, rq);
+        dispatch(cpu, h);
+    } else if (q.spec.scheduler != SchedulerKind::None) {
+        m_machine.charge(m_sim.costs.sched_insert_ns);
+        r.state = RqState::Sched;
+        hctx.schedFifo.pushBack(m_pool, rq);
+        dispatch(cpu, h);
+    } else if (!hctx.dispatch.empty()) {
+        // Keep order behind requests already waiting on hctx->dispatch.
+        r.state = RqState::Dispatch;
+        hctx.dispatch.pushBack(m_pool, rq);
+        dispatch(cpu, h);
+    } else {
+        RqList one;
+        one.pushBack(m_pool, rq);
+        dispatchList(cpu, h, one);
+    }
+}
+
+// blk_mq_sched_dispatch_requests(): requests on hctx->dispatch go first and
+// the scheduler's are left where they are while there were any.
+void BlockLayer::dispatch(int cpu, int h)
+{
+    Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
+    if (!hctx.dispatch.empty()) {
+        RqList list = hctx.dispatch.take();
+        markRestart(h);
+        dispatchList(cpu, h, list);
+        return;
+    }
+    while (!hctx.schedFifo.empty()) {
+        m_machine.charge(m_sim.costs.sched_dispatch_ns);
+        RqList one;
+        one.pushBack(m_pool, hctx.schedFifo.popFront(m_pool));
+        if (!dispatchList(cpu, h, one))
+            break;
+    }
+}
+
+// blk_mq_dispatch_rq_list(): issue in order; on the first failure the rest
+// goes back to the head of hctx->dispatch and the hctx waits for a restart.
+bool BlockLayer::dispatchList(int cpu, int h, RqList& list)
+{
+    Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
+    while (!list.empty()) {
+        const int rq = list.popFront(m_pool);
+        const Issue result = issue(cpu, rq);
+        if (result == Issue::Ok)
+            continue;
+        RqList rest;
+        rest.pushBack(m_pool, rq);
+        while (!list.empty())
+            rest.pushBack(m_pool, list.popFront(m_pool));
+        for (int i = rest.head; i >= 0; i = request(i).next) {
+            request(i).state = RqState::Dispatch;
+            ++m_sim.counters.requeued;
+            m_sim.trace(TraceKind::Requeue, cpu, i, h, m_machine.opNow());
+        }
+        hctx.dispatch.spliceFront(m_pool, rest);
+        if (result == Issue::NoTag) {
+            // blk_mq_mark_tag_wait(): be run again when a driver tag is freed.
+            auto& waiters = m_tags[static_cast<std::size_t>(hctx.tags)].hctxWaiters;
+            if (std::find(waiters.begin(), waiters.end(), h) == waiters.end())
+                waiters.push_back(h);
+        }
+        markRestart(h);
+        return false;
+    }
+    return true;
+}
+
+BlockLayer::Issue BlockLayer::issue(int cpu, int rq)
+{
+    Request& r = request(rq);
+    Hctx& hctx = m_hctxs[static_cast<std::size_t>(r.hctx)];
+    if (r.tag < 0) {
+        TagAccess a;
+        r.tag = m_tags[static_cast<std::size_t>(hctx.tags)].alloc->get(cpu, a);
+        m_machine.charge(a.ns);
+        m_sim.counters.tag_cacheline_transfers += a.cachelineTransfers;
+        if (r.tag < 0)
+            return Issue::NoTag;
+        ++m_sim.counters.tag_allocs;
+        m_sim.counters.tag_local_hits += a.local;
+    }
+    m_machine.charge(m_sim.costs.queue_rq_ns);
+    const RequestQueue& q = m_queues[static_cast<std::size_t>(r.dev)];
+    if (q.spec.queue_limit && hctx.atDevice >= q.spec.queue_limit) {
+        ++m_sim.counters.dispatch_busy;
+        return Issue::Busy;
+    }
+    r.dispatched = m_machine.opNow();
+    r.state = RqState::AtDevice;
+    ++hctx.atDevice;
+    m_sim.trace(TraceKind::Dispatch, cpu, rq, r.hctx, r.dispatched);
+    startDevice(cpu, rq);
+    return Issue::Ok;
+}
+
+void BlockLayer::startDevice(int cpu, int rq)
+{
+    Request& r = request(rq);
+    if (r.hold && !r.released)
+        return; // the script completes it
+    const CompletionDist& d = m_queues[static_cast<std::size_t>(r.dev)].spec.completion;
+    std::int64_t service = d.a;
+    if (d.kind == CompletionDist::Kind::Uniform)
+        service = d.a + static_cast<std::int64_t>(m_sim.rng.below(static_cast<std::uint64_t>(d.b - d.a + 1)));
+    else if (d.kind == CompletionDist::Kind::Exponential)
+        service = std::llround(m_sim.rng.exponential(static_cast<double>(d.a)));
+    switch (m_queues[static_cast<std::size_t>(r.dev)].spec.irqmode) {
+    case IrqMode::None: // end_cmd() right in ->queue_rq
+        --m_hctxs[static_cast<std::size_t>(r.hctx)].atDevice;
+        completeRq(cpu, rq);
+        break;
+    case IrqMode::Softirq: // blk_mq_complete_request() right in ->queue_rq
+        --m_hctxs[static_cast<std::size_t>(r.hctx)].atDevice;
+        blkMqCompleteRequest(cpu, rq);
+        break;
+    case IrqMode::Timer: // an hrtimer on this CPU ends it in hardirq
+        m_machine.raiseIrq(cpu, IrqKind::Timer, rq, m_machine.opNow() + SimTime(service));
+        break;
+    case IrqMode::Nvme:
+        m_sim.schedule(m_machine.opNow() + SimTime(service), EventKind::DeviceDone, EventPriority::Hardware, rq);
+        break;
+    }
+}
+
+void BlockLayer::release(int rq)
+{
+    Request& r = request(rq);
+    const bool wasHeld = r.hold && !r.released;
+    r.released = true;
+    if (!wasHeld || r.state != RqState::AtDevice)
+        return; // it starts normally once it reaches the device
+    if (m_queues[static_cast<std::size_t>(r.dev)].spec.irqmode == IrqMode::Timer)
+        m_machine.raiseIrq(r.cpu, IrqKind::Timer, rq, m_sim.now);
+    else
+        m_sim.schedule(m_sim.now, EventKind::DeviceDone, EventPriority::Hardware, rq);
+}
+
+void BlockLayer::onDeviceDone(int rq)
+{
+    Request& r = request(rq);
+    Hctx& hctx = m_hctxs[static_cast<std::size_t>(r.hctx)];
+    --hctx.atDevice;
+    m_sim.trace(TraceKind::DeviceDone, hctx.vectorCpu, rq, r.hctx);
+    hctx.cq.pushBack(m_pool, rq);
+    if (!hctx.irqRaised) {
+        hctx.irqRaised = true;
+        m_machine.raiseIrq(hctx.vectorCpu, IrqKind::DeviceVector, r.hctx,
+                           m_sim.now + SimTime(m_sim.costs.irq_delivery_ns));
+    }
+}
+
+void BlockLayer::blkMqCompleteRequest(int cpu, int rq)
+{
+    request(rq).state = RqState::Complete;
+    if (!completeRemote(cpu, rq))
+        completeRq(cpu, rq);
+}
+
+// blk_mq_complete_request_remote() (v5.10)
+bool BlockLayer::completeRemote(int cpu, int rq)
+{
+    Request& r = request(rq);
+    const RequestQueue& q = m_queues[static_cast<std::size_t>(r.dev)];
+    if (CompletionPolicy::needIpi(m_sim.topo, cpu, r.cpu, q.spec.rq_affinity)) {
+        ++m_sim.counters.remote;
+        BlkCpu& target = m_cpu[static_cast<std::size_t>(r.cpu)];
+        const bool wasEmpty = target.callSingleQueue.empty();
+        target.callSingleQueue.pushBack(m_pool, rq);
+        if (wasEmpty) { // smp_call_function_single_async: IPI only for an empty queue
+            m_machine.charge(m_sim.costs.ipi_send_ns);
+            ++m_sim.counters.ipis;
+            m_sim.trace(TraceKind::IpiSend, cpu, rq, r.cpu, m_machine.opNow());
+            m_machine.raiseIrq(r.cpu, IrqKind::CallFunction, 0,
+                               m_machine.opNow() + SimTime(m_sim.costs.ipiLatency(m_sim.topo, cpu, r.cpu)));
+        }
+        return true;
+    }
+    if (q.nrHwQueues > 1)
+        return false;
+    triggerSoftirq(cpu, rq);
+    return true;
+}
+
+// blk_mq_trigger_softirq(): irqs off, append to blk_cpu_done, raise if it was empty.
+void BlockLayer::triggerSoftirq(int cpu, int rq)
+{
+    BlkCpu& b = m_cpu[static_cast<std::size_t>(cpu)];
+    const bool wasEmpty = b.done.empty();
+    b.done.pushBack(m_pool, rq);
+    if (wasEmpty)
+        m_machine.raise_softirq_irqoff(cpu, BLOCK_SOFTIRQ);
+}
+
+void BlockLayer::completeRq(int cpu, int rq)
+{
+    Request& r = request(rq);
+    m_machine.charge(m_sim.costs.complete_ns);
+    if (cpu != r.cpu)
+        m_machine.charge(m_sim.costs.rq_cachelines * m_sim.costs.cacheline(m_sim.topo, r.cpu, cpu));
+    ++m_sim.counters.complete_by_context[static_cast<int>(m_machine.context())];
+    const SimTime now = m_machine.opNow();
+    m_sim.trace(TraceKind::Complete, cpu, rq, static_cast<int>(m_machine.context()), now);
+    m_clat.record((now - r.dispatched).ns());
+    if (r.job < 0)
+        m_scriptLat.record((now - r.submitted).ns());
+    ++m_sim.counters.completed;
+    m_sim.counters.bytes += static_cast<std::uint64_t>(r.bytes);
+    if (m_endIo)
+        m_endIo->endIo(cpu, r);
+    freeRequest(cpu, rq);
+}
+
+void BlockLayer::freeRequest(int cpu, int rq)
+{
+    Request& r = request(rq);
+    const int h = r.hctx;
+    Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
+    if (r.tag >= 0) {
+        BlkMqTags& tags = m_tags[static_cast<std::size_t>(hctx.tags)];
+        TagAccess a;
+        tags.alloc->put(cpu, r.tag, a);
+        m_machine.charge(a.ns);
+        m_sim.counters.tag_cacheline_transfers += a.cachelineTransfers;
+        if (!tags.taskWaiters.empty()) {
+            const int t = tags.taskWaiters.front();
+            tags.taskWaiters.erase(tags.taskWaiters.begin());
+            m_machine.charge(m_sim.costs.wakeup_ns);
+            m_machine.wakeTask(t, cpu);
+        }
+        for (int waiting : tags.hctxWaiters)
+            runHwQueueAsync(cpu, waiting);
+        tags.hctxWaiters.clear();
+    }
+    if (r.schedSlot) {
+        --hctx.schedInUse;
+        if (!hctx.schedWaiters.empty()) {
+            const int t = hctx.schedWaiters.front();
+            hctx.schedWaiters.erase(hctx.schedWaiters.begin());
+            m_machine.charge(m_sim.costs.wakeup_ns);
+            m_machine.wakeTask(t, cpu);
+        }
+    }
+    r.state = RqState::Free;
+    --m_inFlight;
+    m_freeRqs.push_back(rq);
+    restart(cpu, h);
+}
+
+// blk_mq_sched_restart(), restart.own-hctx: only the completing hctx.
+void BlockLayer::restart(int cpu, int h)
+{
+    ++m_sim.counters.restart_calls;
+    ++m_sim.counters.restart_hctx_visits;
+    Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
+    if (!hctx.restart)
+        return;
+    hctx.restart = false;
+    ++m_sim.counters.restarts;
+    m_sim.trace(TraceKind::Restart, cpu, -1, h, m_machine.opNow());
+    runHwQueueAsync(cpu, h);
+}
+
+void BlockLayer::markRestart(int h)
+{
+    m_hctxs[static_cast<std::size_t>(h)].restart = true;
+}
+
+// blk_mq_run_hw_queue(hctx, async = true): kblockd work on one of the hctx's CPUs.
+void BlockLayer::runHwQueueAsync(int fromCpu, int h)
+{
+    Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
+    if (hctx.runQueued)
+        return;
+    hctx.runQueued = true;
+    int target = hctx.vectorCpu;
+    if (!hctx.cpus.empty()) {
+        target = hctx.cpus[static_cast<std::size_t>(hctx.nextRunCpu)];
+        hctx.nextRunCpu = (hctx.nextRunCpu + 1) % static_cast<int>(hctx.cpus.size());
+    }
+    m_cpu[static_cast<std::size_t>(target)].kblockd.push_back(h);
+    m_machine.wakeTask(m_machine.cpu(target).kworker, fromCpu);
+}
+
+void BlockLayer::perform(int cpu, Op op, OpStack& stack)
+{
+    BlkCpu& b = m_cpu[static_cast<std::size_t>(cpu)];
+    switch (op.code) {
+    case OpCode::HandleCq: { // nvme_irq(): drain the completion queue
+        Hctx& hctx = m_hctxs[static_cast<std::size_t>(op.a)];
+        if (hctx.cq.empty()) {
+            hctx.irqRaised = false;
+            break;
+        }
+        const int rq = hctx.cq.popFront(m_pool);
+        m_machine.charge(m_sim.costs.cqe_ns);
+        blkMqCompleteRequest(cpu, rq);
+        if (!hctx.cq.empty())
+            stack.push_back(op);
+        else
+            hctx.irqRaised = false;
+        break;
+    }
+    case OpCode::TimerComplete:
+        --m_hctxs[static_cast<std::size_t>(request(op.a).hctx)].atDevice;
+        completeRq(cpu, op.a);
+        break;
+    case OpCode::CsdFlush: {
+        RqList taken = b.callSingleQueue.take();
+        while (!taken.empty())
+            b.csdBatch.pushBack(m_pool, taken.popFront(m_pool));
+        if (!b.csdBatch.empty())
+            stack.push_back({ OpCode::CsdRunOne, 0 });
+        break;
+    }
+    case OpCode::CsdRunOne: { // __blk_mq_complete_request_remote()
+        const int rq = b.csdBatch.popFront(m_pool);
+        m_machine.charge(m_sim.costs.csd_ns);
+        if (m_queues[static_cast<std::size_t>(request(rq).dev)].nrHwQueues == 1)
+            triggerSoftirq(cpu, rq);
+        else
+            completeRq(cpu, rq);
+        if (!b.csdBatch.empty())
+            stack.push_back(op);
+        break;
+    }
+    case OpCode::BlockSoftirq: { // blk_done_softirq(): take the whole list
+        RqList taken = b.done.take();
+        while (!taken.empty())
+            b.doneBatch.pushBack(m_pool, taken.popFront(m_pool));
+        if (!b.doneBatch.empty())
+            stack.push_back({ OpCode::CompleteFromBatch, 0 });
+        break;
+    }
+    case OpCode::CompleteFromBatch:
+        completeRq(cpu, b.doneBatch.popFront(m_pool));
+        if (!b.doneBatch.empty())
+            stack.push_back(op);
+        break;
+    case OpCode::KworkerStep:
+        if (b.kblockdHead < b.kblockd.size()) {
+            const int h = b.kblockd[b.kblockdHead++];
+            if (b.kblockdHead == b.kblockd.size()) {
+                b.kblockd.clear();
+                b.kblockdHead = 0;
+            }
+            stack.push_back({ OpCode::KworkerStep, cpu });
+            stack.push_back({ OpCode::RunHctx, h });
+        } else {
+            m_machine.sleepTask(m_machine.currentTask());
+        }
+        break;
+    case OpCode::RunHctx:
+        m_hctxs[static_cast<std::size_t>(op.a)].runQueued = false;
+        dispatch(cpu, op.a);
+        break;
+    default:
+        assert(false && "not a block op");
+    }
+}
+
+} // namespace blkmq

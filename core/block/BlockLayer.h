@@ -1,0 +1,107 @@
+#pragma once
+
+#include "block/EndIoSink.h"
+#include "block/Hctx.h"
+#include "block/RequestQueue.h"
+#include "cpu/Machine.h"
+#include "metrics/LatencyHistogram.h"
+#include "scenario/Scenario.h"
+#include "tags/TagAllocator.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace blkmq {
+
+// One hw queue's driver tags and who waits for them.
+struct BlkMqTags {
+    std::unique_ptr<TagAllocator> alloc;
+    std::vector<int> taskWaiters; // submitters sleeping in blk_mq_get_tag
+    std::vector<int> hctxWaiters; // hctxs parked on dispatch_wait (blk_mq_mark_tag_wait)
+};
+
+struct TagSet {
+    std::string name;
+    int firstTags = 0; // global index of tags[0]
+    int nrHwQueues = 0;
+    std::vector<int> queues; // devices using it
+};
+
+// Per-CPU block-layer state.
+struct BlkCpu {
+    RqList callSingleQueue; // smp_call_function_single_async queue (csd = rq->csd)
+    RqList csdBatch; // taken by the IPI handler
+    RqList done; // blk_cpu_done
+    RqList doneBatch; // taken by the BLOCK softirq
+    std::vector<int> kblockd; // hctxs queued for an async run on this CPU's kworker
+    std::size_t kblockdHead = 0;
+};
+
+// blk-mq: request allocation, the scheduler FIFO, dispatch, ->queue_rq, the
+// device model, completion (blk_mq_complete_request and the remote IPI /
+// softirq paths), request freeing and RESTART. Performs the block ops.
+class BlockLayer final : public OpHandler {
+public:
+    BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario);
+    void setEndIoSink(EndIoSink* sink) { m_endIo = sink; }
+
+    // --- live settings (engine commands) ---
+    void setRqAffinity(int dev, int value) { m_queues[static_cast<std::size_t>(dev)].spec.rq_affinity = value; }
+
+    // --- submission, called from workload ops on `cpu` ---
+    // A request with a tag (or scheduler slot), or -1 when the caller must
+    // sleep: `task` is then woken when one is freed.
+    int getRequest(int cpu, int dev, int task, int bytes);
+    void submit(int cpu, int rq, bool bypassScheduler);
+    // A scripted "complete" step: the device finishes a held request now.
+    void release(int rq);
+
+    Request& request(int rq) { return m_pool[static_cast<std::size_t>(rq)]; }
+    const Request& request(int rq) const { return m_pool[static_cast<std::size_t>(rq)]; }
+    int findQueue(const std::string& name) const;
+    const std::vector<RequestQueue>& queues() const { return m_queues; }
+    const std::vector<Hctx>& hctxs() const { return m_hctxs; }
+    const BlkMqTags& tags(int i) const { return m_tags[static_cast<std::size_t>(i)]; }
+    const std::vector<TagSet>& tagSets() const { return m_tagSets; }
+    const BlkCpu& blkCpu(int cpu) const { return m_cpu[static_cast<std::size_t>(cpu)]; }
+    int inFlight() const { return m_inFlight; }
+    std::size_t poolSize() const { return m_pool.size(); }
+    const LatencyHistogram& clat() const { return m_clat; }
+    const LatencyHistogram& scriptLatency() const { return m_scriptLat; }
+
+    void perform(int cpu, Op op, OpStack& stack) override;
+    void onDeviceDone(int rq);
+
+private:
+    void dispatch(int cpu, int hctx);
+    bool dispatchList(int cpu, int hctx, RqList& list);
+    enum class Issue { Ok, NoTag, Busy };
+    Issue issue(int cpu, int rq);
+    void startDevice(int cpu, int rq);
+    void blkMqCompleteRequest(int cpu, int rq);
+    bool completeRemote(int cpu, int rq);
+    void triggerSoftirq(int cpu, int rq);
+    void completeRq(int cpu, int rq); // ->complete, then blk_mq_end_request
+    void freeRequest(int cpu, int rq);
+    void restart(int cpu, int hctx);
+    void runHwQueueAsync(int fromCpu, int hctx);
+    void markRestart(int hctx);
+    int allocRq();
+
+    Sim& m_sim;
+    Machine& m_machine;
+    EndIoSink* m_endIo = nullptr;
+    std::vector<RequestQueue> m_queues;
+    std::vector<Hctx> m_hctxs;
+    std::vector<BlkMqTags> m_tags;
+    std::vector<TagSet> m_tagSets;
+    std::vector<BlkCpu> m_cpu;
+    std::vector<Request> m_pool;
+    std::vector<int> m_freeRqs;
+    int m_inFlight = 0;
+    LatencyHistogram m_clat;
+    LatencyHistogram m_scriptLat;
+};
+
+} // namespace blkmq

@@ -1,0 +1,29 @@
+#pragma once
+
+#include "block/RqList.h"
+
+#include <vector>
+
+namespace blkmq {
+
+// struct blk_mq_hw_ctx, with the parts of its NVMe-like queue pair.
+struct Hctx {
+    int dev = 0;
+    int index = 0; // queue_num within its device
+    int tags = 0; // global index of the BlkMqTags it allocates driver tags from
+    std::vector<int> cpus; // CPUs mapped to it (hctx->cpumask)
+    int nextRunCpu = 0; // round robin for async runs (blk_mq_hctx_next_cpu)
+    int vectorCpu = 0; // the CPU its interrupt vector is affine to
+    RqList dispatch; // hctx->dispatch
+    RqList schedFifo; // mq-deadline FIFO
+    int schedInUse = 0;
+    int nrRequests = 0; // scheduler requests (q->nr_requests)
+    bool restart = false; // BLK_MQ_S_SCHED_RESTART
+    bool runQueued = false; // an async run is queued on a kworker
+    RqList cq; // completion queue entries not yet handled
+    bool irqRaised = false; // the vector fired and its handler has not drained cq
+    int atDevice = 0; // requests the device is working on
+    std::vector<int> schedWaiters; // tasks sleeping for a scheduler request
+};
+
+} // namespace blkmq

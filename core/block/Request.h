@@ -1,0 +1,32 @@
+#pragma once
+
+#include "sim/SimTime.h"
+
+#include <cstdint>
+
+namespace blkmq {
+
+enum class RqState : std::uint8_t { Free, Sched, Dispatch, AtDevice, Complete };
+
+// struct request: allocated from a pool, linked into at most one list at a
+// time through `next` (scheduler FIFO, hctx->dispatch, completion queue,
+// call-single queue or blk_cpu_done).
+struct Request {
+    std::int32_t next = -1;
+    std::int32_t tag = -1; // driver tag, -1 while it has none
+    std::int32_t hctx = -1; // global hctx index
+    std::int32_t job = -1; // fio job, -1 for scripted requests
+    std::int32_t iou = -1; // the job's io_u slot
+    std::int32_t script = -1; // script step that submitted it
+    std::int32_t bytes = 0;
+    std::int16_t cpu = -1; // rq->mq_ctx->cpu: the submitting CPU
+    std::int16_t dev = -1;
+    RqState state = RqState::Free;
+    bool schedSlot = false; // holds one of the hctx's scheduler requests
+    bool hold = false; // scripted: the device keeps it until told
+    bool released = false; // scripted: a "complete" step came before it reached the device
+    SimTime submitted; // blk_mq_submit_bio
+    SimTime dispatched; // ->queue_rq accepted it
+};
+
+} // namespace blkmq

@@ -1,0 +1,18 @@
+#pragma once
+
+#include "scenario/Scenario.h"
+
+#include <vector>
+
+namespace blkmq {
+
+// struct request_queue of one device, with its CPU → hctx map.
+struct RequestQueue {
+    DeviceSpec spec;
+    int firstHctx = 0; // global index of hctx 0
+    int nrHwQueues = 0;
+    int tagSet = 0;
+    std::vector<int> cpuToHctx; // global hctx index per CPU
+};
+
+} // namespace blkmq

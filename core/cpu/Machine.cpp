@@ -1,0 +1,394 @@
+#include "cpu/Machine.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace blkmq {
+
+Machine::Machine(Sim& sim)
+    : m_sim(sim)
+    , m_cpus(static_cast<std::size_t>(sim.topo.nrCpus()))
+{
+    for (int c = 0; c < nrCpus(); ++c) {
+        auto& cpu = m_cpus[static_cast<std::size_t>(c)];
+        cpu.hardirq.reserve(64);
+        cpu.softirq.reserve(64);
+        cpu.irqs.reserve(64);
+        cpu.ksoftirqd = createTask(TaskKind::Ksoftirqd, c, c, false);
+    }
+}
+
+int Machine::createTask(TaskKind kind, int cpu, int owner, bool fifo)
+{
+    Task t;
+    t.kind = kind;
+    t.cpu = cpu;
+    t.owner = owner;
+    t.fifo = fifo;
+    t.stack.reserve(32);
+    m_tasks.push_back(std::move(t));
+    const int id = static_cast<int>(m_tasks.size()) - 1;
+    m_cpus[static_cast<std::size_t>(cpu)].tasks.push_back(id);
+    if (kind == TaskKind::Kworker)
+        m_cpus[static_cast<std::size_t>(cpu)].kworker = id;
+    return id;
+}
+
+void Machine::setVectorThread(int vector, int task)
+{
+    if (vector >= static_cast<int>(m_vectorThread.size()))
+        m_vectorThread.resize(static_cast<std::size_t>(vector) + 1, -1);
+    m_vectorThread[static_cast<std::size_t>(vector)] = task;
+}
+
+int Machine::vectorThread(int vector) const
+{
+    return vector < static_cast<int>(m_vectorThread.size()) ? m_vectorThread[static_cast<std::size_t>(vector)] : -1;
+}
+
+void Machine::raiseIrq(int cpu, IrqKind kind, int arg, SimTime at)
+{
+    m_sim.schedule(at, EventKind::IrqRaise, EventPriority::Hardware, cpu, static_cast<int>(kind), arg);
+}
+
+bool Machine::in_interrupt(int cpu) const
+{
+    const auto& c = m_cpus[static_cast<std::size_t>(cpu)];
+    if (c.hardirqActive || c.softirqActive)
+        return true;
+    if (c.current < 0)
+        return false;
+    const Task& t = task(c.current);
+    return t.inSoftirq || t.bhDisabled;
+}
+
+void Machine::__raise_softirq_irqoff(int cpu, int nr)
+{
+    m_cpus[static_cast<std::size_t>(cpu)].softirqPending |= 1u << nr;
+    ++m_sim.counters.softirq_raises;
+    charge(m_sim.costs.softirq_raise_ns);
+    m_sim.trace(TraceKind::SoftirqRaise, cpu, -1, nr, opNow());
+}
+
+void Machine::raise_softirq_irqoff(int cpu, int nr)
+{
+    __raise_softirq_irqoff(cpu, nr);
+    // Outside interrupt context nothing will run the softirq soon: hand it to ksoftirqd.
+    if (!in_interrupt(cpu))
+        wakeup_softirqd(cpu);
+}
+
+void Machine::wakeup_softirqd(int cpu)
+{
+    const int t = m_cpus[static_cast<std::size_t>(cpu)].ksoftirqd;
+    Task& ks = task(t);
+    if (ks.runnable || ks.wakePending)
+        return;
+    ++m_sim.counters.ksoftirqd_wakeups;
+    charge(m_sim.costs.wakeup_ns);
+    m_sim.trace(TraceKind::KsoftirqdWake, cpu, -1, 0, opNow());
+    makeRunnable(t);
+}
+
+void Machine::makeRunnable(int id)
+{
+    Task& t = task(id);
+    t.runnable = true;
+    t.wakePending = false;
+    if (t.stack.empty()) {
+        switch (t.kind) {
+        case TaskKind::Job:
+            t.stack.push_back({ OpCode::JobStep, t.owner });
+            break;
+        case TaskKind::Script:
+            t.stack.push_back({ OpCode::ScriptStep, t.cpu });
+            break;
+        case TaskKind::Ksoftirqd:
+            t.stack.push_back({ OpCode::KsoftirqdStep, t.cpu });
+            break;
+        case TaskKind::Kworker:
+            t.stack.push_back({ OpCode::KworkerStep, t.cpu });
+            break;
+        case TaskKind::IrqThread:
+            t.stack.push_back({ OpCode::IrqThreadStep, t.owner });
+            break;
+        }
+    }
+    if (t.fifo)
+        return;
+    // CFS place_entity: a sleeper gets at most one granularity of credit.
+    std::int64_t minVruntime = INT64_MAX;
+    for (int other : m_cpus[static_cast<std::size_t>(t.cpu)].tasks) {
+        const Task& o = task(other);
+        if (other != id && o.runnable && !o.fifo)
+            minVruntime = std::min(minVruntime, o.vruntime);
+    }
+    if (minVruntime != INT64_MAX)
+        t.vruntime = std::max(t.vruntime, minVruntime - m_sim.costs.sched_granularity_ns);
+}
+
+void Machine::wakeTask(int id, int fromCpu)
+{
+    Task& t = task(id);
+    if (t.runnable || t.wakePending)
+        return;
+    if (fromCpu < 0 || fromCpu == t.cpu) {
+        makeRunnable(id);
+        kick(t.cpu);
+        return;
+    }
+    t.wakePending = true;
+    m_sim.schedule(opNow() + SimTime(m_sim.costs.ipiLatency(m_sim.topo, fromCpu, t.cpu)), EventKind::TaskWake,
+                   EventPriority::Cpu, id);
+}
+
+void Machine::onTaskWake(int id)
+{
+    task(id).wakePending = false;
+    if (!task(id).runnable) {
+        makeRunnable(id);
+        kick(task(id).cpu);
+    }
+}
+
+void Machine::kick(int cpu)
+{
+    auto& c = m_cpus[static_cast<std::size_t>(cpu)];
+    if (c.boundaryPending || cpu == m_executingCpu)
+        return;
+    c.boundaryPending = true;
+    m_sim.schedule(m_sim.now, EventKind::CpuBoundary, EventPriority::Cpu, cpu);
+}
+
+void Machine::onIrqRaise(int cpu, IrqKind kind, int arg)
+{
+    m_cpus[static_cast<std::size_t>(cpu)].irqs.push_back({ kind, arg });
+    kick(cpu);
+}
+
+int Machine::pickTask(int cpu) const
+{
+    const auto& c = m_cpus[static_cast<std::size_t>(cpu)];
+    const auto ready = [&](int id) { return task(id).runnable && !task(id).stack.empty(); };
+    const int cur = c.current;
+    const bool curOk = cur >= 0 && ready(cur);
+    if (curOk && (task(cur).inSoftirq || task(cur).bhDisabled))
+        return cur; // bh disabled implies preemption disabled
+    if (curOk && task(cur).fifo)
+        return cur;
+    int bestFifo = -1, bestOther = -1;
+    for (int id : c.tasks) {
+        if (id == cur || !ready(id))
+            continue;
+        if (task(id).fifo) {
+            if (bestFifo < 0)
+                bestFifo = id;
+        } else if (bestOther < 0 || task(id).vruntime < task(bestOther).vruntime) {
+            bestOther = id;
+        }
+    }
+    if (bestFifo >= 0)
+        return bestFifo;
+    if (!curOk)
+        return bestOther;
+    if (bestOther >= 0 && task(bestOther).vruntime + m_sim.costs.sched_granularity_ns < task(cur).vruntime)
+        return bestOther;
+    return cur;
+}
+
+OpStack* Machine::pickStack(int cpu, ExecContext& ctx)
+{
+    auto& c = m_cpus[static_cast<std::size_t>(cpu)];
+    m_currentTask = c.current;
+    if (!c.hardirq.empty()) {
+        ctx = ExecContext::Hardirq;
+        return &c.hardirq;
+    }
+    if (c.irqQueued()) {
+        const PendingIrq irq = c.irqs[c.irqHead++];
+        if (c.irqHead == c.irqs.size()) {
+            c.irqs.clear();
+            c.irqHead = 0;
+        }
+        Op handler { OpCode::CsdFlush, irq.arg };
+        if (irq.kind == IrqKind::DeviceVector)
+            handler = { m_threadirqs && vectorThread(irq.arg) >= 0 ? OpCode::WakeIrqThread : OpCode::HandleCq, irq.arg };
+        else if (irq.kind == IrqKind::Timer)
+            handler = { OpCode::TimerComplete, irq.arg };
+        c.hardirq.push_back({ OpCode::IrqExit, static_cast<int>(irq.kind) });
+        c.hardirq.push_back(handler);
+        c.hardirq.push_back({ OpCode::IrqEntry, static_cast<int>(irq.kind) });
+        ctx = ExecContext::Hardirq;
+        return &c.hardirq;
+    }
+    if (!c.softirq.empty()) {
+        ctx = ExecContext::Softirq;
+        return &c.softirq;
+    }
+    const int t = pickTask(cpu);
+    if (t < 0)
+        return nullptr;
+    if (t != c.current) {
+        charge(m_sim.costs.context_switch_ns);
+        ++m_sim.counters.context_switches;
+        c.current = t;
+    }
+    m_currentTask = t;
+    ctx = task(t).context();
+    return &task(t).stack;
+}
+
+void Machine::onBoundary(int cpu)
+{
+    auto& c = m_cpus[static_cast<std::size_t>(cpu)];
+    c.boundaryPending = false;
+    m_executingCpu = cpu;
+    for (int guard = 0;; ++guard) {
+        m_charge = 0;
+        ExecContext ctx = ExecContext::Task;
+        OpStack* stack = pickStack(cpu, ctx);
+        if (!stack) {
+            c.idle = true;
+            c.current = -1;
+            break;
+        }
+        c.idle = false;
+        c.running = ctx;
+        m_context = ctx;
+        const Op op = stack->back();
+        stack->pop_back();
+        perform(cpu, op, *stack);
+        c.busy[static_cast<int>(ctx)] += m_charge;
+        if (stack != &c.hardirq && stack != &c.softirq && !task(m_currentTask).fifo)
+            task(m_currentTask).vruntime += m_charge;
+        // Zero-cost ops (decisions) chain within the same instant; a
+        // pathological chain is cut so time always advances.
+        if (m_charge > 0 || guard > 100000) {
+            c.boundaryPending = true;
+            m_sim.schedule(m_sim.now + SimTime(std::max<std::int64_t>(m_charge, 1)), EventKind::CpuBoundary,
+                           EventPriority::Cpu, cpu);
+            break;
+        }
+    }
+    m_executingCpu = -1;
+    m_charge = 0;
+}
+
+void Machine::perform(int cpu, Op op, OpStack& stack)
+{
+    if (op.code <= OpCode::MachineLast)
+        performMachineOp(cpu, op, stack);
+    else if (op.code <= OpCode::BlockLast)
+        m_block->perform(cpu, op, stack);
+    else
+        m_workload->perform(cpu, op, stack);
+}
+
+void Machine::enterSoftirq(int cpu, OpStack& stack, bool on)
+{
+    auto& c = m_cpus[static_cast<std::size_t>(cpu)];
+    if (&stack == &c.softirq)
+        c.softirqActive = on;
+    else
+        task(m_currentTask).inSoftirq = on;
+}
+
+void Machine::performMachineOp(int cpu, Op op, OpStack& stack)
+{
+    auto& c = m_cpus[static_cast<std::size_t>(cpu)];
+    const Costs& k = m_sim.costs;
+    switch (op.code) {
+    case OpCode::IrqEntry:
+        charge(k.irq_entry_ns);
+        c.hardirqActive = true;
+        ++m_sim.counters.hardirqs;
+        m_sim.trace(TraceKind::IrqEnter, cpu, -1, op.a);
+        break;
+    case OpCode::IrqExit:
+        charge(k.irq_exit_ns);
+        c.hardirqActive = false;
+        m_sim.trace(TraceKind::IrqExit, cpu, -1, op.a, opNow());
+        // invoke_softirq() (v5.10)
+        if (!in_interrupt(cpu) && c.softirqPending) {
+            if (task(c.ksoftirqd).runnable)
+                break; // ksoftirqd is already on it
+            if (!m_threadirqs)
+                c.softirq.push_back({ OpCode::SoftirqStart, 0 });
+            else
+                wakeup_softirqd(cpu);
+        }
+        break;
+    case OpCode::SoftirqStart:
+        enterSoftirq(cpu, stack, true);
+        c.softirqStart = m_sim.now;
+        c.softirqRestarts = 0;
+        stack.push_back({ OpCode::SoftirqLoop, 0 });
+        break;
+    case OpCode::SoftirqLoop: {
+        charge(k.softirq_entry_ns);
+        const std::uint32_t pending = c.softirqPending;
+        c.softirqPending = 0;
+        m_sim.trace(TraceKind::SoftirqRun, cpu, -1, static_cast<int>(pending));
+        stack.push_back({ OpCode::SoftirqAfter, 0 });
+        // Handlers run in bit order: push the highest first.
+        for (int nr = NR_SOFTIRQS_MODELLED - 1; nr >= 0; --nr) {
+            if (!(pending & (1u << nr)))
+                continue;
+            if (nr == BLOCK_SOFTIRQ)
+                stack.push_back({ OpCode::BlockSoftirq, 0 });
+        }
+        break;
+    }
+    case OpCode::SoftirqAfter:
+        if (c.softirqPending) {
+            if ((opNow() - c.softirqStart).ns() < k.softirq_time_limit_ns && c.softirqRestarts + 1 < k.softirq_restart_limit) {
+                ++c.softirqRestarts;
+                stack.push_back({ OpCode::SoftirqLoop, 0 });
+                break;
+            }
+            wakeup_softirqd(cpu);
+        }
+        enterSoftirq(cpu, stack, false);
+        break;
+    case OpCode::KsoftirqdStep:
+        if (c.softirqPending) {
+            stack.push_back({ OpCode::KsoftirqdStep, cpu });
+            stack.push_back({ OpCode::SoftirqStart, 0 });
+        } else {
+            sleepTask(m_currentTask);
+        }
+        break;
+    case OpCode::IrqThreadStep: {
+        Task& t = task(m_currentTask);
+        if (t.irqPending) {
+            t.irqPending = false;
+            stack.push_back({ OpCode::IrqThreadStep, op.a });
+            stack.push_back({ OpCode::BhEnable, 0 });
+            stack.push_back({ OpCode::HandleCq, op.a });
+            stack.push_back({ OpCode::BhDisable, 0 });
+        } else {
+            sleepTask(m_currentTask);
+        }
+        break;
+    }
+    case OpCode::BhDisable:
+        task(m_currentTask).bhDisabled = true;
+        break;
+    case OpCode::BhEnable:
+        task(m_currentTask).bhDisabled = false;
+        if (!in_interrupt(cpu) && c.softirqPending)
+            stack.push_back({ OpCode::SoftirqStart, 0 });
+        break;
+    case OpCode::WakeIrqThread: {
+        const int t = vectorThread(op.a);
+        task(t).irqPending = true;
+        charge(k.wakeup_ns);
+        wakeTask(t, cpu);
+        break;
+    }
+    default:
+        assert(false && "not a machine op");
+    }
+}
+
+} // namespace blkmq

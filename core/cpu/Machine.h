@@ -1,0 +1,116 @@
+#pragma once
+
+#include "cpu/OpHandler.h"
+#include "cpu/Task.h"
+#include "sim/Sim.h"
+
+#include <array>
+#include <vector>
+
+namespace blkmq {
+
+struct PendingIrq {
+    IrqKind kind;
+    std::int32_t arg;
+};
+
+// One CPU: its context stacks, pending interrupts and softirqs, its tasks,
+// and its busy time by context.
+struct CpuState {
+    OpStack hardirq;
+    OpStack softirq;
+    std::vector<PendingIrq> irqs;
+    std::size_t irqHead = 0;
+    bool hardirqActive = false;
+    bool softirqActive = false; // __do_softirq on the softirq level (from irq_exit)
+    bool boundaryPending = false; // an action is in progress
+    int current = -1; // task at task level, -1 = idle
+    std::vector<int> tasks;
+    std::uint32_t softirqPending = 0;
+    SimTime softirqStart;
+    int softirqRestarts = 0;
+    int ksoftirqd = -1;
+    int kworker = -1;
+    ExecContext running = ExecContext::Task;
+    bool idle = true;
+    std::array<std::int64_t, kExecContexts> busy {};
+
+    bool irqQueued() const { return irqHead < irqs.size(); }
+};
+
+// The CPUs of the virtual machine and the kernel mechanics that do not
+// depend on the block layer: action boundaries, hardirq entry/exit, softirq
+// raise/run/ksoftirqd, local_bh_disable/enable, threaded irq handlers and a
+// CFS-like scheduler. Priority: hardirq > softirq > task; interrupts are
+// taken at action boundaries. See docs/model.md for the timing rules.
+class Machine {
+public:
+    explicit Machine(Sim& sim);
+
+    void setHandlers(OpHandler* block, OpHandler* workload)
+    {
+        m_block = block;
+        m_workload = workload;
+    }
+    void setThreadirqs(bool on) { m_threadirqs = on; }
+    bool threadirqs() const { return m_threadirqs; }
+
+    int createTask(TaskKind kind, int cpu, int owner, bool fifo);
+    Task& task(int id) { return m_tasks[static_cast<std::size_t>(id)]; }
+    const Task& task(int id) const { return m_tasks[static_cast<std::size_t>(id)]; }
+    int nrTasks() const { return static_cast<int>(m_tasks.size()); }
+    void setVectorThread(int vector, int task);
+    int vectorThread(int vector) const;
+
+    const CpuState& cpu(int id) const { return m_cpus[static_cast<std::size_t>(id)]; }
+    int nrCpus() const { return static_cast<int>(m_cpus.size()); }
+
+    // --- for the op being performed ---
+    void charge(std::int64_t ns) { m_charge += ns; }
+    SimTime opNow() const { return m_sim.now + SimTime(m_charge); }
+    ExecContext context() const { return m_context; }
+    int currentTask() const { return m_currentTask; }
+
+    // Makes an interrupt pending on `cpu` at time `at` (an event).
+    void raiseIrq(int cpu, IrqKind kind, int arg, SimTime at);
+    // The three raise variants of kernel/softirq.c, on the executing CPU.
+    void __raise_softirq_irqoff(int cpu, int nr);
+    void raise_softirq_irqoff(int cpu, int nr);
+    void raise_softirq(int cpu, int nr) { raise_softirq_irqoff(cpu, nr); } // irqsave is implicit: ops are atomic
+    void wakeup_softirqd(int cpu);
+    bool in_interrupt(int cpu) const;
+
+    // Makes a sleeping task runnable: at once if it lives on `fromCpu` (or
+    // fromCpu < 0), else after the remote wake-up latency.
+    void wakeTask(int task, int fromCpu);
+    void sleepTask(int task) { m_tasks[static_cast<std::size_t>(task)].runnable = false; }
+    void kick(int cpu);
+
+    // --- events ---
+    void onBoundary(int cpu);
+    void onIrqRaise(int cpu, IrqKind kind, int arg);
+    void onTaskWake(int task);
+
+private:
+    OpStack* pickStack(int cpu, ExecContext& ctx);
+    int pickTask(int cpu) const;
+    void perform(int cpu, Op op, OpStack& stack);
+    void performMachineOp(int cpu, Op op, OpStack& stack);
+    void makeRunnable(int task);
+    void enterSoftirq(int cpu, OpStack& stack, bool on);
+
+    Sim& m_sim;
+    OpHandler* m_block = nullptr;
+    OpHandler* m_workload = nullptr;
+    bool m_threadirqs = false;
+    std::vector<CpuState> m_cpus;
+    std::vector<Task> m_tasks;
+    std::vector<int> m_vectorThread;
+    // the op being performed
+    std::int64_t m_charge = 0;
+    ExecContext m_context = ExecContext::Task;
+    int m_currentTask = -1;
+    int m_executingCpu = -1;
+};
+
+} // namespace blkmq

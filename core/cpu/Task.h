@@ -1,0 +1,42 @@
+#pragma once
+
+#include "cpu/Op.h"
+#include "metrics/ExecContext.h"
+
+#include <cstdint>
+
+namespace blkmq {
+
+enum class TaskKind : std::uint8_t { Job, Script, Ksoftirqd, Kworker, IrqThread };
+
+// A schedulable thread pinned to one CPU. SCHED_FIFO tasks (irq threads)
+// always beat SCHED_OTHER ones; SCHED_OTHER tasks share by vruntime.
+struct Task {
+    TaskKind kind = TaskKind::Job;
+    int cpu = 0;
+    int owner = 0; // job index, device vector, ...
+    bool fifo = false;
+    bool runnable = false;
+    bool wakePending = false;
+    bool inSoftirq = false; // running __do_softirq (ksoftirqd, or local_bh_enable)
+    bool bhDisabled = false;
+    bool irqPending = false; // irq threads: the hardirq asked for a run
+    std::int64_t vruntime = 0;
+    OpStack stack;
+
+    ExecContext context() const
+    {
+        switch (kind) {
+        case TaskKind::Ksoftirqd:
+            return ExecContext::Ksoftirqd;
+        case TaskKind::Kworker:
+            return ExecContext::Kworker;
+        case TaskKind::IrqThread:
+            return inSoftirq ? ExecContext::Softirq : ExecContext::IrqThread;
+        default:
+            return inSoftirq ? ExecContext::Softirq : ExecContext::Task;
+        }
+    }
+};
+
+} // namespace blkmq

@@ -1,0 +1,42 @@
+#pragma once
+
+#include "metrics/ExecContext.h"
+
+#include <array>
+#include <cstdint>
+
+namespace blkmq {
+
+// Monotonic event counters of one run. Plain data: copied into snapshots and
+// subtracted for time-series intervals.
+struct Counters {
+    std::uint64_t submitted = 0;
+    std::uint64_t completed = 0;
+    std::uint64_t reaped = 0;
+    std::uint64_t bytes = 0;
+    // completion
+    std::uint64_t remote = 0; // completions redirected to the submitting CPU by IPI
+    std::uint64_t ipis = 0; // IPIs actually sent (call-function queue was empty)
+    std::uint64_t softirq_raises = 0;
+    std::uint64_t ksoftirqd_wakeups = 0;
+    std::array<std::uint64_t, kExecContexts> complete_by_context {};
+    // dispatch / restart
+    std::uint64_t dispatch_busy = 0; // ->queue_rq returned BUSY
+    std::uint64_t requeued = 0; // put on hctx->dispatch
+    std::uint64_t restart_calls = 0;
+    std::uint64_t restart_hctx_visits = 0;
+    std::uint64_t restarts = 0;
+    std::uint64_t restart_cpu_ns = 0;
+    // tags
+    std::uint64_t tag_allocs = 0;
+    std::uint64_t tag_local_hits = 0;
+    std::uint64_t tag_steals = 0;
+    std::uint64_t tag_cacheline_transfers = 0;
+    std::uint64_t tag_lock_wait_ns = 0;
+    std::uint64_t tag_sleeps = 0;
+    // machine
+    std::uint64_t context_switches = 0;
+    std::uint64_t hardirqs = 0;
+};
+
+} // namespace blkmq

@@ -1,0 +1,88 @@
+#pragma once
+
+#include "sim/SimTime.h"
+#include "topo/Costs.h"
+#include "topo/Topology.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace blkmq {
+
+enum class IrqMode : std::uint8_t { None, Softirq, Timer, Nvme };
+enum class SchedulerKind : std::uint8_t { None, MqDeadline };
+enum class CpusAllowedPolicy : std::uint8_t { Shared, Split };
+
+// Service time of the device: fixed, uniform in [min, max], or exponential.
+struct CompletionDist {
+    enum class Kind : std::uint8_t { Fixed, Uniform, Exponential } kind = Kind::Fixed;
+    std::int64_t a = 10000; // fixed value, uniform min, or exponential mean (ns)
+    std::int64_t b = 10000; // uniform max
+};
+
+// One block device after null_blk's module parameters (one entry of
+// "devices"; an entry with nr_devices > 1 is expanded to name0..nameN-1).
+struct DeviceSpec {
+    std::string name;
+    int submit_queues = 1;
+    int hw_queue_depth = 64;
+    IrqMode irqmode = IrqMode::Nvme;
+    CompletionDist completion;
+    std::vector<int> irq_affinity; // one CPU per hw queue; empty = spread
+    SchedulerKind scheduler = SchedulerKind::None;
+    int rq_affinity = 1;
+    std::string tag_set; // devices naming the same tag set share its tags
+    int queue_limit = 0; // ->queue_rq returns BUSY beyond this many in flight per hw queue (0 = never)
+};
+
+struct JobSpec {
+    std::string name;
+    std::string device; // a device name, or an entry name with nr_devices > 1 (jobs spread over them)
+    int numjobs = 1;
+    int iodepth = 1;
+    std::vector<int> cpus_allowed; // empty = every CPU
+    CpusAllowedPolicy cpus_allowed_policy = CpusAllowedPolicy::Shared;
+    std::string rw = "randread";
+    int bs = 4096;
+    int iodepth_batch_submit = 1;
+    std::int64_t thinktime_ns = 0;
+};
+
+struct ScriptStep {
+    enum class Op : std::uint8_t { Submit, Complete } op = Op::Submit;
+    SimTime at;
+    std::string id;
+    int cpu = 0;
+    std::string device;
+    bool bypass = false; // straight to hctx->dispatch (flush-like / requeued)
+    bool hold = false; // the device keeps it until a "complete" step names it
+};
+
+struct KernelSpec {
+    bool threadirqs = false;
+    std::map<std::string, bool> patches;
+    std::string restart = "own-hctx";
+    std::string tags = "bitmap";
+};
+
+// A validated scenario. Built only by ScenarioLoader, which checks every
+// field; everything downstream may rely on the values being in range.
+struct Scenario {
+    std::string name = "unnamed";
+    std::string description;
+    std::uint64_t seed = 1;
+    SimTime duration = msec(10);
+    SimTime sample_interval = msec(1);
+    std::string topologyText = "1n:1p:4c:1t";
+    Topology topology;
+    std::vector<DeviceSpec> devices;
+    std::vector<JobSpec> jobs;
+    std::vector<ScriptStep> script;
+    KernelSpec kernel;
+    Costs costs = Costs::defaults();
+    std::string sourceJson; // the normalized input, for live re-validation of commands
+};
+
+} // namespace blkmq

@@ -1,0 +1,612 @@
+#include "scenario/ScenarioLoader.h"
+
+#include "scenario/PresetData.h"
+#include "sim/Duration.h"
+#include "topo/TopologyLoader.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace blkmq {
+
+using json = nlohmann::json;
+
+namespace {
+
+// Thrown inside the loader only; converted to a Result at the boundary.
+struct FieldError {
+    std::string message;
+};
+
+[[noreturn]] void fail(const std::string& path, const std::string& what)
+{
+    throw FieldError { path + ": " + what };
+}
+
+std::string typeName(const json& v)
+{
+    return v.is_string() ? "a string '" + v.get<std::string>() + "'" : std::string(v.type_name()) + " " + v.dump();
+}
+
+// Walks one JSON object, hands out typed fields and rejects unknown keys.
+class ObjectReader {
+public:
+    ObjectReader(const json& obj, std::string path)
+        : m_obj(obj)
+        , m_path(std::move(path))
+    {
+        if (!m_obj.is_object())
+            fail(m_path.empty() ? "(top level)" : m_path, "must be an object, got " + typeName(m_obj));
+    }
+
+    std::string field(const std::string& key) const { return m_path.empty() ? key : m_path + "." + key; }
+    const json* get(const std::string& key)
+    {
+        m_seen.insert(key);
+        auto it = m_obj.find(key);
+        return it == m_obj.end() ? nullptr : &*it;
+    }
+    bool has(const std::string& key) const { return m_obj.contains(key); }
+
+    std::int64_t integer(const std::string& key, std::int64_t def, std::int64_t lo, std::int64_t hi)
+    {
+        const json* v = get(key);
+        if (!v)
+            return def;
+        if (!v->is_number_integer() || v->get<std::int64_t>() < lo || v->get<std::int64_t>() > hi)
+            fail(field(key), "must be an integer in " + std::to_string(lo) + ".." + std::to_string(hi) + " (got "
+                    + v->dump() + ")");
+        return v->get<std::int64_t>();
+    }
+    bool boolean(const std::string& key, bool def)
+    {
+        const json* v = get(key);
+        if (!v)
+            return def;
+        if (!v->is_boolean())
+            fail(field(key), "must be true or false (got " + v->dump() + ")");
+        return v->get<bool>();
+    }
+    std::string string(const std::string& key, const std::string& def)
+    {
+        const json* v = get(key);
+        if (!v)
+            return def;
+        if (!v->is_string())
+            fail(field(key), "must be a string (got " + v->dump() + ")");
+        return v->get<std::string>();
+    }
+    std::string choice(const std::string& key, const std::string& def, const std::vector<std::string>& allowed)
+    {
+        const std::string s = string(key, def);
+        if (std::find(allowed.begin(), allowed.end(), s) == allowed.end()) {
+            std::string list;
+            for (const auto& a : allowed)
+                list += (list.empty() ? "" : ", ") + a;
+            fail(field(key), "must be one of " + list + " (got '" + s + "')");
+        }
+        return s;
+    }
+    SimTime duration(const std::string& key, SimTime def, SimTime lo)
+    {
+        const json* v = get(key);
+        if (!v)
+            return def;
+        std::optional<SimTime> t;
+        if (v->is_number_integer() && v->get<std::int64_t>() >= 0)
+            t = SimTime(v->get<std::int64_t>());
+        else if (v->is_string())
+            t = parseDuration(v->get<std::string>());
+        if (!t || *t < lo)
+            fail(field(key), "must be a duration >= " + formatDuration(lo)
+                    + " (nanoseconds, or a string with ns/us/ms/s such as \"10ms\"; got " + v->dump() + ")");
+        return *t;
+    }
+    void finish() const
+    {
+        for (auto it = m_obj.begin(); it != m_obj.end(); ++it) {
+            if (!m_seen.count(it.key()))
+                fail(field(it.key()), "unknown key");
+        }
+    }
+
+private:
+    const json& m_obj;
+    std::string m_path;
+    std::set<std::string> m_seen;
+};
+
+std::vector<int> parseCpuList(const json& v, const std::string& path, int nrCpus)
+{
+    std::vector<int> cpus;
+    const auto add = [&](std::int64_t c) {
+        if (c < 0 || c >= nrCpus)
+            fail(path, "CPU " + std::to_string(c) + " does not exist (the topology has CPUs 0.." + std::to_string(nrCpus - 1)
+                    + ")");
+        cpus.push_back(static_cast<int>(c));
+    };
+    if (v.is_array()) {
+        for (const auto& e : v) {
+            if (!e.is_number_integer())
+                fail(path, "must list CPU numbers (got " + e.dump() + ")");
+            add(e.get<std::int64_t>());
+        }
+    } else if (v.is_number_integer()) {
+        add(v.get<std::int64_t>());
+    } else if (v.is_string()) {
+        // Linux cpulist: "0-3,8,10-11"
+        std::stringstream ss(v.get<std::string>());
+        std::string part;
+        while (std::getline(ss, part, ',')) {
+            const auto dash = part.find('-');
+            try {
+                std::size_t used = 0;
+                const int lo = std::stoi(part.substr(0, dash), &used);
+                if (used != (dash == std::string::npos ? part.size() : dash))
+                    throw std::invalid_argument(part);
+                int hi = lo;
+                if (dash != std::string::npos) {
+                    const auto rest = part.substr(dash + 1);
+                    hi = std::stoi(rest, &used);
+                    if (used != rest.size())
+                        throw std::invalid_argument(part);
+                }
+                if (hi < lo)
+                    fail(path, "range '" + part + "' runs backwards");
+                for (int c = lo; c <= hi; ++c)
+                    add(c);
+            } catch (const std::logic_error&) {
+                fail(path, "'" + part + "' is not a CPU number or range (cpulist syntax: 0-3,8)");
+            }
+        }
+    } else {
+        fail(path, "must be a cpulist string such as \"0-3,8\" or an array of CPU numbers (got " + v.dump() + ")");
+    }
+    if (cpus.empty())
+        fail(path, "names no CPU");
+    std::sort(cpus.begin(), cpus.end());
+    cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+    return cpus;
+}
+
+CompletionDist parseCompletion(const json& v, const std::string& path)
+{
+    CompletionDist d;
+    if (v.is_number_integer() || v.is_string()) {
+        std::optional<SimTime> t;
+        if (v.is_number_integer() && v.get<std::int64_t>() >= 0)
+            t = SimTime(v.get<std::int64_t>());
+        else if (v.is_string())
+            t = parseDuration(v.get<std::string>());
+        if (!t)
+            fail(path, "must be a duration (ns or \"10us\") or {\"dist\": ...} (got " + v.dump() + ")");
+        d.a = d.b = t->ns();
+        return d;
+    }
+    ObjectReader r(v, path);
+    const std::string dist = r.choice("dist", "fixed", { "fixed", "uniform", "exponential" });
+    if (dist == "fixed") {
+        d.a = d.b = r.duration("value", SimTime(10000), SimTime(0)).ns();
+    } else if (dist == "uniform") {
+        d.kind = CompletionDist::Kind::Uniform;
+        d.a = r.duration("min", SimTime(5000), SimTime(0)).ns();
+        d.b = r.duration("max", SimTime(15000), SimTime(0)).ns();
+        if (d.b < d.a)
+            fail(path + ".max", "must be >= min");
+    } else {
+        d.kind = CompletionDist::Kind::Exponential;
+        d.a = d.b = r.duration("mean", SimTime(10000), SimTime(1)).ns();
+    }
+    r.finish();
+    return d;
+}
+
+std::string arrayPath(const std::string& base, std::size_t i) { return base + "[" + std::to_string(i) + "]"; }
+
+Scenario parse(const json& doc)
+{
+    Scenario s;
+    ObjectReader top(doc, "");
+    top.integer("format", 1, 1, 1);
+    s.name = top.string("name", s.name);
+    s.description = top.string("description", "");
+    {
+        const json* seed = top.get("seed");
+        if (seed) {
+            if (!seed->is_number_unsigned() && !(seed->is_number_integer() && seed->get<std::int64_t>() >= 0))
+                fail("seed", "must be a non-negative integer (got " + seed->dump() + ")");
+            s.seed = seed->get<std::uint64_t>();
+        }
+    }
+    s.duration = top.duration("duration", s.duration, SimTime(1));
+    s.sample_interval = top.duration("sample_interval", s.sample_interval, usec(1));
+    if (s.duration.ns() / s.sample_interval.ns() > 10000000)
+        fail("sample_interval", "gives more than 10 million samples for this duration; use a longer interval");
+
+    s.topologyText = top.string("topology", s.topologyText);
+    auto topo = TopologyLoader::load(s.topologyText);
+    if (!topo)
+        fail("topology", topo.error());
+    s.topology = std::move(*topo);
+    const int nrCpus = s.topology.nrCpus();
+
+    // Devices
+    if (const json* devs = top.get("devices")) {
+        if (!devs->is_array() || devs->empty())
+            fail("devices", "must be a non-empty array of device objects");
+        for (std::size_t i = 0; i < devs->size(); ++i) {
+            const std::string path = arrayPath("devices", i);
+            ObjectReader r((*devs)[i], path);
+            DeviceSpec d;
+            d.name = r.string("name", "nvme" + std::to_string(i));
+            if (d.name.empty() || d.name.find_first_of(".=[] ") != std::string::npos)
+                fail(r.field("name"), "must be a non-empty name without '.', '=', '[', ']' or spaces");
+            const int nrDevices = static_cast<int>(r.integer("nr_devices", 1, 1, 1024));
+            const bool sharedTags = r.boolean("shared_tags", false);
+            d.submit_queues = static_cast<int>(r.integer("submit_queues", 1, 1, 4096));
+            d.hw_queue_depth = static_cast<int>(r.integer("hw_queue_depth", 64, 1, 4096));
+            if (const json* m = r.get("irqmode")) {
+                static const std::vector<std::string> modes { "none", "softirq", "timer", "nvme" };
+                int idx = -1;
+                if (m->is_number_integer() && m->get<int>() >= 0 && m->get<int>() <= 2)
+                    idx = m->get<int>();
+                else if (m->is_string())
+                    for (std::size_t k = 0; k < modes.size(); ++k)
+                        if (modes[k] == m->get<std::string>())
+                            idx = static_cast<int>(k);
+                if (idx < 0)
+                    fail(r.field("irqmode"), "must be one of none, softirq, timer, nvme (or 0, 1, 2 as null_blk) (got "
+                            + m->dump() + ")");
+                d.irqmode = static_cast<IrqMode>(idx);
+            }
+            if (const json* c = r.get("completion_nsec"))
+                d.completion = parseCompletion(*c, r.field("completion_nsec"));
+            if (const json* a = r.get("irq_affinity")) {
+                if (!(a->is_string() && a->get<std::string>() == "spread")) {
+                    if (!a->is_array())
+                        fail(r.field("irq_affinity"), "must be \"spread\" or an array with one CPU per hw queue");
+                    for (const auto& e : *a) {
+                        if (!e.is_number_integer() || e.get<int>() < 0 || e.get<int>() >= nrCpus)
+                            fail(r.field("irq_affinity"), "CPU " + e.dump() + " does not exist (the topology has CPUs 0.."
+                                    + std::to_string(nrCpus - 1) + ")");
+                        d.irq_affinity.push_back(e.get<int>());
+                    }
+                    if (static_cast<int>(d.irq_affinity.size()) != d.submit_queues)
+                        fail(r.field("irq_affinity"), "must list one CPU per hw queue (" + std::to_string(d.submit_queues)
+                                + "), got " + std::to_string(d.irq_affinity.size()));
+                }
+            }
+            d.scheduler = r.choice("scheduler", "none", { "none", "mq-deadline" }) == "none" ? SchedulerKind::None
+                                                                                             : SchedulerKind::MqDeadline;
+            d.rq_affinity = static_cast<int>(r.integer("rq_affinity", 1, 0, 2));
+            d.queue_limit = static_cast<int>(r.integer("queue_limit", 0, 0, 1 << 20));
+            d.tag_set = r.string("tag_set", "");
+            r.finish();
+            if (nrDevices == 1) {
+                if (d.tag_set.empty())
+                    d.tag_set = d.name;
+                s.devices.push_back(d);
+            } else {
+                const std::string entry = d.name;
+                if (d.tag_set.empty() && sharedTags)
+                    d.tag_set = entry + ".tags";
+                for (int k = 0; k < nrDevices; ++k) {
+                    DeviceSpec e = d;
+                    e.name = entry + std::to_string(k);
+                    if (e.tag_set.empty())
+                        e.tag_set = e.name;
+                    s.devices.push_back(e);
+                }
+            }
+        }
+    } else {
+        DeviceSpec d;
+        d.name = d.tag_set = "nvme0";
+        s.devices.push_back(d);
+    }
+    for (std::size_t i = 0; i < s.devices.size(); ++i) {
+        for (std::size_t j = 0; j < i; ++j) {
+            if (s.devices[i].name == s.devices[j].name)
+                fail("devices", "two devices are named '" + s.devices[i].name + "'");
+            if (s.devices[i].tag_set == s.devices[j].tag_set
+                && (s.devices[i].submit_queues != s.devices[j].submit_queues
+                    || s.devices[i].hw_queue_depth != s.devices[j].hw_queue_depth))
+                fail("devices", "'" + s.devices[i].name + "' and '" + s.devices[j].name + "' share tag set '"
+                        + s.devices[i].tag_set + "' and so must have the same submit_queues and hw_queue_depth");
+        }
+    }
+    const auto deviceExists = [&](const std::string& name) {
+        for (const auto& d : s.devices)
+            if (d.name == name)
+                return true;
+        // an nr_devices entry name: name0, name1, ...
+        for (const auto& d : s.devices)
+            if (d.name.rfind(name, 0) == 0 && d.name.size() > name.size()
+                && std::all_of(d.name.begin() + static_cast<std::ptrdiff_t>(name.size()), d.name.end(), ::isdigit))
+                return true;
+        return false;
+    };
+    const auto deviceList = [&] {
+        std::string list;
+        for (const auto& d : s.devices)
+            list += (list.empty() ? "" : ", ") + d.name;
+        return list;
+    };
+
+    // Workload
+    if (const json* w = top.get("workload")) {
+        ObjectReader wr(*w, "workload");
+        if (const json* jobs = wr.get("jobs")) {
+            if (!jobs->is_array())
+                fail("workload.jobs", "must be an array of job objects");
+            for (std::size_t i = 0; i < jobs->size(); ++i) {
+                const std::string path = arrayPath("workload.jobs", i);
+                ObjectReader r((*jobs)[i], path);
+                JobSpec j;
+                j.name = r.string("name", "job" + std::to_string(i));
+                j.device = r.string("device", s.devices.front().name);
+                if (!deviceExists(j.device))
+                    fail(r.field("device"), "names no device (devices: " + deviceList() + ")");
+                j.numjobs = static_cast<int>(r.integer("numjobs", 1, 1, 4096));
+                j.iodepth = static_cast<int>(r.integer("iodepth", 1, 1, 65536));
+                if (const json* c = r.get("cpus_allowed"))
+                    j.cpus_allowed = parseCpuList(*c, r.field("cpus_allowed"), nrCpus);
+                j.cpus_allowed_policy = r.choice("cpus_allowed_policy", "shared", { "shared", "split" }) == "shared"
+                    ? CpusAllowedPolicy::Shared
+                    : CpusAllowedPolicy::Split;
+                j.rw = r.choice("rw", "randread", { "read", "write", "randread", "randwrite", "rw", "randrw" });
+                j.bs = static_cast<int>(r.integer("bs", 4096, 512, 16 << 20));
+                if (j.bs % 512)
+                    fail(r.field("bs"), "must be a multiple of 512");
+                j.iodepth_batch_submit = static_cast<int>(r.integer("iodepth_batch_submit", 1, 1, j.iodepth));
+                j.thinktime_ns = r.duration("thinktime", SimTime(0), SimTime(0)).ns();
+                r.finish();
+                s.jobs.push_back(j);
+            }
+        }
+        if (const json* steps = wr.get("script")) {
+            if (!steps->is_array())
+                fail("workload.script", "must be an array of steps");
+            std::set<std::string> ids;
+            for (std::size_t i = 0; i < steps->size(); ++i) {
+                const std::string path = arrayPath("workload.script", i);
+                ObjectReader r((*steps)[i], path);
+                ScriptStep st;
+                st.at = r.duration("at", SimTime(0), SimTime(0));
+                st.op = r.choice("op", "submit", { "submit", "complete" }) == "submit" ? ScriptStep::Op::Submit
+                                                                                      : ScriptStep::Op::Complete;
+                st.id = r.string("id", "");
+                if (st.id.empty())
+                    fail(r.field("id"), "is required: a name for the request (such as \"A\")");
+                if (st.op == ScriptStep::Op::Submit) {
+                    if (!ids.insert(st.id).second)
+                        fail(r.field("id"), "request '" + st.id + "' is submitted twice");
+                    st.cpu = static_cast<int>(r.integer("cpu", 0, 0, nrCpus - 1));
+                    st.device = r.string("device", s.devices.front().name);
+                    if (std::none_of(s.devices.begin(), s.devices.end(), [&](auto& d) { return d.name == st.device; }))
+                        fail(r.field("device"), "names no device (devices: " + deviceList() + ")");
+                    st.bypass = r.boolean("bypass", false);
+                    st.hold = r.boolean("hold", false);
+                } else if (!ids.count(st.id)) {
+                    fail(r.field("id"), "completes request '" + st.id + "', which no earlier step submits");
+                }
+                r.finish();
+                s.script.push_back(st);
+            }
+            std::stable_sort(s.script.begin(), s.script.end(), [](auto& a, auto& b) { return a.at < b.at; });
+        }
+        wr.finish();
+    }
+
+    // Kernel
+    if (const json* k = top.get("kernel")) {
+        ObjectReader r(*k, "kernel");
+        s.kernel.threadirqs = r.boolean("threadirqs", false);
+        if (const json* p = r.get("patches")) {
+            if (!p->is_object())
+                fail("kernel.patches", "must be an object of patch id → true/false");
+            const auto& known = ScenarioLoader::knownPatches();
+            for (auto it = p->begin(); it != p->end(); ++it) {
+                if (std::find(known.begin(), known.end(), it.key()) == known.end()) {
+                    std::string list;
+                    for (const auto& id : known)
+                        list += (list.empty() ? "" : ", ") + id;
+                    fail("kernel.patches." + it.key(),
+                         "unknown patch id (known: " + (list.empty() ? std::string("none in this build") : list) + ")");
+                }
+                if (!it->is_boolean())
+                    fail("kernel.patches." + it.key(), "must be true or false (got " + it->dump() + ")");
+                s.kernel.patches[it.key()] = it->get<bool>();
+            }
+        }
+        s.kernel.restart = r.choice("restart", s.kernel.restart, ScenarioLoader::restartVariants());
+        s.kernel.tags = r.choice("tags", s.kernel.tags, ScenarioLoader::tagAllocators());
+        r.finish();
+    }
+
+    // Costs
+    if (const json* c = top.get("costs")) {
+        ObjectReader r(*c, "costs");
+        for (const auto& p : Costs::params()) {
+            const json* v = r.get(p.name);
+            if (!v)
+                continue;
+            if (p.scalar) {
+                s.costs.*(p.scalar) = r.integer(p.name, 0, 0, 1000000000);
+            } else {
+                ObjectReader t(*v, r.field(p.name));
+                auto& tab = s.costs.*(p.table);
+                for (int d = 0; d < kDistanceClasses; ++d)
+                    tab[d] = t.integer(distanceName(static_cast<Distance>(d)), tab[d], 0, 1000000000);
+                t.finish();
+            }
+        }
+        r.finish();
+    }
+    top.finish();
+    s.sourceJson = doc.dump();
+    return s;
+}
+
+} // namespace
+
+Result<Scenario> ScenarioLoader::fromJson(const json& doc)
+{
+    try {
+        return parse(doc);
+    } catch (const FieldError& e) {
+        return Result<Scenario>::failure(e.message);
+    } catch (const json::exception& e) {
+        return Result<Scenario>::failure(std::string("scenario: ") + e.what());
+    }
+}
+
+Result<bool> ScenarioLoader::applySet(json& doc, const std::string& assignment)
+{
+    const auto eq = assignment.find('=');
+    if (eq == std::string::npos || eq == 0)
+        return Result<bool>::failure("--set '" + assignment + "': expected key=value with a dotted key such as kernel.threadirqs=true");
+    const std::string path = assignment.substr(0, eq);
+    const std::string text = assignment.substr(eq + 1);
+    json value = json::parse(text, nullptr, false);
+    if (value.is_discarded())
+        value = text;
+    std::vector<std::string> keys;
+    std::stringstream ss(path);
+    std::string key;
+    while (std::getline(ss, key, '.')) {
+        if (key.empty())
+            return Result<bool>::failure("--set '" + assignment + "': empty component in key '" + path + "'");
+        keys.push_back(key);
+    }
+    json* node = &doc;
+    std::string walked;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        const std::string& k = keys[i];
+        const bool last = i + 1 == keys.size();
+        walked += (walked.empty() ? "" : ".") + k;
+        if (node->is_array()) {
+            json* next = nullptr;
+            if (std::all_of(k.begin(), k.end(), ::isdigit)) {
+                const auto idx = std::stoul(k);
+                if (idx < node->size())
+                    next = &(*node)[idx];
+            } else {
+                for (auto& e : *node)
+                    if (e.is_object() && e.value("name", std::string()) == k)
+                        next = &e;
+            }
+            if (!next)
+                return Result<bool>::failure("--set " + walked + ": no element with that index or name");
+            if (last)
+                *next = value;
+            node = next;
+            continue;
+        }
+        if (node->is_null())
+            *node = json::object();
+        if (!node->is_object())
+            return Result<bool>::failure("--set " + walked + ": the parent is not an object");
+        if (last) {
+            (*node)[k] = value;
+        } else {
+            if (!node->contains(k)) {
+                if (k == "devices" || k == "jobs" || k == "script")
+                    return Result<bool>::failure("--set " + walked + ": the scenario has no " + k
+                                                 + " to address; give them in the scenario file");
+                (*node)[k] = json::object();
+            }
+            node = &(*node)[k];
+        }
+    }
+    return true;
+}
+
+Result<Scenario> ScenarioLoader::fromText(const std::string& text, const std::string& origin,
+                                          const std::vector<std::string>& sets)
+{
+    json doc = json::parse(text, nullptr, false);
+    if (doc.is_discarded()) {
+        // Parse again with exceptions on to get the byte position in the message.
+        try {
+            const json again = json::parse(text);
+            (void)again;
+        } catch (const json::parse_error& e) {
+            return Result<Scenario>::failure(origin + ": not valid JSON: " + e.what());
+        }
+        return Result<Scenario>::failure(origin + ": not valid JSON");
+    }
+    for (const auto& s : sets) {
+        auto r = applySet(doc, s);
+        if (!r)
+            return Result<Scenario>::failure(r.error());
+    }
+    return fromJson(doc);
+}
+
+Result<Scenario> ScenarioLoader::fromFile(const std::string& path, const std::vector<std::string>& sets)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return Result<Scenario>::failure(path + ": cannot open the scenario file");
+    std::stringstream buf;
+    buf << in.rdbuf();
+    return fromText(buf.str(), path, sets);
+}
+
+Result<std::string> ScenarioLoader::presetText(const std::string& name)
+{
+    for (const auto& p : builtinPresets())
+        if (p.name == name)
+            return std::string(p.json);
+    std::string list;
+    for (const auto& p : builtinPresets())
+        list += (list.empty() ? "" : ", ") + std::string(p.name);
+    return Result<std::string>::failure("preset: unknown preset '" + name + "' (presets: " + list + ")");
+}
+
+Result<Scenario> ScenarioLoader::fromPreset(const std::string& name, const std::vector<std::string>& sets)
+{
+    auto text = presetText(name);
+    if (!text)
+        return Result<Scenario>::failure(text.error());
+    return fromText(*text, "preset " + name, sets);
+}
+
+std::vector<PresetInfo> ScenarioLoader::presets()
+{
+    std::vector<PresetInfo> out;
+    for (const auto& p : builtinPresets()) {
+        const json doc = json::parse(p.json, nullptr, false);
+        std::string summary = doc.is_object() ? doc.value("description", std::string()) : std::string();
+        const auto dot = summary.find(". ");
+        if (dot != std::string::npos)
+            summary = summary.substr(0, dot + 1);
+        out.push_back({ std::string(p.name), summary });
+    }
+    return out;
+}
+
+const std::vector<std::string>& ScenarioLoader::knownPatches()
+{
+    static const std::vector<std::string> ids;
+    return ids;
+}
+
+const std::vector<std::string>& ScenarioLoader::restartVariants()
+{
+    static const std::vector<std::string> ids { "own-hctx" };
+    return ids;
+}
+
+const std::vector<std::string>& ScenarioLoader::tagAllocators()
+{
+    static const std::vector<std::string> ids { "bitmap" };
+    return ids;
+}
+
+} // namespace blkmq

@@ -1,0 +1,41 @@
+#pragma once
+
+#include "scenario/Scenario.h"
+#include "sim/Result.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <string>
+#include <vector>
+
+namespace blkmq {
+
+struct PresetInfo {
+    std::string name;
+    std::string summary; // one line
+};
+
+// Reads, overrides and validates scenario files (docs/scenario.md). Every
+// error is one line that names the field and what is allowed.
+class ScenarioLoader {
+public:
+    static Result<Scenario> fromText(const std::string& text, const std::string& origin,
+                                     const std::vector<std::string>& sets = {});
+    static Result<Scenario> fromFile(const std::string& path, const std::vector<std::string>& sets = {});
+    static Result<Scenario> fromPreset(const std::string& name, const std::vector<std::string>& sets = {});
+    static Result<Scenario> fromJson(const nlohmann::json& doc);
+
+    // Applies one "dotted.path=value" override to a parsed document. Array
+    // elements are addressed by index or by their "name". The value is JSON
+    // if it parses as JSON, else a string.
+    static Result<bool> applySet(nlohmann::json& doc, const std::string& assignment);
+
+    static std::vector<PresetInfo> presets();
+    static Result<std::string> presetText(const std::string& name);
+    // Patch ids accepted under kernel.patches (filled by the policy issues).
+    static const std::vector<std::string>& knownPatches();
+    static const std::vector<std::string>& restartVariants();
+    static const std::vector<std::string>& tagAllocators();
+};
+
+} // namespace blkmq

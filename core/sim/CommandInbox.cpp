@@ -1,0 +1,21 @@
+#include "sim/CommandInbox.h"
+
+namespace blkmq {
+
+void CommandInbox::post(Command c)
+{
+    std::lock_guard lock(m_mutex);
+    m_commands.push_back(std::move(c));
+    m_pending.store(true, std::memory_order_release);
+}
+
+std::vector<Command> CommandInbox::drain()
+{
+    std::lock_guard lock(m_mutex);
+    std::vector<Command> out;
+    out.swap(m_commands);
+    m_pending.store(false, std::memory_order_release);
+    return out;
+}
+
+} // namespace blkmq

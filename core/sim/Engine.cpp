@@ -1,0 +1,266 @@
+#include "sim/Engine.h"
+
+#include "block/BlockLayer.h"
+#include "cpu/Machine.h"
+#include "scenario/ScenarioLoader.h"
+#include "workload/Workload.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <sstream>
+
+namespace blkmq {
+
+Engine::Engine(const Scenario& scenario)
+    : m_scenario(scenario)
+{
+    m_sim = std::make_unique<Sim>(m_scenario.topology, m_scenario.costs, m_scenario.seed);
+    m_machine = std::make_unique<Machine>(*m_sim);
+    m_block = std::make_unique<BlockLayer>(*m_sim, *m_machine, m_scenario);
+    m_workload = std::make_unique<Workload>(*m_sim, *m_machine, *m_block, m_scenario);
+    m_machine->setHandlers(m_block.get(), m_workload.get());
+    m_machine->setThreadirqs(m_scenario.kernel.threadirqs);
+    m_block->setEndIoSink(m_workload.get());
+    m_series.reserve(static_cast<std::size_t>(m_scenario.duration.ns() / m_scenario.sample_interval.ns()) + 2);
+    m_workload->start();
+    m_sim->schedule(m_scenario.sample_interval, EventKind::Sample, EventPriority::Bookkeeping);
+}
+
+Engine::~Engine() = default;
+
+TraceRing& Engine::enableTrace(std::size_t capacity)
+{
+    if (!m_trace)
+        m_trace = std::make_unique<TraceRing>(capacity);
+    m_sim->ring = m_trace.get();
+    return *m_trace;
+}
+
+bool Engine::step()
+{
+    if (m_inbox.pending())
+        applyCommands();
+    if (m_sim->queue.empty() || m_sim->queue.top().time > m_scenario.duration)
+        return false;
+    const auto t0 = std::chrono::steady_clock::now();
+    const Event e = m_sim->queue.pop();
+    m_sim->now = e.time;
+    m_fingerprint.add(e);
+    ++m_events;
+    dispatchEvent(e);
+    m_wallSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return true;
+}
+
+void Engine::runUntil(SimTime t)
+{
+    if (t > m_scenario.duration)
+        t = m_scenario.duration;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (;;) {
+        if (m_inbox.pending())
+            applyCommands();
+        if (m_sim->queue.empty() || m_sim->queue.top().time > t)
+            break;
+        const Event e = m_sim->queue.pop();
+        m_sim->now = e.time;
+        m_fingerprint.add(e);
+        ++m_events;
+        dispatchEvent(e);
+        if (m_snapshotInterval.ns() > 0 && m_sim->now >= m_nextSnapshot) {
+            publishSnapshot();
+            m_nextSnapshot = m_sim->now + m_snapshotInterval;
+        }
+    }
+    if (m_sim->now < t)
+        m_sim->now = t;
+    m_wallSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void Engine::dispatchEvent(const Event& e)
+{
+    switch (e.kind) {
+    case EventKind::CpuBoundary:
+        m_machine->onBoundary(e.a);
+        break;
+    case EventKind::IrqRaise:
+        m_machine->onIrqRaise(e.a, static_cast<IrqKind>(e.b), e.c);
+        break;
+    case EventKind::DeviceDone:
+        m_block->onDeviceDone(e.a);
+        break;
+    case EventKind::TaskWake:
+        m_machine->onTaskWake(e.a);
+        break;
+    case EventKind::Sample:
+        sample();
+        if (m_sim->now + m_scenario.sample_interval <= m_scenario.duration)
+            m_sim->schedule(m_sim->now + m_scenario.sample_interval, EventKind::Sample, EventPriority::Bookkeeping);
+        break;
+    case EventKind::ScriptStep:
+        m_workload->onScriptStep(e.a);
+        break;
+    case EventKind::ThinkDone:
+        m_workload->onThinkDone(e.a);
+        break;
+    case EventKind::Marker:
+    case EventKind::Stop:
+        break;
+    }
+}
+
+namespace {
+
+// Fields that may change while a run is going (docs/scenario.md).
+bool isLivePath(const std::string& path)
+{
+    std::vector<std::string> parts;
+    std::stringstream ss(path);
+    for (std::string p; std::getline(ss, p, '.');)
+        parts.push_back(p);
+    if (parts.empty())
+        return false;
+    if (parts[0] == "costs")
+        return true;
+    if (parts[0] == "kernel" && parts.size() >= 2)
+        return parts[1] == "threadirqs" || parts[1] == "patches" || parts[1] == "restart";
+    return parts[0] == "devices" && parts.size() == 3 && parts[2] == "rq_affinity";
+}
+
+} // namespace
+
+void Engine::applyCommands()
+{
+    for (const Command& c : m_inbox.drain()) {
+        const std::string text = c.path + "=" + c.value;
+        if (!isLivePath(c.path)) {
+            addMarker("rejected " + text + ": " + c.path + " cannot change during a run");
+            continue;
+        }
+        nlohmann::json doc = nlohmann::json::parse(m_scenario.sourceJson);
+        auto set = ScenarioLoader::applySet(doc, text);
+        if (!set) {
+            addMarker("rejected " + text + ": " + set.error());
+            continue;
+        }
+        auto updated = ScenarioLoader::fromJson(doc);
+        if (!updated) {
+            addMarker("rejected " + text + ": " + updated.error());
+            continue;
+        }
+        m_scenario.kernel = updated->kernel;
+        m_scenario.costs = updated->costs;
+        m_scenario.sourceJson = updated->sourceJson;
+        m_sim->costs = updated->costs;
+        m_machine->setThreadirqs(updated->kernel.threadirqs);
+        for (std::size_t d = 0; d < updated->devices.size() && d < m_scenario.devices.size(); ++d) {
+            m_scenario.devices[d].rq_affinity = updated->devices[d].rq_affinity;
+            m_block->setRqAffinity(static_cast<int>(d), updated->devices[d].rq_affinity);
+        }
+        addMarker(text);
+    }
+}
+
+void Engine::addMarker(const std::string& text)
+{
+    m_markers.push_back({ m_sim->now.ns(), text });
+    Event e;
+    e.time = m_sim->now;
+    e.kind = EventKind::Marker;
+    e.a = static_cast<int>(m_markers.size()) - 1;
+    for (char ch : text)
+        m_fingerprint.mix(static_cast<unsigned char>(ch));
+    m_fingerprint.add(e);
+    m_sim->trace(TraceKind::Marker, -1, -1, e.a);
+}
+
+void Engine::sample()
+{
+    const Counters& c = m_sim->counters;
+    const Counters& p = m_lastSample;
+    const double dt = (m_sim->now - m_lastSampleTime).seconds();
+    if (dt <= 0)
+        return;
+    SeriesRow r;
+    r.t_ns = m_sim->now.ns();
+    const double completed = static_cast<double>(c.completed - p.completed);
+    r.iops = completed / dt;
+    r.bw_mbps = static_cast<double>(c.bytes - p.bytes) / dt / 1e6;
+    r.remote_pct = completed > 0 ? 100.0 * static_cast<double>(c.remote - p.remote) / completed : 0;
+    r.ipis_per_s = static_cast<double>(c.ipis - p.ipis) / dt;
+    r.softirq_raises_per_s = static_cast<double>(c.softirq_raises - p.softirq_raises) / dt;
+    r.ksoftirqd_wakeups_per_s = static_cast<double>(c.ksoftirqd_wakeups - p.ksoftirqd_wakeups) / dt;
+    r.restart_calls_per_s = static_cast<double>(c.restart_calls - p.restart_calls) / dt;
+    const auto allocs = c.tag_allocs - p.tag_allocs;
+    r.tag_local_hit_pct = allocs ? 100.0 * static_cast<double>(c.tag_local_hits - p.tag_local_hits) / static_cast<double>(allocs) : 0;
+    const LatencyHistogram& lat = m_workload->intervalLatency();
+    r.lat_mean_ns = lat.mean();
+    r.lat_p99_ns = static_cast<double>(lat.percentile(0.99));
+    r.in_flight = m_block->inFlight();
+    std::array<std::int64_t, kExecContexts> busy {};
+    for (int cpu = 0; cpu < m_machine->nrCpus(); ++cpu)
+        for (int k = 0; k < kExecContexts; ++k)
+            busy[static_cast<std::size_t>(k)] += m_machine->cpu(cpu).busy[static_cast<std::size_t>(k)];
+    const double capacity = dt * 1e9 * m_machine->nrCpus();
+    for (int k = 0; k < kExecContexts; ++k)
+        r.busy_pct[static_cast<std::size_t>(k)]
+            = 100.0 * static_cast<double>(busy[static_cast<std::size_t>(k)] - m_lastBusy[static_cast<std::size_t>(k)]) / capacity;
+    m_lastBusy = busy;
+    m_series.append(r);
+    m_lastSample = c;
+    m_lastSampleTime = m_sim->now;
+    m_workload->resetInterval();
+}
+
+void Engine::publishSnapshot()
+{
+    auto s = std::make_shared<Snapshot>();
+    s->now = m_sim->now;
+    s->events = m_events;
+    s->counters = m_sim->counters;
+    s->markers = m_markers.size();
+    s->fingerprint = m_fingerprint.hex();
+    for (int c = 0; c < m_machine->nrCpus(); ++c) {
+        const CpuState& cs = m_machine->cpu(c);
+        CpuSnapshot o;
+        o.idle = cs.idle;
+        o.running = cs.running;
+        o.softirqPending = cs.softirqPending;
+        o.doneListLen = m_block->blkCpu(c).done.size + m_block->blkCpu(c).doneBatch.size;
+        o.callSingleLen = m_block->blkCpu(c).callSingleQueue.size;
+        o.currentTask = cs.current;
+        o.busy_ns = cs.busy;
+        s->cpus.push_back(o);
+    }
+    for (const Hctx& h : m_block->hctxs()) {
+        HctxSnapshot o;
+        o.dev = h.dev;
+        o.index = h.index;
+        o.vectorCpu = h.vectorCpu;
+        o.dispatchLen = h.dispatch.size;
+        o.schedLen = h.schedFifo.size;
+        o.atDevice = h.atDevice;
+        o.cqLen = h.cq.size;
+        o.restart = h.restart;
+        o.tagsInUse = m_block->tags(h.tags).alloc->inUse();
+        o.tagDepth = m_block->tags(h.tags).alloc->depth();
+        s->hctxs.push_back(o);
+    }
+    for (int i = 0; i < static_cast<int>(m_block->poolSize()); ++i) {
+        const Request& r = m_block->request(i);
+        if (r.state == RqState::Free)
+            continue;
+        s->requests.push_back({ i, r.cpu, r.hctx, r.state, r.submitted.ns(), r.dispatched.ns() });
+    }
+    std::lock_guard lock(m_snapshotMutex);
+    m_snapshot = std::move(s);
+}
+
+std::shared_ptr<const Snapshot> Engine::snapshot() const
+{
+    std::lock_guard lock(m_snapshotMutex);
+    return m_snapshot;
+}
+
+} // namespace blkmq

@@ -1,0 +1,97 @@
+#pragma once
+
+#include "metrics/TimeSeries.h"
+#include "scenario/Scenario.h"
+#include "sim/CommandInbox.h"
+#include "sim/Fingerprint.h"
+#include "sim/Sim.h"
+#include "sim/Snapshot.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace blkmq {
+
+class Machine;
+class BlockLayer;
+class Workload;
+
+// One simulation: a scenario, its virtual machine, block layer and workload,
+// driven by a deterministic event loop. Single-threaded; everything is a
+// member, so any number of engines can run side by side. The only members
+// another thread may touch are inbox() and snapshot().
+class Engine {
+public:
+    explicit Engine(const Scenario& scenario);
+    ~Engine();
+    Engine(const Engine&) = delete;
+    Engine& operator=(const Engine&) = delete;
+
+    const Scenario& scenario() const { return m_scenario; }
+    SimTime now() const { return m_sim->now; }
+    SimTime duration() const { return m_scenario.duration; }
+    bool finished() const { return m_sim->now >= m_scenario.duration || m_sim->queue.empty(); }
+
+    // Processes the next event (commands first); false when none is left
+    // before the scenario's end.
+    bool step();
+    // Processes every event with time <= t, then sets the clock to t.
+    void runUntil(SimTime t);
+    void runFor(SimTime d) { runUntil(m_sim->now + d); }
+    void run() { runUntil(m_scenario.duration); }
+
+    CommandInbox& inbox() { return m_inbox; }
+    // Turns on the bounded trace ring (off by default: CLI runs skip it).
+    TraceRing& enableTrace(std::size_t capacity = 1 << 16);
+    TraceRing* trace() { return m_trace.get(); }
+
+    // Snapshots are published every `interval` of simulated time (0 = only
+    // on publishSnapshot()).
+    void setSnapshotInterval(SimTime interval) { m_snapshotInterval = interval; }
+    void publishSnapshot();
+    std::shared_ptr<const Snapshot> snapshot() const;
+
+    nlohmann::json summary() const; // the run summary (docs/scenario.md)
+    const TimeSeries& series() const { return m_series; }
+    const std::vector<Marker>& markers() const { return m_markers; }
+    std::string fingerprint() const { return m_fingerprint.hex(); }
+    std::uint64_t events() const { return m_events; }
+    double wallSeconds() const { return m_wallSeconds; }
+
+    const Counters& counters() const { return m_sim->counters; }
+    const Machine& machine() const { return *m_machine; }
+    const BlockLayer& block() const { return *m_block; }
+    const Workload& workload() const { return *m_workload; }
+
+private:
+    void dispatchEvent(const Event& e);
+    void applyCommands();
+    void addMarker(const std::string& text);
+    void sample();
+
+    Scenario m_scenario;
+    std::unique_ptr<Sim> m_sim;
+    std::unique_ptr<Machine> m_machine;
+    std::unique_ptr<BlockLayer> m_block;
+    std::unique_ptr<Workload> m_workload;
+    CommandInbox m_inbox;
+    std::unique_ptr<TraceRing> m_trace;
+    Fingerprint m_fingerprint;
+    std::uint64_t m_events = 0;
+    double m_wallSeconds = 0;
+    TimeSeries m_series;
+    Counters m_lastSample;
+    std::array<std::int64_t, kExecContexts> m_lastBusy {};
+    SimTime m_lastSampleTime;
+    std::vector<Marker> m_markers;
+    SimTime m_snapshotInterval;
+    SimTime m_nextSnapshot;
+    mutable std::mutex m_snapshotMutex; // guards only the pointer swap
+    std::shared_ptr<const Snapshot> m_snapshot;
+};
+
+} // namespace blkmq

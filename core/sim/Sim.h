@@ -1,0 +1,50 @@
+#pragma once
+
+#include "metrics/Counters.h"
+#include "sim/EventQueue.h"
+#include "sim/Rng.h"
+#include "sim/TraceRing.h"
+#include "topo/Costs.h"
+#include "topo/Topology.h"
+
+namespace blkmq {
+
+// The state every model component shares within one engine: the clock, the
+// event queue, the RNG, the machine description, costs and counters. One per
+// engine; never global.
+struct Sim {
+    Sim(const Topology& t, const Costs& c, std::uint64_t seed)
+        : topo(t)
+        , costs(c)
+        , rng(seed)
+    {
+    }
+
+    void schedule(SimTime at, EventKind kind, EventPriority prio, std::int32_t a = 0, std::int32_t b = 0, std::int32_t c = 0)
+    {
+        Event e;
+        e.time = at;
+        e.kind = kind;
+        e.prio = prio;
+        e.a = a;
+        e.b = b;
+        e.c = c;
+        queue.push(e);
+    }
+
+    void trace(TraceKind kind, int cpu, int rq = -1, int arg = 0, SimTime at = SimTime(-1))
+    {
+        if (ring)
+            ring->push(TraceRecord { (at.ns() < 0 ? now : at).ns(), rq, arg, static_cast<std::int16_t>(cpu), kind });
+    }
+
+    const Topology& topo;
+    Costs costs;
+    Rng rng;
+    EventQueue queue;
+    SimTime now;
+    Counters counters;
+    TraceRing* ring = nullptr;
+};
+
+} // namespace blkmq

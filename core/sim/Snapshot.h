@@ -1,0 +1,60 @@
+#pragma once
+
+#include "block/Request.h"
+#include "metrics/Counters.h"
+#include "metrics/ExecContext.h"
+#include "sim/SimTime.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace blkmq {
+
+struct CpuSnapshot {
+    bool idle = true;
+    ExecContext running = ExecContext::Task;
+    std::uint32_t softirqPending = 0;
+    int doneListLen = 0; // blk_cpu_done
+    int callSingleLen = 0;
+    int currentTask = -1;
+    std::array<std::int64_t, kExecContexts> busy_ns {};
+};
+
+struct HctxSnapshot {
+    int dev = 0;
+    int index = 0;
+    int vectorCpu = 0;
+    int dispatchLen = 0;
+    int schedLen = 0;
+    int atDevice = 0;
+    int cqLen = 0;
+    bool restart = false;
+    int tagsInUse = 0;
+    int tagDepth = 0;
+};
+
+struct RequestSnapshot {
+    int id = 0;
+    int cpu = 0; // submitting CPU
+    int hctx = 0;
+    RqState state = RqState::Free;
+    std::int64_t submitted_ns = 0;
+    std::int64_t dispatched_ns = 0;
+};
+
+// An immutable picture of one engine at one instant, for the GUI and
+// tests. Published by value behind a shared_ptr<const Snapshot>.
+struct Snapshot {
+    SimTime now;
+    std::uint64_t events = 0;
+    Counters counters;
+    std::vector<CpuSnapshot> cpus;
+    std::vector<HctxSnapshot> hctxs;
+    std::vector<RequestSnapshot> requests;
+    std::size_t markers = 0;
+    std::string fingerprint;
+};
+
+} // namespace blkmq

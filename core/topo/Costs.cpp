@@ -1,0 +1,79 @@
+#include "topo/Costs.h"
+
+namespace blkmq {
+
+Costs Costs::defaults()
+{
+    Costs c;
+    c.submit_ns = 183;
+    c.queue_rq_ns = 40;
+    c.sched_insert_ns = 60;
+    c.sched_dispatch_ns = 50;
+    c.tag_get_ns = 15;
+    c.tag_put_ns = 10;
+    c.complete_ns = 60;
+    c.reap_ns = 30;
+    c.syscall_ns = 120;
+    c.rq_cachelines = 3;
+    c.irq_entry_ns = 250;
+    c.irq_exit_ns = 150;
+    c.irq_delivery_ns = 500;
+    c.cqe_ns = 40;
+    c.softirq_raise_ns = 10;
+    c.softirq_entry_ns = 60;
+    c.csd_ns = 30;
+    c.ipi_send_ns = 150;
+    c.ipi_latency_ns = { 0, 600, 800, 1000, 1700 };
+    c.cacheline_ns = { 0, 5, 40, 60, 120 };
+    c.wakeup_ns = 250;
+    c.context_switch_ns = 900;
+    c.sched_granularity_ns = 1000000;
+    c.softirq_time_limit_ns = 2000000;
+    c.softirq_restart_limit = 10;
+    return c;
+}
+
+const std::vector<Costs::Param>& Costs::params()
+{
+    static const std::vector<Param> list = {
+        { "submit_ns", &Costs::submit_ns, nullptr, "ns CPU",
+          "calibrated: single-core-null reaches ~2.8M IOPS (seed 000, Jens Axboe)",
+          "fio's per-I/O work plus io_submit and bio/request setup on the submitting CPU" },
+        { "queue_rq_ns", &Costs::queue_rq_ns, nullptr, "ns CPU", "assumed", "driver ->queue_rq (null_blk/NVMe doorbell)" },
+        { "sched_insert_ns", &Costs::sched_insert_ns, nullptr, "ns CPU", "assumed", "insert into the mq-deadline FIFO" },
+        { "sched_dispatch_ns", &Costs::sched_dispatch_ns, nullptr, "ns CPU", "assumed", "pull one request from the scheduler" },
+        { "tag_get_ns", &Costs::tag_get_ns, nullptr, "ns CPU", "assumed",
+          "bitmap tag allocation (plus a cacheline transfer if the word was last written elsewhere)" },
+        { "tag_put_ns", &Costs::tag_put_ns, nullptr, "ns CPU", "assumed", "bitmap tag release (plus a cacheline transfer)" },
+        { "complete_ns", &Costs::complete_ns, nullptr, "ns CPU", "assumed",
+          "->complete and blk_mq_end_request (plus rq_cachelines transfers if not on the submitting CPU)" },
+        { "reap_ns", &Costs::reap_ns, nullptr, "ns CPU", "assumed", "fio reaping one completion event" },
+        { "syscall_ns", &Costs::syscall_ns, nullptr, "ns CPU", "assumed", "one io_submit or io_getevents system call (entry, exit, fio bookkeeping)" },
+        { "rq_cachelines", &Costs::rq_cachelines, nullptr, "lines", "assumed",
+          "cachelines of request/bio state that move when a request completes away from its submitter" },
+        { "irq_entry_ns", &Costs::irq_entry_ns, nullptr, "ns CPU", "assumed", "hardirq entry (vector, irq_enter)" },
+        { "irq_exit_ns", &Costs::irq_exit_ns, nullptr, "ns CPU", "assumed", "irq_exit and EOI" },
+        { "irq_delivery_ns", &Costs::irq_delivery_ns, nullptr, "ns latency", "assumed",
+          "device completion to the MSI-X interrupt being pending on its CPU" },
+        { "cqe_ns", &Costs::cqe_ns, nullptr, "ns CPU", "assumed", "reading one completion queue entry in the irq handler" },
+        { "softirq_raise_ns", &Costs::softirq_raise_ns, nullptr, "ns CPU", "assumed", "raise_softirq*" },
+        { "softirq_entry_ns", &Costs::softirq_entry_ns, nullptr, "ns CPU", "assumed", "one pass of the __do_softirq loop" },
+        { "csd_ns", &Costs::csd_ns, nullptr, "ns CPU", "assumed", "running one queued call-function (csd) in the IPI handler" },
+        { "ipi_send_ns", &Costs::ipi_send_ns, nullptr, "ns CPU", "assumed", "sending an IPI (ICR write) on the sender" },
+        { "ipi_latency_ns", nullptr, &Costs::ipi_latency_ns, "ns latency", "assumed",
+          "IPI send to pending on the target, by distance; also remote wake-up latency" },
+        { "cacheline_ns", nullptr, &Costs::cacheline_ns, "ns CPU", "assumed",
+          "moving one cacheline from its last writer, by distance" },
+        { "wakeup_ns", &Costs::wakeup_ns, nullptr, "ns CPU", "assumed", "try_to_wake_up on the waker" },
+        { "context_switch_ns", &Costs::context_switch_ns, nullptr, "ns CPU", "assumed", "switching tasks on a CPU" },
+        { "sched_granularity_ns", &Costs::sched_granularity_ns, nullptr, "ns", "kernel default (wakeup granularity)",
+          "a woken SCHED_OTHER task preempts the running one when it is this much behind in vruntime" },
+        { "softirq_time_limit_ns", &Costs::softirq_time_limit_ns, nullptr, "ns", "kernel: MAX_SOFTIRQ_TIME 2 ms",
+          "__do_softirq restarts while less than this has passed" },
+        { "softirq_restart_limit", &Costs::softirq_restart_limit, nullptr, "count", "kernel: MAX_SOFTIRQ_RESTART 10",
+          "__do_softirq restarts at most this often, then wakes ksoftirqd" },
+    };
+    return list;
+}
+
+} // namespace blkmq

@@ -1,0 +1,287 @@
+#include "topo/TopologyLoader.h"
+
+#include <hwloc.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+
+namespace blkmq {
+
+namespace {
+
+struct NodeShape {
+    int packages = 1, llcs = 1, cores = 0, threads = 1;
+};
+
+// Parses "<int><suffix>" such as "8c".
+bool takeCount(std::string_view part, char suffix, int& out)
+{
+    if (part.size() < 2 || part.back() != suffix)
+        return false;
+    const auto digits = part.substr(0, part.size() - 1);
+    auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), out);
+    return ec == std::errc() && p == digits.data() + digits.size() && out > 0 && out <= 4096;
+}
+
+std::vector<std::string_view> split(std::string_view s, char sep)
+{
+    std::vector<std::string_view> parts;
+    std::size_t start = 0;
+    for (;;) {
+        const auto at = s.find(sep, start);
+        parts.push_back(s.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start));
+        if (at == std::string_view::npos)
+            return parts;
+        start = at + 1;
+    }
+}
+
+std::vector<std::vector<int>> defaultNuma(int nodes)
+{
+    std::vector<std::vector<int>> m(nodes, std::vector<int>(nodes, 20));
+    for (int i = 0; i < nodes; ++i)
+        m[i][i] = 10;
+    return m;
+}
+
+} // namespace
+
+Result<Topology> TopologyLoader::fromSpec(const std::string& spec, const std::string& name)
+{
+    const auto bad = [&](const std::string& why) {
+        return Result<Topology>::failure("topology: bad spec '" + spec + "': " + why
+                                         + " (grammar: [Nn:][Pp:][Ll:]Cc[:Tt], or nodes joined by '+', e.g. 2n:1p:8c:2t or 6c+2c)");
+    };
+    std::vector<NodeShape> nodes;
+    for (auto nodeText : split(spec, '+')) {
+        int repeat = 1;
+        NodeShape shape;
+        bool haveCores = false;
+        const auto parts = split(nodeText, ':');
+        for (std::size_t i = 0; i < parts.size(); ++i) {
+            const auto part = parts[i];
+            if (part.empty())
+                return bad("empty field");
+            int v = 0;
+            const char suffix = part.back();
+            if (!takeCount(part, suffix, v))
+                return bad(std::string(part).append("' is not a positive count with a unit letter n, p, l, c or t").insert(0, 1, '\''));
+            switch (suffix) {
+            case 'n':
+                if (i != 0 || nodes.size() || split(spec, '+').size() > 1)
+                    return bad("'n' may only lead a spec without '+'");
+                repeat = v;
+                break;
+            case 'p':
+                shape.packages = v;
+                break;
+            case 'l':
+                shape.llcs = v;
+                break;
+            case 'c':
+                shape.cores = v;
+                haveCores = true;
+                break;
+            case 't':
+                shape.threads = v;
+                break;
+            default:
+                return bad("unknown unit '" + std::string(1, suffix) + "'");
+            }
+        }
+        if (!haveCores)
+            return bad("no core count ('Cc')");
+        if (shape.cores % shape.llcs != 0)
+            return bad("cores per package must be a multiple of LLC domains per package");
+        for (int r = 0; r < repeat; ++r)
+            nodes.push_back(shape);
+    }
+    const int threads = nodes.front().threads;
+    for (const auto& n : nodes)
+        if (n.threads != threads)
+            return bad("every node must have the same threads per core");
+    int totalCores = 0;
+    for (const auto& n : nodes)
+        totalCores += n.packages * n.cores;
+    if (totalCores * threads > 4096)
+        return bad("more than 4096 CPUs");
+
+    std::vector<CpuInfo> cpus(static_cast<std::size_t>(totalCores * threads));
+    int core = 0, pkg = 0, llc = 0;
+    for (std::size_t node = 0; node < nodes.size(); ++node) {
+        const auto& n = nodes[node];
+        for (int p = 0; p < n.packages; ++p, ++pkg) {
+            const int coresPerLlc = n.cores / n.llcs;
+            for (int c = 0; c < n.cores; ++c, ++core) {
+                for (int t = 0; t < threads; ++t) {
+                    auto& info = cpus[static_cast<std::size_t>(core + t * totalCores)];
+                    info = CpuInfo { static_cast<int>(node), pkg, llc + c / coresPerLlc, core, t };
+                }
+            }
+            llc += n.llcs;
+        }
+    }
+    return Topology(name.empty() ? spec : name, std::move(cpus), defaultNuma(static_cast<int>(nodes.size())));
+}
+
+const std::vector<TopologyPreset>& TopologyLoader::presets()
+{
+    static const std::vector<TopologyPreset> list = {
+        { "gordeev-2n16", "2n:1p:4c:2t",
+          "Alexander Gordeev's 2-node 16-CPU SMT box (seed 004): SMT pairs 0,8; MC domain 0-3,8-11 per node" },
+        { "gordeev-8asym", "6c+2c", "Gordeev's denser 8-CPU box with asymmetric nodes {0-5} and {6-7} (seed 004)" },
+        { "axboe-4s64", "4n:1p:8c:2t", "Jens Axboe's 4 sockets, 32 cores / 64 threads (seed 004 percpu_ida runs)" },
+        { "wagner-4s80", "4n:1p:10c:2t", "Daniel Wagner's 4x Xeon E7-4820 v3, 80 CPUs (seed 000 nvme-fc runs)" },
+        { "wagner-2s64", "2n:1p:16c:2t", "Daniel Wagner's 2x Xeon Gold 6130, 64 CPUs (seed 000 NVMe runs)" },
+        { "vm4", "1n:1p:4c:1t", "a quad-core VM, no SMT (Ming Lei's 4-CPU VM, seed 004)" },
+        { "laptop-4c8t", "1n:1p:4c:2t", "a laptop: 4 cores, 8 threads, one LLC" },
+    };
+    return list;
+}
+
+Result<Topology> TopologyLoader::fromPreset(const std::string& name)
+{
+    for (const auto& p : presets()) {
+        if (p.name != name)
+            continue;
+        auto topo = fromSpec(p.spec, p.name);
+        if (topo && name == "axboe-4s64") {
+            // Four sockets in a ring: the opposite socket is the "far" node.
+            std::vector<std::vector<int>> m(4, std::vector<int>(4, 21));
+            for (int i = 0; i < 4; ++i) {
+                m[i][i] = 10;
+                m[i][(i + 2) % 4] = 31;
+            }
+            std::vector<CpuInfo> cpus;
+            for (int c = 0; c < topo->nrCpus(); ++c)
+                cpus.push_back(topo->cpu(c));
+            return Topology(name, std::move(cpus), std::move(m));
+        }
+        return topo;
+    }
+    std::string names;
+    for (const auto& p : presets())
+        names += (names.empty() ? "" : ", ") + p.name;
+    return Result<Topology>::failure("topology: unknown preset '" + name + "' (presets: " + names + ")");
+}
+
+namespace {
+
+Result<Topology> fromHwloc(hwloc_topology_t topo, const std::string& name)
+{
+    const int nPu = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
+    if (nPu <= 0)
+        return Result<Topology>::failure("topology: '" + name + "' has no processing units");
+    struct Pu {
+        unsigned os;
+        CpuInfo info;
+    };
+    std::vector<Pu> pus;
+    std::map<unsigned, int> nodeIds, pkgIds, llcIds, coreIds;
+    const auto idOf = [](std::map<unsigned, int>& ids, hwloc_obj_t o) {
+        const unsigned key = o ? o->logical_index : 0;
+        auto [it, inserted] = ids.emplace(key, static_cast<int>(ids.size()));
+        return it->second;
+    };
+    for (int i = 0; i < nPu; ++i) {
+        hwloc_obj_t pu = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, static_cast<unsigned>(i));
+        hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, pu);
+        hwloc_obj_t pkg = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, pu);
+        hwloc_obj_t llc = nullptr;
+        for (hwloc_obj_t a = pu->parent; a; a = a->parent)
+            if (hwloc_obj_type_is_dcache(a->type) && (!llc || a->attr->cache.depth > llc->attr->cache.depth))
+                llc = a;
+        hwloc_obj_t node = hwloc_get_next_obj_covering_cpuset_by_type(topo, pu->cpuset, HWLOC_OBJ_NUMANODE, nullptr);
+        if (!node) {
+            // hwloc 2 attaches NUMA nodes as memory children: find the one whose cpuset covers the PU.
+            for (hwloc_obj_t n = nullptr; (n = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, n));)
+                if (hwloc_bitmap_isset(n->cpuset, pu->os_index)) {
+                    node = n;
+                    break;
+                }
+        }
+        Pu p { pu->os_index, {} };
+        p.info.node = idOf(nodeIds, node);
+        p.info.package = idOf(pkgIds, pkg);
+        p.info.llc = llc ? idOf(llcIds, llc) : p.info.package;
+        p.info.core = core ? idOf(coreIds, core) : static_cast<int>(1000000 + pu->logical_index);
+        pus.push_back(p);
+    }
+    std::sort(pus.begin(), pus.end(), [](const Pu& a, const Pu& b) { return a.os < b.os; });
+    // Renumber cores densely and thread indices by order of appearance.
+    std::map<int, int> coreRemap, threadCount;
+    std::vector<CpuInfo> cpus;
+    for (auto& p : pus) {
+        auto [it, _] = coreRemap.emplace(p.info.core, static_cast<int>(coreRemap.size()));
+        p.info.core = it->second;
+        p.info.thread = threadCount[p.info.core]++;
+        cpus.push_back(p.info);
+    }
+    std::vector<std::vector<int>> numa;
+    const int nNodes = static_cast<int>(nodeIds.size());
+    unsigned nr = 1;
+    hwloc_distances_s* dist = nullptr;
+    if (hwloc_distances_get_by_type(topo, HWLOC_OBJ_NUMANODE, &nr, &dist, HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0) == 0
+        && nr == 1 && dist && static_cast<int>(dist->nbobjs) == nNodes) {
+        numa.assign(nNodes, std::vector<int>(nNodes, 10));
+        for (unsigned i = 0; i < dist->nbobjs; ++i)
+            for (unsigned j = 0; j < dist->nbobjs; ++j)
+                numa[nodeIds[dist->objs[i]->logical_index]][nodeIds[dist->objs[j]->logical_index]]
+                    = static_cast<int>(dist->values[i * dist->nbobjs + j]);
+    }
+    if (dist)
+        hwloc_distances_release(topo, dist);
+    return Topology(name, std::move(cpus), std::move(numa));
+}
+
+} // namespace
+
+Result<Topology> TopologyLoader::fromHwlocXml(const std::string& path)
+{
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec))
+        return Result<Topology>::failure("topology: hwloc XML file '" + path + "' does not exist");
+    hwloc_topology_t topo;
+    hwloc_topology_init(&topo);
+    // hwloc prints its own XML diagnostics unless told to stay quiet.
+    setenv("HWLOC_XML_VERBOSE", "0", 0);
+    if (hwloc_topology_set_xml(topo, path.c_str()) != 0 || hwloc_topology_load(topo) != 0) {
+        hwloc_topology_destroy(topo);
+        return Result<Topology>::failure("topology: '" + path + "' is not a valid hwloc XML topology (lstopo --of xml)");
+    }
+    auto result = fromHwloc(topo, std::filesystem::path(path).filename().string());
+    hwloc_topology_destroy(topo);
+    return result;
+}
+
+Result<Topology> TopologyLoader::fromHost()
+{
+    hwloc_topology_t topo;
+    hwloc_topology_init(&topo);
+    if (hwloc_topology_load(topo) != 0) {
+        hwloc_topology_destroy(topo);
+        return Result<Topology>::failure("topology: hwloc could not read this machine's topology");
+    }
+    auto result = fromHwloc(topo, "host");
+    hwloc_topology_destroy(topo);
+    return result;
+}
+
+Result<Topology> TopologyLoader::load(const std::string& what)
+{
+    if (what == "host")
+        return fromHost();
+    if (what.size() > 4 && what.compare(what.size() - 4, 4, ".xml") == 0)
+        return fromHwlocXml(what);
+    for (const auto& p : presets())
+        if (p.name == what)
+            return fromPreset(what);
+    if (!what.empty() && std::isdigit(static_cast<unsigned char>(what.front())))
+        return fromSpec(what);
+    return fromPreset(what); // reports the unknown name with the list of presets
+}
+
+} // namespace blkmq

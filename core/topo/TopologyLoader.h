@@ -1,0 +1,38 @@
+#pragma once
+
+#include "sim/Result.h"
+#include "topo/Topology.h"
+
+#include <string>
+#include <vector>
+
+namespace blkmq {
+
+struct TopologyPreset {
+    std::string name;
+    std::string spec;
+    std::string description;
+};
+
+// Builds topologies from the four kinds of input `blkmqlab-cli topology` and
+// scenario files accept. Errors name what was wrong with the input.
+class TopologyLoader {
+public:
+    // Grammar (docs/scenario.md):
+    //   spec := [N "n:"] node | node ("+" node)*
+    //   node := [P "p:"] [L "l:"] C "c" [":" T "t"]
+    // P packages per node, L LLC domains per package, C cores per package,
+    // T threads per core. CPUs are numbered as Linux does on x86: every core's
+    // first thread first (core order node, package, llc), then every core's
+    // second thread, so SMT siblings are N and N + total cores.
+    static Result<Topology> fromSpec(const std::string& spec, const std::string& name = {});
+    static Result<Topology> fromPreset(const std::string& name);
+    static Result<Topology> fromHwlocXml(const std::string& path);
+    static Result<Topology> fromHost();
+    // A preset name, "host", a path ending in .xml, or a spec string.
+    static Result<Topology> load(const std::string& what);
+
+    static const std::vector<TopologyPreset>& presets();
+};
+
+} // namespace blkmq

@@ -1,0 +1,29 @@
+#pragma once
+
+#include "scenario/Scenario.h"
+
+#include <vector>
+
+namespace blkmq {
+
+// One fio job instance (numjobs expands a JobSpec into several): a
+// closed-loop libaio-like submitter with `iodepth` io_units.
+struct Job {
+    int spec = 0; // index into Scenario::jobs
+    int task = -1;
+    int dev = 0;
+    int cpu = 0;
+    int iodepth = 1;
+    int batch = 1;
+    int bytes = 4096;
+    std::int64_t thinktime = 0;
+    std::vector<SimTime> iouSubmitted;
+    std::vector<int> freeIous;
+    std::vector<int> completedIous; // completed, not yet reaped
+    int batchPos = 0; // I/Os submitted in the current io_submit batch
+    bool submitCharged = false; // the pending submission already paid its CPU cost
+    bool waitingCompletion = false;
+    int inflight() const { return iodepth - static_cast<int>(freeIous.size()); }
+};
+
+} // namespace blkmq

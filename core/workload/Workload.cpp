@@ -1,0 +1,241 @@
+#include "workload/Workload.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cctype>
+
+namespace blkmq {
+
+namespace {
+
+// The devices a job may target: the one named, or name0..nameN-1.
+std::vector<int> devicesFor(const BlockLayer& block, const std::string& name)
+{
+    std::vector<int> out;
+    const int exact = block.findQueue(name);
+    if (exact >= 0)
+        return { exact };
+    for (std::size_t i = 0; i < block.queues().size(); ++i) {
+        const std::string& n = block.queues()[i].spec.name;
+        if (n.rfind(name, 0) == 0 && n.size() > name.size()
+            && std::all_of(n.begin() + static_cast<std::ptrdiff_t>(name.size()), n.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+            out.push_back(static_cast<int>(i));
+    }
+    return out;
+}
+
+} // namespace
+
+Workload::Workload(Sim& sim, Machine& machine, BlockLayer& block, const Scenario& scenario)
+    : m_sim(sim)
+    , m_machine(machine)
+    , m_block(block)
+    , m_script(scenario.script)
+    , m_scriptRq(scenario.script.size(), -1)
+    , m_releaseEarly(scenario.script.size(), false)
+    , m_scriptQueue(static_cast<std::size_t>(sim.topo.nrCpus()))
+    , m_scriptTask(static_cast<std::size_t>(sim.topo.nrCpus()), -1)
+{
+    const int nrCpus = sim.topo.nrCpus();
+    std::vector<int> jobsOnCpu(static_cast<std::size_t>(nrCpus), 0);
+    for (std::size_t s = 0; s < scenario.jobs.size(); ++s) {
+        const JobSpec& spec = scenario.jobs[s];
+        std::vector<int> allowed = spec.cpus_allowed;
+        if (allowed.empty())
+            for (int c = 0; c < nrCpus; ++c)
+                allowed.push_back(c);
+        const std::vector<int> devs = devicesFor(block, spec.device);
+        for (int k = 0; k < spec.numjobs; ++k) {
+            Job job;
+            job.spec = static_cast<int>(s);
+            job.dev = devs[static_cast<std::size_t>(k) % devs.size()];
+            if (spec.cpus_allowed_policy == CpusAllowedPolicy::Split) {
+                job.cpu = allowed[static_cast<std::size_t>(k) % allowed.size()];
+            } else {
+                // The scheduler would balance: start on the least loaded allowed CPU.
+                job.cpu = *std::min_element(allowed.begin(), allowed.end(), [&](int a, int b) {
+                    return jobsOnCpu[static_cast<std::size_t>(a)] < jobsOnCpu[static_cast<std::size_t>(b)];
+                });
+            }
+            ++jobsOnCpu[static_cast<std::size_t>(job.cpu)];
+            job.iodepth = spec.iodepth;
+            job.batch = spec.iodepth_batch_submit;
+            job.bytes = spec.bs;
+            job.thinktime = spec.thinktime_ns;
+            job.iouSubmitted.resize(static_cast<std::size_t>(spec.iodepth));
+            for (int i = spec.iodepth - 1; i >= 0; --i)
+                job.freeIous.push_back(i);
+            job.completedIous.reserve(static_cast<std::size_t>(spec.iodepth));
+            job.task = machine.createTask(TaskKind::Job, job.cpu, static_cast<int>(m_jobs.size()), false);
+            m_jobs.push_back(std::move(job));
+        }
+    }
+    for (const auto& step : m_script) {
+        if (step.op == ScriptStep::Op::Submit && m_scriptTask[static_cast<std::size_t>(step.cpu)] < 0)
+            m_scriptTask[static_cast<std::size_t>(step.cpu)] = machine.createTask(TaskKind::Script, step.cpu, step.cpu, false);
+    }
+}
+
+void Workload::start()
+{
+    for (const Job& job : m_jobs)
+        m_machine.wakeTask(job.task, -1);
+    for (std::size_t i = 0; i < m_script.size(); ++i)
+        m_sim.schedule(m_script[i].at, EventKind::ScriptStep, EventPriority::Control, static_cast<int>(i));
+}
+
+int Workload::scriptRequest(const std::string& id) const
+{
+    for (std::size_t i = 0; i < m_script.size(); ++i)
+        if (m_script[i].op == ScriptStep::Op::Submit && m_script[i].id == id)
+            return m_scriptRq[i];
+    return -1;
+}
+
+void Workload::onScriptStep(int i)
+{
+    const ScriptStep& step = m_script[static_cast<std::size_t>(i)];
+    if (step.op == ScriptStep::Op::Submit) {
+        m_scriptQueue[static_cast<std::size_t>(step.cpu)].push_back(i);
+        m_machine.wakeTask(m_scriptTask[static_cast<std::size_t>(step.cpu)], -1);
+        return;
+    }
+    for (std::size_t s = 0; s < m_script.size(); ++s) {
+        if (m_script[s].op != ScriptStep::Op::Submit || m_script[s].id != step.id)
+            continue;
+        if (m_scriptRq[s] >= 0 && m_block.request(m_scriptRq[s]).script == static_cast<int>(s)
+            && m_block.request(m_scriptRq[s]).state != RqState::Free)
+            m_block.release(m_scriptRq[s]);
+        else if (m_scriptRq[s] < 0)
+            m_releaseEarly[s] = true;
+    }
+}
+
+void Workload::onThinkDone(int job)
+{
+    m_machine.wakeTask(m_jobs[static_cast<std::size_t>(job)].task, -1);
+}
+
+void Workload::perform(int cpu, Op op, OpStack& stack)
+{
+    switch (op.code) {
+    case OpCode::JobStep:
+        jobStep(m_jobs[static_cast<std::size_t>(op.a)], stack);
+        break;
+    case OpCode::Submit:
+        submit(cpu, m_jobs[static_cast<std::size_t>(op.a)], stack);
+        break;
+    case OpCode::Reap:
+        reap(m_jobs[static_cast<std::size_t>(op.a)]);
+        break;
+    case OpCode::ScriptStep:
+        scriptStep(cpu, stack);
+        break;
+    default:
+        assert(false && "not a workload op");
+    }
+}
+
+void Workload::jobStep(Job& job, OpStack& stack)
+{
+    const int self = static_cast<int>(&job - m_jobs.data());
+    if (job.inflight() < job.iodepth) {
+        stack.push_back({ OpCode::JobStep, self });
+        stack.push_back({ OpCode::Submit, self });
+    } else if (!job.completedIous.empty()) {
+        stack.push_back({ OpCode::JobStep, self });
+        stack.push_back({ OpCode::Reap, self });
+    } else {
+        job.waitingCompletion = true; // io_getevents(min_nr = 1) sleeps
+        m_machine.sleepTask(job.task);
+    }
+}
+
+void Workload::submit(int cpu, Job& job, OpStack& stack)
+{
+    const Costs& k = m_sim.costs;
+    if (!job.submitCharged) {
+        if (job.batchPos == 0)
+            m_machine.charge(k.syscall_ns); // one io_submit per batch
+        job.batchPos = (job.batchPos + 1) % job.batch;
+        m_machine.charge(k.submit_ns);
+        job.submitCharged = true;
+    }
+    const int rq = m_block.getRequest(cpu, job.dev, job.task, job.bytes);
+    if (rq < 0) {
+        // Sleep in blk_mq_get_tag; JobStep (below on the stack) retries when woken.
+        m_machine.sleepTask(job.task);
+        return;
+    }
+    (void)stack;
+    job.submitCharged = false;
+    const int iou = job.freeIous.back();
+    job.freeIous.pop_back();
+    job.iouSubmitted[static_cast<std::size_t>(iou)] = m_sim.now;
+    Request& r = m_block.request(rq);
+    r.job = static_cast<int>(&job - m_jobs.data());
+    r.iou = iou;
+    m_block.submit(cpu, rq, false);
+}
+
+void Workload::reap(Job& job)
+{
+    const Costs& k = m_sim.costs;
+    const auto n = static_cast<std::int64_t>(job.completedIous.size());
+    m_machine.charge(k.syscall_ns + k.reap_ns * n);
+    const SimTime now = m_machine.opNow();
+    for (int iou : job.completedIous) {
+        const std::int64_t lat = (now - job.iouSubmitted[static_cast<std::size_t>(iou)]).ns();
+        m_lat.record(lat);
+        m_intervalLat.record(lat);
+        job.freeIous.push_back(iou);
+    }
+    m_sim.counters.reaped += static_cast<std::uint64_t>(n);
+    job.completedIous.clear();
+    if (job.thinktime > 0) {
+        m_sim.schedule(now + SimTime(job.thinktime), EventKind::ThinkDone, EventPriority::Cpu,
+                       static_cast<int>(&job - m_jobs.data()));
+        m_machine.sleepTask(job.task);
+    }
+}
+
+void Workload::endIo(int cpu, const Request& rq)
+{
+    if (rq.job < 0)
+        return;
+    Job& job = m_jobs[static_cast<std::size_t>(rq.job)];
+    job.completedIous.push_back(rq.iou);
+    if (job.waitingCompletion) {
+        job.waitingCompletion = false;
+        m_machine.charge(m_sim.costs.wakeup_ns);
+        m_machine.wakeTask(job.task, cpu);
+    }
+}
+
+void Workload::scriptStep(int cpu, OpStack& stack)
+{
+    auto& queue = m_scriptQueue[static_cast<std::size_t>(cpu)];
+    const int task = m_scriptTask[static_cast<std::size_t>(cpu)];
+    if (queue.empty()) {
+        m_machine.sleepTask(task);
+        return;
+    }
+    const int i = queue.front();
+    const ScriptStep& step = m_script[static_cast<std::size_t>(i)];
+    m_machine.charge(m_sim.costs.submit_ns);
+    const int rq = m_block.getRequest(cpu, m_block.findQueue(step.device), task, 4096);
+    if (rq < 0) {
+        m_machine.sleepTask(task); // retried when a tag is freed
+        return;
+    }
+    queue.erase(queue.begin());
+    Request& r = m_block.request(rq);
+    r.script = i;
+    r.hold = step.hold;
+    r.released = m_releaseEarly[static_cast<std::size_t>(i)];
+    m_scriptRq[static_cast<std::size_t>(i)] = rq;
+    stack.push_back({ OpCode::ScriptStep, cpu });
+    m_block.submit(cpu, rq, step.bypass);
+}
+
+} // namespace blkmq

@@ -1,0 +1,57 @@
+#pragma once
+
+#include "block/BlockLayer.h"
+#include "block/EndIoSink.h"
+#include "metrics/LatencyHistogram.h"
+#include "workload/Job.h"
+
+#include <string>
+#include <vector>
+
+namespace blkmq {
+
+// fio-like jobs and scripted steps. Each job is a task pinned to one CPU
+// that submits until `iodepth` io_units are in flight, then reaps every
+// completed one in one io_getevents call (sleeping until one completes).
+// Latency is fio's `lat`: from the start of submission to the reap.
+class Workload final : public OpHandler, public EndIoSink {
+public:
+    Workload(Sim& sim, Machine& machine, BlockLayer& block, const Scenario& scenario);
+
+    // Wakes every job at t = 0 and schedules the script's steps.
+    void start();
+    void onScriptStep(int step);
+    void onThinkDone(int job);
+
+    void perform(int cpu, Op op, OpStack& stack) override;
+    void endIo(int cpu, const Request& rq) override;
+
+    const std::vector<Job>& jobs() const { return m_jobs; }
+    const LatencyHistogram& latency() const { return m_lat; }
+    // Latencies reaped since the last resetInterval() (time-series percentiles).
+    const LatencyHistogram& intervalLatency() const { return m_intervalLat; }
+    void resetInterval() { m_intervalLat.reset(); }
+    // Scripted request name → request index, -1 before its submission.
+    int scriptRequest(const std::string& id) const;
+    const std::vector<ScriptStep>& script() const { return m_script; }
+
+private:
+    void jobStep(Job& job, OpStack& stack);
+    void submit(int cpu, Job& job, OpStack& stack);
+    void reap(Job& job);
+    void scriptStep(int cpu, OpStack& stack);
+
+    Sim& m_sim;
+    Machine& m_machine;
+    BlockLayer& m_block;
+    std::vector<Job> m_jobs;
+    std::vector<ScriptStep> m_script;
+    std::vector<int> m_scriptRq; // per step: the request a submit step made
+    std::vector<bool> m_releaseEarly; // per submit step: completed before submitted
+    std::vector<std::vector<int>> m_scriptQueue; // per CPU: submit steps waiting to run
+    std::vector<int> m_scriptTask; // per CPU
+    LatencyHistogram m_lat;
+    LatencyHistogram m_intervalLat;
+};
+
+} // namespace blkmq

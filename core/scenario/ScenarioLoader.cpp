@@ -391,6 +391,10 @@ Scenario parse(const json& doc)
                         fail(r.field("device"), "names no device (devices: " + deviceList() + ")");
                     st.bypass = r.boolean("bypass", false);
                     st.hold = r.boolean("hold", false);
+                    const auto dev = std::find_if(s.devices.begin(), s.devices.end(), [&](auto& d) { return d.name == st.device; });
+                    if (st.hold && (dev->irqmode == IrqMode::None || dev->irqmode == IrqMode::Softirq))
+                        fail(r.field("hold"), "needs a device with irqmode nvme or timer ('" + st.device
+                                + "' completes inside ->queue_rq)");
                 } else if (!ids.count(st.id)) {
                     fail(r.field("id"), "completes request '" + st.id + "', which no earlier step submits");
                 }

@@ -1,0 +1,148 @@
+// blkmqlab-cli as a user runs it: exit codes, messages, output files.
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+class TestCli : public QObject {
+    Q_OBJECT
+
+    struct Result {
+        int code = -1;
+        QString out;
+        QString err;
+    };
+    static Result cli(const QStringList& args)
+    {
+        QProcess p;
+        p.start(QStringLiteral(BLKMQLAB_CLI), args);
+        if (!p.waitForFinished(120000))
+            return {};
+        return { p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, QString::fromUtf8(p.readAllStandardOutput()),
+                 QString::fromUtf8(p.readAllStandardError()) };
+    }
+
+private slots:
+    void runDefaultPrintsReport()
+    {
+        const auto r = cli({ u"run"_qs, u"--duration"_qs, u"2ms"_qs });
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.contains(u"default: seed 1"_qs));
+        QVERIFY(r.out.contains(u"IOPS="_qs));
+        QVERIFY(r.out.contains(u"fingerprint"_qs));
+    }
+
+    void jsonAndCsvOutputs()
+    {
+        QTemporaryDir dir;
+        const QString json = dir.filePath(u"s.json"_qs), csv = dir.filePath(u"s.csv"_qs);
+        const auto r = cli({ u"run"_qs, u"--preset"_qs, u"single-core-null"_qs, u"--duration"_qs, u"3ms"_qs, u"--json"_qs,
+                             json, u"--csv"_qs, csv, u"--quiet"_qs });
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.isEmpty());
+        QFile jf(json);
+        QVERIFY(jf.open(QIODevice::ReadOnly));
+        const QJsonObject s = QJsonDocument::fromJson(jf.readAll()).object();
+        for (const auto& key : { u"scenario"_qs, u"seed"_qs, u"sim_time_ns"_qs, u"io"_qs, u"latency_ns"_qs, u"clat_ns"_qs,
+                                u"completion"_qs, u"restart"_qs, u"stall"_qs, u"tags"_qs, u"engine"_qs, u"fingerprint"_qs })
+            QVERIFY2(s.contains(key), qPrintable(key));
+        QCOMPARE(s[u"sim_time_ns"_qs].toDouble(), 3e6);
+        QVERIFY(s[u"io"_qs].toObject()[u"iops"_qs].toDouble() > 1e6);
+        QFile cf(csv);
+        QVERIFY(cf.open(QIODevice::ReadOnly));
+        const auto lines = QString::fromUtf8(cf.readAll()).trimmed().split(u'\n');
+        QCOMPARE(lines.size(), 4); // header + 3 one-millisecond rows
+        QVERIFY(lines[0].startsWith(u"t_ns,iops"_qs));
+        QVERIFY(QDir(dir.path()).entryList(QDir::Files).size() == 2); // no temporary files left
+    }
+
+    void jsonToStdout()
+    {
+        const auto r = cli({ u"run"_qs, u"--preset"_qs, u"single-core-null"_qs, u"--duration"_qs, u"1ms"_qs, u"--json"_qs, u"-"_qs });
+        QCOMPARE(r.code, 0);
+        QVERIFY(QJsonDocument::fromJson(r.out.toUtf8()).isObject());
+    }
+
+    void sameSeedSameFingerprint()
+    {
+        const QStringList args { u"run"_qs, u"--preset"_qs, u"default"_qs, u"--duration"_qs, u"2ms"_qs, u"--json"_qs, u"-"_qs };
+        const auto a = cli(args), b = cli(args);
+        const auto fp = [](const Result& r) {
+            return QJsonDocument::fromJson(r.out.toUtf8()).object()[u"fingerprint"_qs].toString();
+        };
+        QVERIFY(!fp(a).isEmpty());
+        QCOMPARE(fp(a), fp(b));
+        const auto c = cli(args + QStringList { u"--seed"_qs, u"7"_qs });
+        QVERIFY(fp(c) != fp(a));
+    }
+
+    void badInput_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("mentions");
+        QTest::newRow("unknown preset") << QStringList { u"run"_qs, u"--preset"_qs, u"nope"_qs } << u"unknown preset 'nope'"_qs;
+        QTest::newRow("malformed set") << QStringList { u"run"_qs, u"--set"_qs, u"kernel.threadirqs"_qs } << u"--set"_qs;
+        QTest::newRow("bad set value") << QStringList { u"run"_qs, u"--set"_qs, u"devices.0.hw_queue_depth=0"_qs }
+                                       << u"devices[0].hw_queue_depth"_qs;
+        QTest::newRow("negative duration") << QStringList { u"run"_qs, u"--duration"_qs, u"-1ms"_qs } << u"--duration"_qs;
+        QTest::newRow("bad seed") << QStringList { u"run"_qs, u"--seed"_qs, u"x"_qs } << u"--seed"_qs;
+        QTest::newRow("unknown option") << QStringList { u"run"_qs, u"--fast"_qs } << u"--fast"_qs;
+        QTest::newRow("missing file") << QStringList { u"run"_qs, u"/nonexistent.json"_qs } << u"cannot open"_qs;
+        QTest::newRow("job on missing cpu") << QStringList { u"run"_qs, u"--set"_qs, u"workload.jobs.0.cpus_allowed=[99]"_qs }
+                                            << u"workload.jobs[0].cpus_allowed"_qs;
+        QTest::newRow("unknown command") << QStringList { u"fly"_qs } << u"unknown command"_qs;
+        QTest::newRow("bad topology") << QStringList { u"topology"_qs, u"0c"_qs } << u"topology"_qs;
+        QTest::newRow("broken xml") << QStringList { u"topology"_qs, QStringLiteral(BLKMQLAB_TEST_DATA "/broken.xml") }
+                                    << u"not a valid hwloc XML"_qs;
+    }
+    void badInput()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, mentions);
+        const auto r = cli(args);
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains(mentions), qPrintable(r.err));
+        QCOMPARE(r.err.trimmed().count(u'\n'), 0); // one line
+    }
+
+    void invalidScenarioLeavesNoOutputFile()
+    {
+        QTemporaryDir dir;
+        QFile bad(dir.filePath(u"bad.json"_qs));
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write(R"({"devices":[{"hw_queue_depth":0}]})");
+        bad.close();
+        const QString out = dir.filePath(u"out.json"_qs);
+        const auto r = cli({ u"run"_qs, bad.fileName(), u"--json"_qs, out });
+        QCOMPARE(r.code, 2);
+        QVERIFY(!QFile::exists(out));
+    }
+
+    void unwritableOutputIsAnError()
+    {
+        const auto r = cli({ u"run"_qs, u"--duration"_qs, u"1ms"_qs, u"--json"_qs, u"/nonexistent-dir/out.json"_qs, u"--quiet"_qs });
+        QCOMPARE(r.code, 1);
+        QVERIFY(r.err.contains(u"cannot write"_qs));
+    }
+
+    void topologyAndPresets()
+    {
+        const auto t = cli({ u"topology"_qs, u"gordeev-2n16"_qs });
+        QCOMPARE(t.code, 0);
+        QVERIFY(t.out.contains(u"node 0 (cpus 0-3,8-11)"_qs));
+        QVERIFY(t.out.contains(u"core 0: cpu 0,8"_qs));
+        const auto x = cli({ u"topology"_qs, QStringLiteral(BLKMQLAB_TEST_DATA "/synthetic-2p4c2t.xml") });
+        QCOMPARE(x.code, 0);
+        QVERIFY(x.out.contains(u"16 CPUs, 2 node(s)"_qs));
+        const auto p = cli({ u"presets"_qs });
+        QCOMPARE(p.code, 0);
+        for (const auto& name : { u"default"_qs, u"single-core-null"_qs, u"nvme-2s64-mq"_qs, u"nvme-2s64-1q"_qs, u"wagner-4s80"_qs })
+            QVERIFY2(p.out.contains(name), qPrintable(name));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"

@@ -1,0 +1,35 @@
+#pragma once
+
+#ifndef Q_MOC_RUN // moc cannot parse the C++20 library headers these pull in
+#include "scenario/ScenarioLoader.h"
+#include "sim/Engine.h"
+
+#include <nlohmann/json.hpp>
+
+#endif
+#include <QtTest>
+
+#include <memory>
+
+namespace blkmq::test {
+
+// Loads a scenario or fails the test with the loader's message.
+inline Scenario load(const std::string& jsonOrPreset, const std::vector<std::string>& sets = {})
+{
+    auto s = jsonOrPreset.front() == '{' ? ScenarioLoader::fromText(jsonOrPreset, "test", sets)
+                                         : ScenarioLoader::fromPreset(jsonOrPreset, sets);
+    if (!s.ok())
+        qFatal("scenario does not load: %s", s.error().c_str());
+    return *s;
+}
+
+inline nlohmann::json run(const std::string& jsonOrPreset, const std::vector<std::string>& sets = {})
+{
+    Engine e(load(jsonOrPreset, sets));
+    e.run();
+    return e.summary();
+}
+
+inline std::uint64_t u(const nlohmann::json& j) { return j.get<std::uint64_t>(); }
+
+} // namespace blkmq::test

@@ -1,0 +1,223 @@
+#ifndef Q_MOC_RUN // moc cannot parse the C++20 library headers these pull in
+#include "TestUtil.h"
+
+#include "block/BlockLayer.h"
+#include "workload/Workload.h"
+
+#endif
+using namespace blkmq;
+using namespace blkmq::test;
+
+namespace {
+const char* kTwoNodes = R"({"topology":"2n:1p:2c:1t","duration":"4ms",
+    "devices":[{"name":"nvme0","irqmode":"nvme","submit_queues":1,"completion_nsec":"10us"}],
+    "workload":{"jobs":[{"iodepth":8,"numjobs":2,"cpus_allowed":"1-2","cpus_allowed_policy":"split"}]}})";
+}
+
+class TestEngine : public QObject {
+    Q_OBJECT
+private slots:
+    void stepProcessesExactlyOneEvent()
+    {
+        Engine e(load("default"));
+        SimTime last;
+        for (int i = 1; i <= 500; ++i) {
+            QVERIFY(e.step());
+            QCOMPARE(e.events(), std::uint64_t(i));
+            QVERIFY(e.now() >= last);
+            last = e.now();
+        }
+    }
+
+    void runUntilStopsAtTheBoundary()
+    {
+        Engine e(load("default"));
+        e.runUntil(usec(100));
+        QCOMPARE(e.now(), usec(100));
+        const auto before = e.events();
+        e.runUntil(usec(100)); // nothing left at or before t
+        QCOMPARE(e.events(), before);
+        e.runFor(usec(50));
+        QCOMPARE(e.now(), usec(150));
+        QVERIFY(e.events() > before);
+        e.run();
+        QCOMPARE(e.now(), e.duration());
+        QVERIFY(!e.step());
+    }
+
+    void conservationOnEveryPreset()
+    {
+        for (const auto& p : ScenarioLoader::presets()) {
+            const auto s = run(p.name);
+            const auto& io = s["io"];
+            QVERIFY2(u(io["completed"]) > 0, p.name.c_str());
+            QCOMPARE(u(io["submitted"]), u(io["completed"]) + io["in_flight"].get<std::uint64_t>());
+            QVERIFY(u(io["reaped"]) <= u(io["completed"]));
+        }
+    }
+
+    // Closed loop: iodepth requests always outstanding, so IOPS x mean latency = iodepth.
+    void littlesLaw()
+    {
+        const auto s = run(R"({"topology":"2c","duration":"20ms",
+            "devices":[{"irqmode":"nvme","submit_queues":2,"completion_nsec":{"dist":"exponential","mean":"30us"}}],
+            "workload":{"jobs":[{"iodepth":16,"cpus_allowed":[0]}]}})");
+        const double iops = s["io"]["iops"].get<double>();
+        const double lat = s["latency_ns"]["mean"].get<double>() * 1e-9;
+        QVERIFY2(std::abs(iops * lat - 16.0) < 16.0 * 0.03, qPrintable(QString::number(iops * lat)));
+    }
+
+    void rqAffinity_data()
+    {
+        QTest::addColumn<int>("rqAffinity");
+        QTest::addColumn<int>("cpu");
+        QTest::addColumn<double>("remotePct");
+        // The vector is on CPU 0; CPU 1 shares its LLC, CPU 2 is on the other node.
+        QTest::newRow("0, same LLC") << 0 << 1 << 0.0;
+        QTest::newRow("0, other node") << 0 << 2 << 0.0;
+        QTest::newRow("1, same LLC") << 1 << 1 << 0.0;
+        QTest::newRow("1, other node") << 1 << 2 << 100.0;
+        QTest::newRow("2, same LLC") << 2 << 1 << 100.0;
+        QTest::newRow("2, other node") << 2 << 2 << 100.0;
+        QTest::newRow("2, on the vector's CPU") << 2 << 0 << 0.0;
+    }
+    void rqAffinity()
+    {
+        QFETCH(int, rqAffinity);
+        QFETCH(int, cpu);
+        QFETCH(double, remotePct);
+        const auto s = run(kTwoNodes, { "devices.nvme0.rq_affinity=" + std::to_string(rqAffinity),
+                                        "workload.jobs.0.numjobs=1", "workload.jobs.0.cpus_allowed=[" + std::to_string(cpu) + "]" });
+        QVERIFY(u(s["io"]["completed"]) > 100);
+        const double got = s["completion"]["remote_pct"].get<double>();
+        // remote is counted when redirected: a few may still be on their way at the end
+        QVERIFY2(std::abs(got - remotePct) < 0.5, qPrintable(QString::number(got)));
+        if (remotePct == 0.0) {
+            QCOMPARE(u(s["completion"]["ipis"]), std::uint64_t(0));
+            // one hw queue: a local completion goes through BLOCK_SOFTIRQ (v5.10)
+            QCOMPARE(u(s["completion"]["by_context"]["softirq"]), u(s["io"]["completed"]));
+        }
+    }
+
+    void wagnerPresetsRemoteShare()
+    {
+        const auto mq = run("nvme-2s64-mq");
+        const auto one = run("nvme-2s64-1q");
+        QCOMPARE(u(mq["completion"]["remote"]), std::uint64_t(0));
+        QVERIFY(u(mq["io"]["completed"]) > 1000);
+        const double pct = one["completion"]["remote_pct"].get<double>();
+        QVERIFY2(pct > 40.0 && pct < 60.0, qPrintable(QString::number(pct)));
+    }
+
+    void commandsApplyAtEventBoundaryWithMarker()
+    {
+        Engine e(load(kTwoNodes));
+        e.runUntil(msec(2));
+        const auto remoteBefore = e.counters().remote;
+        QVERIFY(remoteBefore > 0);
+        e.inbox().post({ "devices.nvme0.rq_affinity", "0" });
+        e.inbox().post({ "topology", "8c" }); // not live: rejected, still marked
+        e.run();
+        QCOMPARE(e.counters().remote, remoteBefore);
+        QCOMPARE(e.markers().size(), std::size_t(2));
+        QCOMPARE(e.markers()[0].t_ns, msec(2).ns());
+        QCOMPARE(e.markers()[0].text, std::string("devices.nvme0.rq_affinity=0"));
+        QVERIFY(e.markers()[1].text.rfind("rejected topology=8c", 0) == 0);
+        QCOMPARE(e.summary()["markers"].size(), std::size_t(2));
+    }
+
+    void threadirqsSwitchLive()
+    {
+        Engine e(load(kTwoNodes));
+        e.runUntil(msec(2));
+        QCOMPARE(e.counters().ksoftirqd_wakeups, std::uint64_t(0));
+        e.inbox().post({ "kernel.threadirqs", "true" });
+        e.run();
+        QVERIFY(e.counters().ksoftirqd_wakeups > 0);
+    }
+
+    void tagExhaustionSleepsSubmitters()
+    {
+        const auto s = run(R"({"topology":"2c","duration":"3ms",
+            "devices":[{"irqmode":"nvme","hw_queue_depth":4,"completion_nsec":"10us"}],
+            "workload":{"jobs":[{"iodepth":16,"numjobs":2,"cpus_allowed_policy":"split"}]}})");
+        QVERIFY(u(s["tags"]["sleeps"]) > 0);
+        QVERIFY(s["io"]["in_flight"].get<int>() <= 4);
+        // four tags, 10 us each: at most 400k IOPS
+        QVERIFY(s["io"]["iops"].get<double>() <= 400000 * 1.01);
+        QVERIFY(s["io"]["iops"].get<double>() > 300000);
+    }
+
+    void busyDeviceRequeuesAndRestarts()
+    {
+        const auto s = run(R"({"topology":"2c","duration":"3ms",
+            "devices":[{"irqmode":"nvme","scheduler":"mq-deadline","queue_limit":2,"completion_nsec":"10us"}],
+            "workload":{"jobs":[{"iodepth":8,"numjobs":2,"cpus_allowed_policy":"split"}]}})");
+        QVERIFY(u(s["dispatch"]["busy"]) > 0);
+        QVERIFY(u(s["dispatch"]["requeued"]) > 0);
+        QVERIFY(u(s["restart"]["restarts"]) > 0);
+        QVERIFY(s["io"]["iops"].get<double>() > 150000); // ~2 in flight at 10 us keeps flowing
+        QVERIFY(s["cpu"]["busy"]["kworker_pct"].get<double>() > 0); // restarts run from kblockd
+    }
+
+    void scriptHoldsRequestsUntilCompleted()
+    {
+        Engine e(load(R"({"topology":"2c","duration":"1ms",
+            "devices":[{"name":"d0","irqmode":"nvme","completion_nsec":"1us"}],
+            "workload":{"script":[
+                {"at":"10us","op":"submit","id":"A","cpu":1,"device":"d0","hold":true},
+                {"at":"20us","op":"submit","id":"B","cpu":0,"device":"d0"},
+                {"at":"500us","op":"complete","id":"A"}]}})"));
+        e.runUntil(usec(400));
+        QCOMPARE(e.block().inFlight(), 1); // B done, A held
+        const int a = e.workload().scriptRequest("A");
+        QVERIFY(a >= 0);
+        QCOMPARE(e.block().request(a).state, RqState::AtDevice);
+        QCOMPARE(int(e.block().request(a).cpu), 1);
+        e.run();
+        QCOMPARE(e.block().inFlight(), 0);
+        QCOMPARE(e.counters().completed, std::uint64_t(2));
+        // A waited from 10 us to at least 500 us
+        QVERIFY(e.block().scriptLatency().max() >= 490000);
+    }
+
+    void snapshotAndTrace()
+    {
+        Engine e(load("default"));
+        TraceRing& ring = e.enableTrace(1 << 12);
+        QVERIFY(!e.snapshot());
+        e.setSnapshotInterval(usec(100));
+        e.runUntil(msec(1));
+        const auto snap = e.snapshot();
+        QVERIFY(snap);
+        QCOMPARE(snap->cpus.size(), std::size_t(8));
+        QCOMPARE(snap->hctxs.size(), std::size_t(2));
+        QVERIFY(snap->now <= e.now());
+        QVERIFY(!snap->requests.empty());
+        QVERIFY(snap->counters.completed > 0);
+        std::vector<TraceRecord> out;
+        const auto dropped = ring.read(out);
+        QVERIFY(!out.empty());
+        QVERIFY(dropped > 0); // 1 ms of this scenario writes more than 4096 records
+        bool sawIpi = false;
+        for (const auto& r : out)
+            sawIpi |= r.kind == TraceKind::IpiSend;
+        QVERIFY(sawIpi);
+    }
+
+    void timeSeriesCoversTheRun()
+    {
+        Engine e(load("default"));
+        e.run();
+        const auto& rows = e.series().rows();
+        QCOMPARE(rows.size(), std::size_t(20)); // 20 ms at the default 1 ms interval
+        double completions = 0;
+        for (const auto& r : rows)
+            completions += r.iops * 1e-3;
+        QVERIFY(std::abs(completions - static_cast<double>(e.counters().completed)) < 1.0);
+        QVERIFY(rows.back().busy_pct[static_cast<int>(ExecContext::Hardirq)] > 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEngine)
+#include "tst_engine.moc"

@@ -1,0 +1,148 @@
+#ifndef Q_MOC_RUN // moc cannot parse the C++20 library headers these pull in
+#include "topo/Costs.h"
+#include "topo/TopologyLoader.h"
+
+#endif
+#include <QtTest>
+
+using namespace blkmq;
+
+class TestTopology : public QObject {
+    Q_OBJECT
+private slots:
+    void specNumbersSiblingsLikeX86()
+    {
+        // 2 nodes x 4 cores x 2 threads: siblings are N and N + 8 (seed 004's "span 0,8").
+        auto t = TopologyLoader::fromSpec("2n:1p:4c:2t");
+        QVERIFY2(t.ok(), t.ok() ? "" : t.error().c_str());
+        QCOMPARE(t->nrCpus(), 16);
+        QCOMPARE(t->nrNodes(), 2);
+        QCOMPARE(t->nrCores(), 8);
+        QCOMPARE(t->distance(0, 8), Distance::Smt);
+        QCOMPARE(t->distance(0, 1), Distance::Llc);
+        QCOMPARE(t->distance(0, 11), Distance::Llc);
+        QCOMPARE(t->distance(0, 4), Distance::Remote);
+        QCOMPARE(t->distance(3, 12), Distance::Remote);
+        QCOMPARE(t->distance(5, 5), Distance::Self);
+        QVERIFY(t->cpusShareCache(1, 10));
+        QVERIFY(!t->cpusShareCache(1, 12));
+        QCOMPARE(t->numaDistance(0, 4), 20);
+        QCOMPARE(t->numaDistance(0, 1), 10);
+    }
+
+    void llcDomainsSplitAPackage()
+    {
+        auto t = TopologyLoader::fromSpec("1n:1p:2l:8c:1t");
+        QVERIFY(t.ok());
+        QCOMPARE(t->nrLlcs(), 2);
+        QCOMPARE(t->distance(0, 3), Distance::Llc);
+        QCOMPARE(t->distance(0, 4), Distance::Node);
+        QVERIFY(!t->cpusShareCache(3, 4));
+    }
+
+    void asymmetricNodes()
+    {
+        auto t = TopologyLoader::fromPreset("gordeev-8asym");
+        QVERIFY(t.ok());
+        QCOMPARE(t->nrCpus(), 8);
+        for (int c = 0; c < 6; ++c)
+            QCOMPARE(t->cpu(c).node, 0);
+        QCOMPARE(t->cpu(6).node, 1);
+        QCOMPARE(t->cpu(7).node, 1);
+        QCOMPARE(t->distance(6, 7), Distance::Llc);
+        QCOMPARE(t->distance(5, 6), Distance::Remote);
+    }
+
+    void presets_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<int>("cpus");
+        QTest::addColumn<int>("nodes");
+        QTest::addColumn<int>("threadsPerCore");
+        QTest::newRow("gordeev-2n16") << u"gordeev-2n16"_qs << 16 << 2 << 2;
+        QTest::newRow("gordeev-8asym") << u"gordeev-8asym"_qs << 8 << 2 << 1;
+        QTest::newRow("axboe-4s64") << u"axboe-4s64"_qs << 64 << 4 << 2;
+        QTest::newRow("wagner-4s80") << u"wagner-4s80"_qs << 80 << 4 << 2;
+        QTest::newRow("wagner-2s64") << u"wagner-2s64"_qs << 64 << 2 << 2;
+        QTest::newRow("vm4") << u"vm4"_qs << 4 << 1 << 1;
+        QTest::newRow("laptop-4c8t") << u"laptop-4c8t"_qs << 8 << 1 << 2;
+    }
+    void presets()
+    {
+        QFETCH(QString, name);
+        QFETCH(int, cpus);
+        QFETCH(int, nodes);
+        QFETCH(int, threadsPerCore);
+        auto t = TopologyLoader::fromPreset(name.toStdString());
+        QVERIFY(t.ok());
+        QCOMPARE(t->nrCpus(), cpus);
+        QCOMPARE(t->nrNodes(), nodes);
+        QCOMPARE(t->nrCores() * threadsPerCore, cpus);
+        // Every CPU's SMT siblings share its core, LLC and node.
+        for (int a = 0; a < cpus; ++a)
+            for (int b = 0; b < cpus; ++b)
+                if (t->distance(a, b) == Distance::Smt) {
+                    QCOMPARE(t->cpu(a).llc, t->cpu(b).llc);
+                    QCOMPARE(t->cpu(a).node, t->cpu(b).node);
+                }
+    }
+
+    void axboeHasNearAndFarNodes()
+    {
+        auto t = TopologyLoader::fromPreset("axboe-4s64");
+        QVERIFY(t.ok());
+        QVERIFY(t->numaDistance(0, 8) < t->numaDistance(0, 16));
+        const Costs c = Costs::defaults();
+        QVERIFY(c.cacheline(*t, 0, 16) > c.cacheline(*t, 0, 8));
+        QVERIFY(c.cacheline(*t, 0, 8) > c.cacheline(*t, 0, 1));
+        QVERIFY(c.cacheline(*t, 0, 1) > c.cacheline(*t, 0, 32)); // SMT sibling is cheapest
+    }
+
+    void hwlocXmlImport()
+    {
+        auto t = TopologyLoader::load(BLKMQLAB_TEST_DATA "/synthetic-2p4c2t.xml");
+        QVERIFY2(t.ok(), t.ok() ? "" : t.error().c_str());
+        QCOMPARE(t->nrCpus(), 16);
+        QCOMPARE(t->nrNodes(), 2);
+        QCOMPARE(t->nrPackages(), 2);
+        QCOMPARE(t->nrLlcs(), 2);
+        QCOMPARE(t->nrCores(), 8);
+        // This file numbers siblings adjacently, as hwloc's synthetic topologies do.
+        QCOMPARE(t->distance(0, 1), Distance::Smt);
+        QCOMPARE(t->distance(0, 2), Distance::Llc);
+        QCOMPARE(t->distance(0, 8), Distance::Remote);
+    }
+
+    void hostLoads()
+    {
+        auto t = TopologyLoader::fromHost();
+        QVERIFY(t.ok());
+        QVERIFY(t->nrCpus() >= 1);
+    }
+
+    void badInput_data()
+    {
+        QTest::addColumn<QString>("what");
+        QTest::addColumn<QString>("mentions");
+        QTest::newRow("zero cpus") << u"0c"_qs << u"positive count"_qs;
+        QTest::newRow("no cores") << u"2n:2t"_qs << u"no core count"_qs;
+        QTest::newRow("bad unit") << u"4x"_qs << u"unit"_qs;
+        QTest::newRow("empty field") << u"2n::4c"_qs << u"empty field"_qs;
+        QTest::newRow("llc split") << u"1n:1p:3l:4c"_qs << u"multiple"_qs;
+        QTest::newRow("mixed threads") << u"4c:2t+4c:1t"_qs << u"threads per core"_qs;
+        QTest::newRow("unknown preset") << u"no-such-box"_qs << u"unknown preset"_qs;
+        QTest::newRow("missing xml") << u"/nonexistent/file.xml"_qs << u"does not exist"_qs;
+        QTest::newRow("broken xml") << QString::fromLatin1(BLKMQLAB_TEST_DATA "/broken.xml") << u"not a valid hwloc XML"_qs;
+    }
+    void badInput()
+    {
+        QFETCH(QString, what);
+        QFETCH(QString, mentions);
+        auto t = TopologyLoader::load(what.toStdString());
+        QVERIFY(!t.ok());
+        QVERIFY2(QString::fromStdString(t.error()).contains(mentions), t.error().c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTopology)
+#include "tst_topology.moc"

@@ -1,8 +1,11 @@
 #include "Cli.h"
 
+#include "experiment/Validation.h"
 #include "scenario/ScenarioLoader.h"
+#include "topo/Costs.h"
 #include "topo/TopologyLoader.h"
 
+#include <algorithm>
 #include <iostream>
 
 namespace blkmq::cli {
@@ -36,6 +39,45 @@ int presetsCommand(const std::vector<std::string>& args)
         std::cout << "  " << p.name << std::string(p.name.size() < 22 ? 22 - p.name.size() : 1, ' ') << p.description
                   << '\n';
     return kExitOk;
+}
+
+int costsCommand(const std::vector<std::string>& args)
+{
+    if (!args.empty()) {
+        std::cerr << "blkmqlab-cli costs: takes no arguments\n";
+        return kExitUsage;
+    }
+    // A Markdown table: docs/model.md embeds this output.
+    const Costs d = Costs::defaults();
+    std::cout << "| `costs.` key | default | unit | source | what it is |\n| --- | --- | --- | --- | --- |\n";
+    for (const auto& p : Costs::params()) {
+        std::cout << "| `" << p.name << "` | ";
+        if (p.scalar) {
+            std::cout << d.*(p.scalar);
+        } else {
+            const auto& t = d.*(p.table);
+            for (int k = 0; k < kDistanceClasses; ++k)
+                std::cout << (k ? ", " : "") << distanceName(static_cast<Distance>(k)) << " " << t[k];
+        }
+        std::cout << " | " << p.unit << " | " << p.source << " | " << p.meaning << " |\n";
+    }
+    return kExitOk;
+}
+
+int validateCommand(const std::vector<std::string>& args)
+{
+    const std::string family = args.empty() ? "all" : args.front();
+    const auto families = Validation::families();
+    if (args.size() > 1 || (family != "all" && std::find(families.begin(), families.end(), family) == families.end())) {
+        std::string list = "all";
+        for (const auto& f : families)
+            list += ", " + f;
+        std::cerr << "blkmqlab-cli validate: unknown family '" << family << "' (families: " << list << ")\n";
+        return kExitUsage;
+    }
+    const auto results = Validation::run(Validation::claims(family));
+    std::cout << Validation::markdown(results);
+    return kExitOk; // a claim that does not hold is a finding, not an error
 }
 
 } // namespace blkmq::cli

@@ -11,6 +11,8 @@ usage:
                    [--json FILE|-] [--csv FILE] [--fail-on-stall] [--quiet]
   blkmqlab-cli presets
   blkmqlab-cli topology <spec | preset | file.xml | host>
+  blkmqlab-cli costs          the cost parameters and their defaults (docs/model.md)
+  blkmqlab-cli validate [FAMILY|all]   the seeds' figures beside the simulated ones
   blkmqlab-cli help
 
 Durations take ns, us, ms or s (e.g. 100ms). --set overrides any scenario field
@@ -40,6 +42,10 @@ int main(int argc, char** argv)
         return blkmq::cli::presetsCommand(args);
     if (cmd == "topology")
         return blkmq::cli::topologyCommand(args);
-    std::cerr << "blkmqlab-cli: unknown command '" << cmd << "' (commands: run, presets, topology, help)\n";
+    if (cmd == "validate")
+        return blkmq::cli::validateCommand(args);
+    if (cmd == "costs")
+        return blkmq::cli::costsCommand(args);
+    std::cerr << "blkmqlab-cli: unknown command '" << cmd << "' (commands: run, presets, topology, costs, validate, help)\n";
     return blkmq::cli::kExitUsage;
 }

@@ -128,6 +128,36 @@ private slots:
         QVERIFY(r.err.contains(u"cannot write"_qs));
     }
 
+    // The tables in docs/ are command output; this keeps them true.
+    void docsShowCurrentOutput_data()
+    {
+        QTest::addColumn<QString>("command");
+        QTest::addColumn<QString>("doc");
+        QTest::newRow("costs") << u"costs"_qs << u"docs/model.md"_qs;
+        QTest::newRow("validate") << u"validate"_qs << u"docs/validation.md"_qs;
+    }
+    void docsShowCurrentOutput()
+    {
+        QFETCH(QString, command);
+        QFETCH(QString, doc);
+        const auto r = cli({ command });
+        QCOMPARE(r.code, 0);
+        QFile f(QStringLiteral(BLKMQLAB_SOURCE_DIR "/") + doc);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(f.readAll());
+        const auto lines = r.out.trimmed().split(u'\n');
+        QVERIFY(lines.size() > 3);
+        for (const auto& line : lines)
+            QVERIFY2(text.contains(line), qPrintable(doc + u" lacks: "_qs + line));
+    }
+
+    void validateUnknownFamily()
+    {
+        const auto r = cli({ u"validate"_qs, u"astrology"_qs });
+        QCOMPARE(r.code, 2);
+        QVERIFY(r.err.contains(u"families: all, baseline"_qs));
+    }
+
     void topologyAndPresets()
     {
         const auto t = cli({ u"topology"_qs, u"gordeev-2n16"_qs });

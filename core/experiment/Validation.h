@@ -1,0 +1,39 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace blkmq {
+
+// A figure from a seed thread and how to reproduce it with a preset.
+struct Claim {
+    std::string family; // "baseline", later "completion", "restart", "tags"
+    std::string source; // "seed 000, Jens Axboe"
+    std::string text; // the claim as the thread makes it
+    std::string preset;
+    std::vector<std::string> sets; // overrides of run A
+    std::string metric; // JSON pointer into the run summary, e.g. "/io/iops"
+    std::vector<std::string> compareSets; // non-empty: the figure is metric(A) / metric(B)
+    double lo = 0, hi = 0; // the band in which the claim holds
+    std::string band; // the band in words
+    bool calibrated = false; // a cost was fitted to this claim (docs/model.md)
+    std::string duration = "100ms";
+};
+
+struct ClaimResult {
+    Claim claim;
+    double simulated = 0;
+    bool holds = false;
+};
+
+// The seeds' figures next to what the simulator predicts for them. Runs
+// the presets on TBB workers; results are in claim order.
+class Validation {
+public:
+    static std::vector<Claim> claims(const std::string& family);
+    static std::vector<std::string> families();
+    static std::vector<ClaimResult> run(const std::vector<Claim>& claims);
+    static std::string markdown(const std::vector<ClaimResult>& results);
+};
+
+} // namespace blkmq

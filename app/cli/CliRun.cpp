@@ -1,6 +1,7 @@
 #include "AtomicFile.h"
 #include "Cli.h"
 
+#include "metrics/Format.h"
 #include "scenario/ScenarioLoader.h"
 #include "sim/Duration.h"
 #include "sim/Engine.h"
@@ -84,18 +85,6 @@ std::string parseOptions(const std::vector<std::string>& args, RunOptions& o)
     return {};
 }
 
-std::string fmtRate(double v)
-{
-    char buf[32];
-    if (v >= 1e6)
-        std::snprintf(buf, sizeof buf, "%.3fM", v / 1e6);
-    else if (v >= 1e3)
-        std::snprintf(buf, sizeof buf, "%.1fk", v / 1e3);
-    else
-        std::snprintf(buf, sizeof buf, "%.0f", v);
-    return buf;
-}
-
 std::string report(const nlohmann::json& s)
 {
     std::ostringstream out;
@@ -108,7 +97,7 @@ std::string report(const nlohmann::json& s)
                   static_cast<unsigned long long>(s["seed"].get<std::uint64_t>()), s["sim_time_ns"].get<double>() / 1e6,
                   s["topology"]["cpus"].get<int>());
     out << line;
-    out << "  io:         IOPS=" << fmtRate(io["iops"].get<double>());
+    out << "  io:         IOPS=" << formatQuantity(io["iops"].get<double>());
     std::snprintf(line, sizeof line, ", BW=%.1f MB/s, completed=%llu, in flight=%d\n", io["bw_mbps"].get<double>(),
                   static_cast<unsigned long long>(io["completed"].get<std::uint64_t>()), io["in_flight"].get<int>());
     out << line;

@@ -1,6 +1,7 @@
 #include "experiment/Validation.h"
 
 #include "experiment/BatchRunner.h"
+#include "metrics/Format.h"
 #include "scenario/ScenarioLoader.h"
 
 #include <cstdio>
@@ -56,20 +57,6 @@ double pointer(const nlohmann::json& summary, const std::string& ptr)
 {
     const auto v = summary.at(nlohmann::json::json_pointer(ptr));
     return v.get<double>();
-}
-
-std::string number(double v)
-{
-    char buf[32];
-    if (v >= 1e6)
-        std::snprintf(buf, sizeof buf, "%.3fM", v / 1e6);
-    else if (v >= 1e4)
-        std::snprintf(buf, sizeof buf, "%.1fk", v / 1e3);
-    else if (v == static_cast<double>(static_cast<long long>(v)))
-        std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
-    else
-        std::snprintf(buf, sizeof buf, "%.3g", v);
-    return buf;
 }
 
 } // namespace
@@ -135,7 +122,7 @@ std::string Validation::markdown(const std::vector<ClaimResult>& results)
     out << "| family | claim | source | preset | simulated | band | holds |\n| --- | --- | --- | --- | --- | --- | --- |\n";
     for (const auto& r : results) {
         out << "| " << r.claim.family << " | " << r.claim.text << " | " << r.claim.source << " | `" << r.claim.preset
-            << "` | " << number(r.simulated) << " (`" << r.claim.metric << "`) | " << r.claim.band << " | "
+            << "` | " << formatQuantity(r.simulated) << " (`" << r.claim.metric << "`) | " << r.claim.band << " | "
             << (r.holds ? "yes" : "**no**") << (r.claim.calibrated ? " (calibrated)" : "") << " |\n";
     }
     return out.str();

@@ -44,11 +44,7 @@ bool Engine::step()
     if (m_sim->queue.empty() || m_sim->queue.top().time > m_scenario.duration)
         return false;
     const auto t0 = std::chrono::steady_clock::now();
-    const Event e = m_sim->queue.pop();
-    m_sim->now = e.time;
-    m_fingerprint.add(e);
-    ++m_events;
-    dispatchEvent(e);
+    processNext();
     m_wallSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return true;
 }
@@ -63,19 +59,24 @@ void Engine::runUntil(SimTime t)
             applyCommands();
         if (m_sim->queue.empty() || m_sim->queue.top().time > t)
             break;
-        const Event e = m_sim->queue.pop();
-        m_sim->now = e.time;
-        m_fingerprint.add(e);
-        ++m_events;
-        dispatchEvent(e);
-        if (m_snapshotInterval.ns() > 0 && m_sim->now >= m_nextSnapshot) {
-            publishSnapshot();
-            m_nextSnapshot = m_sim->now + m_snapshotInterval;
-        }
+        processNext();
     }
     if (m_sim->now < t)
         m_sim->now = t;
     m_wallSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void Engine::processNext()
+{
+    const Event e = m_sim->queue.pop();
+    m_sim->now = e.time;
+    m_fingerprint.add(e);
+    ++m_events;
+    dispatchEvent(e);
+    if (m_snapshotInterval.ns() > 0 && m_sim->now >= m_nextSnapshot) {
+        publishSnapshot();
+        m_nextSnapshot = m_sim->now + m_snapshotInterval;
+    }
 }
 
 void Engine::dispatchEvent(const Event& e)

@@ -68,6 +68,7 @@ public:
     const Workload& workload() const { return *m_workload; }
 
 private:
+    void processNext();
     void dispatchEvent(const Event& e);
     void applyCommands();
     void addMarker(const std::string& text);

@@ -1,0 +1,23 @@
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+namespace blkmq {
+
+// A count or rate for people: 2.803M, 624.0k, 512, 49.7.
+inline std::string formatQuantity(double v)
+{
+    char buf[32];
+    if (v >= 1e6)
+        std::snprintf(buf, sizeof buf, "%.3fM", v / 1e6);
+    else if (v >= 1e4)
+        std::snprintf(buf, sizeof buf, "%.1fk", v / 1e3);
+    else if (v >= 100 || v == static_cast<double>(static_cast<long long>(v)))
+        std::snprintf(buf, sizeof buf, "%.0f", v);
+    else
+        std::snprintf(buf, sizeof buf, "%.3g", v);
+    return buf;
+}
+
+} // namespace blkmq

@@ -123,6 +123,12 @@ std::string report(const nlohmann::json& s)
                   static_cast<unsigned long long>(by["process"].get<std::uint64_t>()),
                   static_cast<unsigned long long>(by["irq_thread"].get<std::uint64_t>()));
     out << line;
+    const auto& delay = c["delay_ns"];
+    if (delay["samples"].get<std::uint64_t>() > 0) {
+        std::snprintf(line, sizeof line, "              blk_mq_complete_request -> ->complete: mean=%.2f us, p99=%.2f us\n",
+                      delay["mean"].get<double>() / 1e3, delay["p99"].get<double>() / 1e3);
+        out << line;
+    }
     const auto& r = s["restart"];
     const auto& t = s["tags"];
     std::snprintf(line, sizeof line,

@@ -12,7 +12,7 @@ usage:
   blkmqlab-cli presets
   blkmqlab-cli topology <spec | preset | file.xml | host>
   blkmqlab-cli costs          the cost parameters and their defaults (docs/model.md)
-  blkmqlab-cli validate [FAMILY|all]   the seeds' figures beside the simulated ones
+  blkmqlab-cli validate [baseline|completion|all]   the seeds' figures beside the simulated ones
   blkmqlab-cli help
 
 Durations take ns, us, ms or s (e.g. 100ms). --set overrides any scenario field

@@ -42,7 +42,13 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
         set->queues.push_back(dev);
         q.tagSet = static_cast<int>(set - m_tagSets.begin());
         q.firstHctx = static_cast<int>(m_hctxs.size());
-        const std::vector<int> map = blkMqMapQueues(sim.topo, spec.submit_queues);
+        // "spread" vectors are managed interrupts; the queue map follows them or not.
+        std::vector<int> managedVectorCpu;
+        const std::vector<int> managedMap = spec.irq_affinity.empty()
+            ? managedMapQueues(sim.topo, spec.submit_queues, managedVectorCpu)
+            : std::vector<int>();
+        const std::vector<int> map
+            = spec.queue_map == QueueMap::Managed ? managedMap : blkMqMapQueues(sim.topo, spec.submit_queues);
         q.cpuToHctx.resize(static_cast<std::size_t>(nrCpus));
         for (int i = 0; i < spec.submit_queues; ++i) {
             Hctx h;
@@ -54,6 +60,8 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
                     h.cpus.push_back(c);
             if (!spec.irq_affinity.empty())
                 h.vectorCpu = spec.irq_affinity[static_cast<std::size_t>(i)];
+            else if (!managedVectorCpu.empty())
+                h.vectorCpu = managedVectorCpu[static_cast<std::size_t>(i)];
             else
                 h.vectorCpu = h.cpus.empty() ? i % nrCpus : h.cpus.front();
             h.nrRequests = 2 * std::min(spec.hw_queue_depth, 128); // BLKDEV_MAX_RQ
@@ -65,8 +73,11 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
         }
         for (int c = 0; c < nrCpus; ++c)
             q.cpuToHctx[static_cast<std::size_t>(c)] = q.firstHctx + map[static_cast<std::size_t>(c)];
+        if (spec.irqmode == IrqMode::Kthread)
+            q.kthread = m_machine.createTask(TaskKind::Kthread, m_hctxs[static_cast<std::size_t>(q.firstHctx)].vectorCpu, dev, false);
         m_queues.push_back(std::move(q));
     }
+    m_patches = CompletionPatches::from(scenario.kernel);
     m_pool.reserve(1024);
     m_freeRqs.reserve(1024);
 }
@@ -244,123 +255,6 @@ BlockLayer::Issue BlockLayer::issue(int cpu, int rq)
     return Issue::Ok;
 }
 
-void BlockLayer::startDevice(int cpu, int rq)
-{
-    Request& r = request(rq);
-    if (r.hold && !r.released)
-        return; // the script completes it
-    const CompletionDist& d = m_queues[static_cast<std::size_t>(r.dev)].spec.completion;
-    std::int64_t service = d.a;
-    if (d.kind == CompletionDist::Kind::Uniform)
-        service = d.a + static_cast<std::int64_t>(m_sim.rng.below(static_cast<std::uint64_t>(d.b - d.a + 1)));
-    else if (d.kind == CompletionDist::Kind::Exponential)
-        service = std::llround(m_sim.rng.exponential(static_cast<double>(d.a)));
-    switch (m_queues[static_cast<std::size_t>(r.dev)].spec.irqmode) {
-    case IrqMode::None: // end_cmd() right in ->queue_rq
-        --m_hctxs[static_cast<std::size_t>(r.hctx)].atDevice;
-        completeRq(cpu, rq);
-        break;
-    case IrqMode::Softirq: // blk_mq_complete_request() right in ->queue_rq
-        --m_hctxs[static_cast<std::size_t>(r.hctx)].atDevice;
-        blkMqCompleteRequest(cpu, rq);
-        break;
-    case IrqMode::Timer: // an hrtimer on this CPU ends it in hardirq
-        m_machine.raiseIrq(cpu, IrqKind::Timer, rq, m_machine.opNow() + SimTime(service));
-        break;
-    case IrqMode::Nvme:
-        m_sim.schedule(m_machine.opNow() + SimTime(service), EventKind::DeviceDone, EventPriority::Hardware, rq);
-        break;
-    }
-}
-
-void BlockLayer::release(int rq)
-{
-    Request& r = request(rq);
-    const bool wasHeld = r.hold && !r.released;
-    r.released = true;
-    if (!wasHeld || r.state != RqState::AtDevice)
-        return; // it starts normally once it reaches the device
-    if (m_queues[static_cast<std::size_t>(r.dev)].spec.irqmode == IrqMode::Timer)
-        m_machine.raiseIrq(r.cpu, IrqKind::Timer, rq, m_sim.now);
-    else
-        m_sim.schedule(m_sim.now, EventKind::DeviceDone, EventPriority::Hardware, rq);
-}
-
-void BlockLayer::onDeviceDone(int rq)
-{
-    Request& r = request(rq);
-    Hctx& hctx = m_hctxs[static_cast<std::size_t>(r.hctx)];
-    --hctx.atDevice;
-    m_sim.trace(TraceKind::DeviceDone, hctx.vectorCpu, rq, r.hctx);
-    hctx.cq.pushBack(m_pool, rq);
-    if (!hctx.irqRaised) {
-        hctx.irqRaised = true;
-        m_machine.raiseIrq(hctx.vectorCpu, IrqKind::DeviceVector, r.hctx,
-                           m_sim.now + SimTime(m_sim.costs.irq_delivery_ns));
-    }
-}
-
-void BlockLayer::blkMqCompleteRequest(int cpu, int rq)
-{
-    request(rq).state = RqState::Complete;
-    if (!completeRemote(cpu, rq))
-        completeRq(cpu, rq);
-}
-
-// blk_mq_complete_request_remote() (v5.10)
-bool BlockLayer::completeRemote(int cpu, int rq)
-{
-    Request& r = request(rq);
-    const RequestQueue& q = m_queues[static_cast<std::size_t>(r.dev)];
-    if (CompletionPolicy::needIpi(m_sim.topo, cpu, r.cpu, q.spec.rq_affinity)) {
-        ++m_sim.counters.remote;
-        BlkCpu& target = m_cpu[static_cast<std::size_t>(r.cpu)];
-        const bool wasEmpty = target.callSingleQueue.empty();
-        target.callSingleQueue.pushBack(m_pool, rq);
-        if (wasEmpty) { // smp_call_function_single_async: IPI only for an empty queue
-            m_machine.charge(m_sim.costs.ipi_send_ns);
-            ++m_sim.counters.ipis;
-            m_sim.trace(TraceKind::IpiSend, cpu, rq, r.cpu, m_machine.opNow());
-            m_machine.raiseIrq(r.cpu, IrqKind::CallFunction, 0,
-                               m_machine.opNow() + SimTime(m_sim.costs.ipiLatency(m_sim.topo, cpu, r.cpu)));
-        }
-        return true;
-    }
-    if (q.nrHwQueues > 1)
-        return false;
-    triggerSoftirq(cpu, rq);
-    return true;
-}
-
-// blk_mq_trigger_softirq(): irqs off, append to blk_cpu_done, raise if it was empty.
-void BlockLayer::triggerSoftirq(int cpu, int rq)
-{
-    BlkCpu& b = m_cpu[static_cast<std::size_t>(cpu)];
-    const bool wasEmpty = b.done.empty();
-    b.done.pushBack(m_pool, rq);
-    if (wasEmpty)
-        m_machine.raise_softirq_irqoff(cpu, BLOCK_SOFTIRQ);
-}
-
-void BlockLayer::completeRq(int cpu, int rq)
-{
-    Request& r = request(rq);
-    m_machine.charge(m_sim.costs.complete_ns);
-    if (cpu != r.cpu)
-        m_machine.charge(m_sim.costs.rq_cachelines * m_sim.costs.cacheline(m_sim.topo, r.cpu, cpu));
-    ++m_sim.counters.complete_by_context[static_cast<int>(m_machine.context())];
-    const SimTime now = m_machine.opNow();
-    m_sim.trace(TraceKind::Complete, cpu, rq, static_cast<int>(m_machine.context()), now);
-    m_clat.record((now - r.dispatched).ns());
-    if (r.job < 0)
-        m_scriptLat.record((now - r.submitted).ns());
-    ++m_sim.counters.completed;
-    m_sim.counters.bytes += static_cast<std::uint64_t>(r.bytes);
-    if (m_endIo)
-        m_endIo->endIo(cpu, r);
-    freeRequest(cpu, rq);
-}
-
 void BlockLayer::freeRequest(int cpu, int rq)
 {
     Request& r = request(rq);
@@ -436,57 +330,6 @@ void BlockLayer::perform(int cpu, Op op, OpStack& stack)
 {
     BlkCpu& b = m_cpu[static_cast<std::size_t>(cpu)];
     switch (op.code) {
-    case OpCode::HandleCq: { // nvme_irq(): drain the completion queue
-        Hctx& hctx = m_hctxs[static_cast<std::size_t>(op.a)];
-        if (hctx.cq.empty()) {
-            hctx.irqRaised = false;
-            break;
-        }
-        const int rq = hctx.cq.popFront(m_pool);
-        m_machine.charge(m_sim.costs.cqe_ns);
-        blkMqCompleteRequest(cpu, rq);
-        if (!hctx.cq.empty())
-            stack.push_back(op);
-        else
-            hctx.irqRaised = false;
-        break;
-    }
-    case OpCode::TimerComplete:
-        --m_hctxs[static_cast<std::size_t>(request(op.a).hctx)].atDevice;
-        completeRq(cpu, op.a);
-        break;
-    case OpCode::CsdFlush: {
-        RqList taken = b.callSingleQueue.take();
-        while (!taken.empty())
-            b.csdBatch.pushBack(m_pool, taken.popFront(m_pool));
-        if (!b.csdBatch.empty())
-            stack.push_back({ OpCode::CsdRunOne, 0 });
-        break;
-    }
-    case OpCode::CsdRunOne: { // __blk_mq_complete_request_remote()
-        const int rq = b.csdBatch.popFront(m_pool);
-        m_machine.charge(m_sim.costs.csd_ns);
-        if (m_queues[static_cast<std::size_t>(request(rq).dev)].nrHwQueues == 1)
-            triggerSoftirq(cpu, rq);
-        else
-            completeRq(cpu, rq);
-        if (!b.csdBatch.empty())
-            stack.push_back(op);
-        break;
-    }
-    case OpCode::BlockSoftirq: { // blk_done_softirq(): take the whole list
-        RqList taken = b.done.take();
-        while (!taken.empty())
-            b.doneBatch.pushBack(m_pool, taken.popFront(m_pool));
-        if (!b.doneBatch.empty())
-            stack.push_back({ OpCode::CompleteFromBatch, 0 });
-        break;
-    }
-    case OpCode::CompleteFromBatch:
-        completeRq(cpu, b.doneBatch.popFront(m_pool));
-        if (!b.doneBatch.empty())
-            stack.push_back(op);
-        break;
     case OpCode::KworkerStep:
         if (b.kblockdHead < b.kblockd.size()) {
             const int h = b.kblockd[b.kblockdHead++];
@@ -505,7 +348,7 @@ void BlockLayer::perform(int cpu, Op op, OpStack& stack)
         dispatch(cpu, op.a);
         break;
     default:
-        assert(false && "not a block op");
+        performCompletionOp(cpu, op, stack);
     }
 }
 

@@ -3,6 +3,7 @@
 #include "block/EndIoSink.h"
 #include "block/Hctx.h"
 #include "block/RequestQueue.h"
+#include "complete/CompletionPolicy.h"
 #include "cpu/Machine.h"
 #include "metrics/LatencyHistogram.h"
 #include "scenario/Scenario.h"
@@ -28,14 +29,22 @@ struct TagSet {
     std::vector<int> queues; // devices using it
 };
 
-// Per-CPU block-layer state.
+// Per-CPU block-layer state (and the per-CPU NIC receive ring of napi mode).
 struct BlkCpu {
     RqList callSingleQueue; // smp_call_function_single_async queue (csd = rq->csd)
+    bool blockCsdQueued = false; // complete-llist: this CPU's blk_cpu_csd is on its queue
     RqList csdBatch; // taken by the IPI handler
+    bool blockCsdBatched = false;
     RqList done; // blk_cpu_done
     RqList doneBatch; // taken by the BLOCK softirq
+    int callSingleOwner = -1; // last CPU to write each list head (cacheline owner)
+    int doneOwner = -1;
     std::vector<int> kblockd; // hctxs queued for an async run on this CPU's kworker
     std::size_t kblockdHead = 0;
+    std::vector<int> rx; // NIC receive ring: request index, or -1 for a packet of the net_rx load
+    std::size_t rxHead = 0;
+    bool rxIrqRaised = false; // NAPI scheduled: the NIC interrupt stays off until the ring is drained
+    std::int64_t rxLoadCost = 0;
 };
 
 // blk-mq: request allocation, the scheduler FIFO, dispatch, ->queue_rq, the
@@ -48,6 +57,8 @@ public:
 
     // --- live settings (engine commands) ---
     void setRqAffinity(int dev, int value) { m_queues[static_cast<std::size_t>(dev)].spec.rq_affinity = value; }
+    void setPatches(const CompletionPatches& p) { m_patches = p; }
+    const CompletionPatches& patches() const { return m_patches; }
 
     // --- submission, called from workload ops on `cpu` ---
     // A request with a tag (or scheduler slot), or -1 when the caller must
@@ -56,6 +67,10 @@ public:
     void submit(int cpu, int rq, bool bypassScheduler);
     // A scripted "complete" step: the device finishes a held request now.
     void release(int rq);
+    // blk_poll() on the hctx `cpu` maps to for `dev`: completes what it finds.
+    int poll(int cpu, int dev);
+    // A packet of a net_rx load arrives at `cpu`'s NIC receive queue.
+    void netPacket(int cpu, std::int64_t costNs);
 
     Request& request(int rq) { return m_pool[static_cast<std::size_t>(rq)]; }
     const Request& request(int rq) const { return m_pool[static_cast<std::size_t>(rq)]; }
@@ -69,6 +84,8 @@ public:
     std::size_t poolSize() const { return m_pool.size(); }
     const LatencyHistogram& clat() const { return m_clat; }
     const LatencyHistogram& scriptLatency() const { return m_scriptLat; }
+    // From blk_mq_complete_request() to ->complete (the cost of the completion path).
+    const LatencyHistogram& completionDelay() const { return m_completionDelay; }
 
     void perform(int cpu, Op op, OpStack& stack) override;
     void onDeviceDone(int rq);
@@ -81,7 +98,14 @@ private:
     void startDevice(int cpu, int rq);
     void blkMqCompleteRequest(int cpu, int rq);
     bool completeRemote(int cpu, int rq);
+    void sendCompletionIpi(int cpu, int target, int rq);
+    bool pushDone(int cpu, int target, int rq);
+    void completeLocalSoftirq(int cpu, int rq);
     void triggerSoftirq(int cpu, int rq);
+    void touchListHead(int& owner, int cpu);
+    std::int64_t serviceTime(int dev);
+    void raiseRx(int cpu);
+    void performCompletionOp(int cpu, Op op, OpStack& stack);
     void completeRq(int cpu, int rq); // ->complete, then blk_mq_end_request
     void freeRequest(int cpu, int rq);
     void restart(int cpu, int hctx);
@@ -102,6 +126,8 @@ private:
     int m_inFlight = 0;
     LatencyHistogram m_clat;
     LatencyHistogram m_scriptLat;
+    LatencyHistogram m_completionDelay;
+    CompletionPatches m_patches;
 };
 
 } // namespace blkmq

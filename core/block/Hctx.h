@@ -21,6 +21,7 @@ struct Hctx {
     bool restart = false; // BLK_MQ_S_SCHED_RESTART
     bool runQueued = false; // an async run is queued on a kworker
     RqList cq; // completion queue entries not yet handled
+    RqList pollCq; // completions of polled requests, waiting for blk_poll()
     bool irqRaised = false; // the vector fired and its handler has not drained cq
     int atDevice = 0; // requests the device is working on
     std::vector<int> schedWaiters; // tasks sleeping for a scheduler request

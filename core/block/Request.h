@@ -25,8 +25,10 @@ struct Request {
     bool schedSlot = false; // holds one of the hctx's scheduler requests
     bool hold = false; // scripted: the device keeps it until told
     bool released = false; // scripted: a "complete" step came before it reached the device
+    bool polled = false; // REQ_HIPRI: found by polling, completed where it is found
     SimTime submitted; // blk_mq_submit_bio
     SimTime dispatched; // ->queue_rq accepted it
+    SimTime completeCalled { -1 }; // blk_mq_complete_request() was called (-1: not yet, or bypassed)
 };
 
 } // namespace blkmq

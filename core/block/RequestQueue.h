@@ -1,5 +1,6 @@
 #pragma once
 
+#include "block/RqList.h"
 #include "scenario/Scenario.h"
 
 #include <vector>
@@ -13,6 +14,11 @@ struct RequestQueue {
     int nrHwQueues = 0;
     int tagSet = 0;
     std::vector<int> cpuToHctx; // global hctx index per CPU
+    // irqmode kthread (usb-storage): one command at a time from a driver thread.
+    int kthread = -1;
+    RqList kthreadPending;
+    int kthreadCurrent = -1;
+    bool kthreadDone = false;
 };
 
 } // namespace blkmq

@@ -1,20 +1,42 @@
 #pragma once
 
+#include "scenario/Scenario.h"
 #include "topo/Topology.h"
 
 namespace blkmq {
 
-// The decisions of blk_mq_complete_request_remote() (block/blk-mq.c, v5.10):
-// whether a completion taken on `cur` is sent to the submitting CPU by IPI.
-// The patch variants of the 2020 series extend this class.
+// The completion patches of the 2020 series (seed 000) and the two
+// alternatives discussed there, as switched in kernel.patches.
+struct CompletionPatches {
+    bool noRemoteThreaded = false; // complete-no-remote-threaded (patch 1/3)
+    bool remoteSoftirq = false; // complete-remote-softirq (patch 2/3)
+    bool llist = false; // complete-llist (patch 3/3)
+    bool localBh = false; // complete-local-bh
+    bool processDirect = false; // complete-process-direct
+
+    static CompletionPatches from(const KernelSpec& k)
+    {
+        const auto on = [&](const char* id) {
+            auto it = k.patches.find(id);
+            return it != k.patches.end() && it->second;
+        };
+        return { on("complete-no-remote-threaded"), on("complete-remote-softirq"), on("complete-llist"),
+                 on("complete-local-bh"), on("complete-process-direct") };
+    }
+};
+
+// blk_mq_complete_need_ipi() (block/blk-mq.c, v5.10 and the series).
 class CompletionPolicy {
 public:
     // rq_affinity: 0 clears QUEUE_FLAG_SAME_COMP, 1 sets it (the default),
     // 2 also sets QUEUE_FLAG_SAME_FORCE.
-    static bool needIpi(const Topology& topo, int cur, int submitCpu, int rqAffinity)
+    static bool needIpi(const Topology& topo, const CompletionPatches& p, bool threadirqs, int cur, int submitCpu,
+                        int rqAffinity)
     {
         if (rqAffinity == 0)
             return false; // !SAME_COMP
+        if (p.noRemoteThreaded && threadirqs)
+            return false; // force_irqthreads: never complete on a remote CPU
         if (cur == submitCpu)
             return false;
         if (rqAffinity == 1 && topo.cpusShareCache(cur, submitCpu))

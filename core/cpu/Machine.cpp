@@ -78,6 +78,20 @@ void Machine::raise_softirq_irqoff(int cpu, int nr)
         wakeup_softirqd(cpu);
 }
 
+void Machine::localBhDisable(int /*cpu*/)
+{
+    if (m_currentTask >= 0 && m_context != ExecContext::Hardirq)
+        task(m_currentTask).bhDisabled = true;
+}
+
+void Machine::localBhEnable(int cpu)
+{
+    if (m_currentTask >= 0 && m_context != ExecContext::Hardirq)
+        task(m_currentTask).bhDisabled = false;
+    if (m_currentStack && !in_interrupt(cpu) && m_cpus[static_cast<std::size_t>(cpu)].softirqPending)
+        m_currentStack->push_back({ OpCode::SoftirqStart, 0 });
+}
+
 void Machine::wakeup_softirqd(int cpu)
 {
     const int t = m_cpus[static_cast<std::size_t>(cpu)].ksoftirqd;
@@ -111,6 +125,9 @@ void Machine::makeRunnable(int id)
             break;
         case TaskKind::IrqThread:
             t.stack.push_back({ OpCode::IrqThreadStep, t.owner });
+            break;
+        case TaskKind::Kthread:
+            t.stack.push_back({ OpCode::UsbStep, t.owner });
             break;
         }
     }
@@ -211,10 +228,22 @@ OpStack* Machine::pickStack(int cpu, ExecContext& ctx)
             c.irqHead = 0;
         }
         Op handler { OpCode::CsdFlush, irq.arg };
-        if (irq.kind == IrqKind::DeviceVector)
+        switch (irq.kind) {
+        case IrqKind::DeviceVector:
             handler = { m_threadirqs && vectorThread(irq.arg) >= 0 ? OpCode::WakeIrqThread : OpCode::HandleCq, irq.arg };
-        else if (irq.kind == IrqKind::Timer)
+            break;
+        case IrqKind::Timer:
             handler = { OpCode::TimerComplete, irq.arg };
+            break;
+        case IrqKind::NicRx:
+            handler = { OpCode::NapiSchedule, irq.arg };
+            break;
+        case IrqKind::Usb:
+            handler = { OpCode::UsbIrq, irq.arg };
+            break;
+        case IrqKind::CallFunction:
+            break;
+        }
         c.hardirq.push_back({ OpCode::IrqExit, static_cast<int>(irq.kind) });
         c.hardirq.push_back(handler);
         c.hardirq.push_back({ OpCode::IrqEntry, static_cast<int>(irq.kind) });
@@ -257,7 +286,9 @@ void Machine::onBoundary(int cpu)
         m_context = ctx;
         const Op op = stack->back();
         stack->pop_back();
+        m_currentStack = stack;
         perform(cpu, op, *stack);
+        m_currentStack = nullptr;
         c.busy[static_cast<int>(ctx)] += m_charge;
         if (stack != &c.hardirq && stack != &c.softirq && !task(m_currentTask).fifo)
             task(m_currentTask).vruntime += m_charge;
@@ -336,6 +367,8 @@ void Machine::performMachineOp(int cpu, Op op, OpStack& stack)
                 continue;
             if (nr == BLOCK_SOFTIRQ)
                 stack.push_back({ OpCode::BlockSoftirq, 0 });
+            else if (nr == NET_RX_SOFTIRQ)
+                stack.push_back({ OpCode::NetRxPoll, 0 });
         }
         break;
     }
@@ -372,12 +405,10 @@ void Machine::performMachineOp(int cpu, Op op, OpStack& stack)
         break;
     }
     case OpCode::BhDisable:
-        task(m_currentTask).bhDisabled = true;
+        localBhDisable(cpu);
         break;
     case OpCode::BhEnable:
-        task(m_currentTask).bhDisabled = false;
-        if (!in_interrupt(cpu) && c.softirqPending)
-            stack.push_back({ OpCode::SoftirqStart, 0 });
+        localBhEnable(cpu);
         break;
     case OpCode::WakeIrqThread: {
         const int t = vectorThread(op.a);

@@ -79,6 +79,10 @@ public:
     void raise_softirq(int cpu, int nr) { raise_softirq_irqoff(cpu, nr); } // irqsave is implicit: ops are atomic
     void wakeup_softirqd(int cpu);
     bool in_interrupt(int cpu) const;
+    // local_bh_disable()/local_bh_enable() in the running task; at enable,
+    // pending softirqs run in that task right after the current action.
+    void localBhDisable(int cpu);
+    void localBhEnable(int cpu);
 
     // Makes a sleeping task runnable: at once if it lives on `fromCpu` (or
     // fromCpu < 0), else after the remote wake-up latency.
@@ -111,6 +115,7 @@ private:
     ExecContext m_context = ExecContext::Task;
     int m_currentTask = -1;
     int m_executingCpu = -1;
+    OpStack* m_currentStack = nullptr;
 };
 
 } // namespace blkmq

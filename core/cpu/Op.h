@@ -31,12 +31,18 @@ enum class OpCode : std::uint8_t {
     CompleteFromBatch,
     KworkerStep,
     RunHctx, // a = hctx
-    BlockLast = RunHctx,
+    CsdRaiseBlock, // blk-mq's per-CPU csd (complete-llist): raise BLOCK_SOFTIRQ
+    NapiSchedule, // NIC rx hardirq: napi_schedule()
+    NetRxPoll, // NET_RX softirq: one packet of the NAPI poll
+    UsbIrq, // a = device: the host controller's interrupt for the current command
+    UsbStep, // a = device: the driver's kthread (usb-storage)
+    BlockLast = UsbStep,
     // Workload
     JobStep, // a = job
     Submit, // a = job
     Reap, // a = job
     ScriptStep, // a = CPU
+    Poll, // a = job: blk_poll() on the job's hctx (hipri)
 };
 
 struct Op {
@@ -46,7 +52,7 @@ struct Op {
 
 using OpStack = std::vector<Op>;
 
-enum class IrqKind : std::uint8_t { DeviceVector, CallFunction, Timer };
+enum class IrqKind : std::uint8_t { DeviceVector, CallFunction, Timer, NicRx, Usb };
 
 enum SoftirqNr : std::uint8_t { HI_SOFTIRQ, TIMER_SOFTIRQ, NET_TX_SOFTIRQ, NET_RX_SOFTIRQ, BLOCK_SOFTIRQ, NR_SOFTIRQS_MODELLED };
 

@@ -7,7 +7,7 @@
 
 namespace blkmq {
 
-enum class TaskKind : std::uint8_t { Job, Script, Ksoftirqd, Kworker, IrqThread };
+enum class TaskKind : std::uint8_t { Job, Script, Ksoftirqd, Kworker, IrqThread, Kthread };
 
 // A schedulable thread pinned to one CPU. SCHED_FIFO tasks (irq threads)
 // always beat SCHED_OTHER ones; SCHED_OTHER tasks share by vruntime.

@@ -13,6 +13,7 @@ struct Claim {
     std::string preset;
     std::vector<std::string> sets; // overrides of run A
     std::string metric; // JSON pointer into the run summary, e.g. "/io/iops"
+    std::string per; // non-empty: the figure is metric / this JSON pointer, in the same run
     std::vector<std::string> compareSets; // non-empty: the figure is metric(A) / metric(B)
     double lo = 0, hi = 0; // the band in which the claim holds
     std::string band; // the band in words

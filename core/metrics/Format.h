@@ -5,7 +5,7 @@
 
 namespace blkmq {
 
-// A count or rate for people: 2.803M, 624.0k, 512, 49.7.
+// A count, rate or ratio for people: 2.803M, 624.0k, 512, 49.66, 0.9987.
 inline std::string formatQuantity(double v)
 {
     char buf[32];
@@ -16,7 +16,7 @@ inline std::string formatQuantity(double v)
     else if (v >= 100 || v == static_cast<double>(static_cast<long long>(v)))
         std::snprintf(buf, sizeof buf, "%.0f", v);
     else
-        std::snprintf(buf, sizeof buf, "%.3g", v);
+        std::snprintf(buf, sizeof buf, "%.4g", v);
     return buf;
 }
 

@@ -11,7 +11,8 @@
 
 namespace blkmq {
 
-enum class IrqMode : std::uint8_t { None, Softirq, Timer, Nvme };
+enum class IrqMode : std::uint8_t { None, Softirq, Timer, Nvme, Napi, Kthread };
+enum class QueueMap : std::uint8_t { Managed, Sequential };
 enum class SchedulerKind : std::uint8_t { None, MqDeadline };
 enum class CpusAllowedPolicy : std::uint8_t { Shared, Split };
 
@@ -31,6 +32,8 @@ struct DeviceSpec {
     IrqMode irqmode = IrqMode::Nvme;
     CompletionDist completion;
     std::vector<int> irq_affinity; // one CPU per hw queue; empty = spread
+    QueueMap queue_map = QueueMap::Managed; // how CPUs map to hw queues
+    std::vector<int> rss_cpus; // napi: CPUs the NIC steers receive queues to (empty = all)
     SchedulerKind scheduler = SchedulerKind::None;
     int rq_affinity = 1;
     std::string tag_set; // devices naming the same tag set share its tags
@@ -48,6 +51,14 @@ struct JobSpec {
     int bs = 4096;
     int iodepth_batch_submit = 1;
     std::int64_t thinktime_ns = 0;
+    bool hipri = false; // polled I/O: completions are found by the submitter polling
+};
+
+// Competing network receive load: packets raise NET_RX on these CPUs.
+struct NetRxLoad {
+    std::vector<int> cpus;
+    double pps = 0; // packets per second per CPU (Poisson)
+    std::int64_t cost_ns = 0; // NET_RX CPU time per packet
 };
 
 struct ScriptStep {
@@ -80,6 +91,7 @@ struct Scenario {
     std::vector<DeviceSpec> devices;
     std::vector<JobSpec> jobs;
     std::vector<ScriptStep> script;
+    std::vector<NetRxLoad> net_rx;
     KernelSpec kernel;
     Costs costs = Costs::defaults();
     std::string sourceJson; // the normalized input, for live re-validation of commands

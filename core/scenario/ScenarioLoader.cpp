@@ -1,5 +1,6 @@
 #include "scenario/ScenarioLoader.h"
 
+#include "scenario/PatchRegistry.h"
 #include "scenario/PresetData.h"
 #include "sim/Duration.h"
 #include "topo/TopologyLoader.h"
@@ -250,7 +251,7 @@ Scenario parse(const json& doc)
             d.submit_queues = static_cast<int>(r.integer("submit_queues", 1, 1, 4096));
             d.hw_queue_depth = static_cast<int>(r.integer("hw_queue_depth", 64, 1, 4096));
             if (const json* m = r.get("irqmode")) {
-                static const std::vector<std::string> modes { "none", "softirq", "timer", "nvme" };
+                static const std::vector<std::string> modes { "none", "softirq", "timer", "nvme", "napi", "kthread" };
                 int idx = -1;
                 if (m->is_number_integer() && m->get<int>() >= 0 && m->get<int>() <= 2)
                     idx = m->get<int>();
@@ -259,7 +260,7 @@ Scenario parse(const json& doc)
                         if (modes[k] == m->get<std::string>())
                             idx = static_cast<int>(k);
                 if (idx < 0)
-                    fail(r.field("irqmode"), "must be one of none, softirq, timer, nvme (or 0, 1, 2 as null_blk) (got "
+                    fail(r.field("irqmode"), "must be one of none, softirq, timer, nvme, napi, kthread (or 0, 1, 2 as null_blk) (got "
                             + m->dump() + ")");
                 d.irqmode = static_cast<IrqMode>(idx);
             }
@@ -280,6 +281,16 @@ Scenario parse(const json& doc)
                                 + "), got " + std::to_string(d.irq_affinity.size()));
                 }
             }
+            {
+                const bool spread = d.irq_affinity.empty();
+                const std::string def = d.irqmode == IrqMode::Nvme && spread ? "managed" : "sequential";
+                const std::string map = r.choice("queue_map", def, { "managed", "sequential" });
+                if (map == "managed" && !spread)
+                    fail(r.field("queue_map"), "\"managed\" follows the spread interrupt vectors; it cannot go with an explicit irq_affinity");
+                d.queue_map = map == "managed" ? QueueMap::Managed : QueueMap::Sequential;
+            }
+            if (const json* rss = r.get("rss_cpus"))
+                d.rss_cpus = parseCpuList(*rss, r.field("rss_cpus"), nrCpus);
             d.scheduler = r.choice("scheduler", "none", { "none", "mq-deadline" }) == "none" ? SchedulerKind::None
                                                                                              : SchedulerKind::MqDeadline;
             d.rq_affinity = static_cast<int>(r.integer("rq_affinity", 1, 0, 2));
@@ -364,6 +375,7 @@ Scenario parse(const json& doc)
                     fail(r.field("bs"), "must be a multiple of 512");
                 j.iodepth_batch_submit = static_cast<int>(r.integer("iodepth_batch_submit", 1, 1, j.iodepth));
                 j.thinktime_ns = r.duration("thinktime", SimTime(0), SimTime(0)).ns();
+                j.hipri = r.boolean("hipri", false);
                 r.finish();
                 s.jobs.push_back(j);
             }
@@ -402,6 +414,23 @@ Scenario parse(const json& doc)
                 s.script.push_back(st);
             }
             std::stable_sort(s.script.begin(), s.script.end(), [](auto& a, auto& b) { return a.at < b.at; });
+        }
+        if (const json* loads = wr.get("net_rx")) {
+            if (!loads->is_array())
+                fail("workload.net_rx", "must be an array of {cpus, pps, cost} objects");
+            for (std::size_t i = 0; i < loads->size(); ++i) {
+                ObjectReader r((*loads)[i], arrayPath("workload.net_rx", i));
+                NetRxLoad l;
+                if (const json* list = r.get("cpus"))
+                    l.cpus = parseCpuList(*list, r.field("cpus"), nrCpus);
+                else
+                    for (int c = 0; c < nrCpus; ++c)
+                        l.cpus.push_back(c);
+                l.pps = static_cast<double>(r.integer("pps", 100000, 1, 100000000));
+                l.cost_ns = r.duration("cost", usec(2), SimTime(0)).ns();
+                r.finish();
+                s.net_rx.push_back(l);
+            }
         }
         wr.finish();
     }
@@ -597,7 +626,12 @@ std::vector<PresetInfo> ScenarioLoader::presets()
 
 const std::vector<std::string>& ScenarioLoader::knownPatches()
 {
-    static const std::vector<std::string> ids;
+    static const std::vector<std::string> ids = [] {
+        std::vector<std::string> out;
+        for (const auto& p : PatchRegistry::all())
+            out.push_back(p.id);
+        return out;
+    }();
     return ids;
 }
 

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <sstream>
 
 namespace blkmq {
@@ -25,6 +26,9 @@ Engine::Engine(const Scenario& scenario)
     m_series.reserve(static_cast<std::size_t>(m_scenario.duration.ns() / m_scenario.sample_interval.ns()) + 2);
     m_workload->start();
     m_sim->schedule(m_scenario.sample_interval, EventKind::Sample, EventPriority::Bookkeeping);
+    for (std::size_t l = 0; l < m_scenario.net_rx.size(); ++l)
+        for (int cpu : m_scenario.net_rx[l].cpus)
+            scheduleNetPacket(cpu, static_cast<int>(l));
 }
 
 Engine::~Engine() = default;
@@ -105,10 +109,21 @@ void Engine::dispatchEvent(const Event& e)
     case EventKind::ThinkDone:
         m_workload->onThinkDone(e.a);
         break;
+    case EventKind::NetPacket:
+        m_block->netPacket(e.a, m_scenario.net_rx[static_cast<std::size_t>(e.b)].cost_ns);
+        scheduleNetPacket(e.a, e.b);
+        break;
     case EventKind::Marker:
     case EventKind::Stop:
         break;
     }
+}
+
+void Engine::scheduleNetPacket(int cpu, int load)
+{
+    const double gap = m_sim->rng.exponential(1e9 / m_scenario.net_rx[static_cast<std::size_t>(load)].pps);
+    m_sim->schedule(m_sim->now + SimTime(std::max<std::int64_t>(1, std::llround(gap))), EventKind::NetPacket,
+                    EventPriority::Hardware, cpu, load);
 }
 
 namespace {
@@ -155,6 +170,7 @@ void Engine::applyCommands()
         m_scenario.sourceJson = updated->sourceJson;
         m_sim->costs = updated->costs;
         m_machine->setThreadirqs(updated->kernel.threadirqs);
+        m_block->setPatches(CompletionPatches::from(updated->kernel));
         for (std::size_t d = 0; d < updated->devices.size() && d < m_scenario.devices.size(); ++d) {
             m_scenario.devices[d].rq_affinity = updated->devices[d].rq_affinity;
             m_block->setRqAffinity(static_cast<int>(d), updated->devices[d].rq_affinity);

@@ -69,6 +69,7 @@ public:
 
 private:
     void processNext();
+    void scheduleNetPacket(int cpu, int load);
     void dispatchEvent(const Event& e);
     void applyCommands();
     void addMarker(const std::string& text);

@@ -86,6 +86,7 @@ nlohmann::json Engine::summary() const
               { "ipis_saved", c.remote - c.ipis },
               { "softirq_raises", c.softirq_raises },
               { "ksoftirqd_wakeups", c.ksoftirqd_wakeups },
+              { "delay_ns", percentiles(m_block->completionDelay()) },
               { "by_context",
                 {
                     { "hardirq", ctx(ExecContext::Hardirq) },

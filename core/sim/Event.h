@@ -18,6 +18,7 @@ enum class EventKind : std::uint8_t {
     Marker, // a command was applied (a = marker index)
     ThinkDone, // a job's think time is over (a = task index)
     Stop, // end of the run
+    NetPacket, // a packet of a net_rx load reaches a CPU's NIC queue (a = cpu, b = load)
 };
 
 // Same-time order: lower priority value first, then insertion sequence.

@@ -18,6 +18,7 @@ enum class TraceKind : std::uint8_t {
     Requeue, // rq put on hctx->dispatch (arg = hctx)
     Restart, // arg = hctx restarted
     Marker, // arg = marker index
+    DoneListAdd, // rq added to blk_cpu_done of CPU arg
 };
 
 // One trace record: plain data, 24 bytes.

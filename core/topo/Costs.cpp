@@ -22,6 +22,8 @@ Costs Costs::defaults()
     c.softirq_raise_ns = 10;
     c.softirq_entry_ns = 60;
     c.csd_ns = 30;
+    c.net_rx_pkt_ns = 1500;
+    c.poll_ns = 100;
     c.ipi_send_ns = 150;
     c.ipi_latency_ns = { 0, 600, 800, 1000, 1700 };
     c.cacheline_ns = { 0, 5, 40, 60, 120 };
@@ -59,6 +61,9 @@ const std::vector<Costs::Param>& Costs::params()
         { "softirq_raise_ns", &Costs::softirq_raise_ns, nullptr, "ns CPU", "assumed", "raise_softirq*" },
         { "softirq_entry_ns", &Costs::softirq_entry_ns, nullptr, "ns CPU", "assumed", "one pass of the __do_softirq loop" },
         { "csd_ns", &Costs::csd_ns, nullptr, "ns CPU", "assumed", "running one queued call-function (csd) in the IPI handler" },
+        { "net_rx_pkt_ns", &Costs::net_rx_pkt_ns, nullptr, "ns CPU", "assumed",
+          "NET_RX work for one received completion PDU (nvme-tcp over a NIC, napi irqmode)" },
+        { "poll_ns", &Costs::poll_ns, nullptr, "ns CPU", "assumed", "one blk_poll() pass over a hw queue (hipri)" },
         { "ipi_send_ns", &Costs::ipi_send_ns, nullptr, "ns CPU", "assumed", "sending an IPI (ICR write) on the sender" },
         { "ipi_latency_ns", nullptr, &Costs::ipi_latency_ns, "ns latency", "assumed",
           "IPI send to pending on the target, by distance; also remote wake-up latency" },

@@ -36,6 +36,8 @@ struct Costs {
     std::int64_t softirq_raise_ns = 0;
     std::int64_t softirq_entry_ns = 0;
     std::int64_t csd_ns = 0;
+    std::int64_t net_rx_pkt_ns = 0;
+    std::int64_t poll_ns = 0;
     std::int64_t ipi_send_ns = 0;
     DistanceTable ipi_latency_ns {};
     DistanceTable cacheline_ns {};

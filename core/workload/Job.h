@@ -17,6 +17,7 @@ struct Job {
     int batch = 1;
     int bytes = 4096;
     std::int64_t thinktime = 0;
+    bool hipri = false;
     std::vector<SimTime> iouSubmitted;
     std::vector<int> freeIous;
     std::vector<int> completedIous; // completed, not yet reaped

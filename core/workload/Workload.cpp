@@ -62,6 +62,7 @@ Workload::Workload(Sim& sim, Machine& machine, BlockLayer& block, const Scenario
             job.batch = spec.iodepth_batch_submit;
             job.bytes = spec.bs;
             job.thinktime = spec.thinktime_ns;
+            job.hipri = spec.hipri && block.queues()[static_cast<std::size_t>(job.dev)].spec.irqmode == IrqMode::Nvme;
             job.iouSubmitted.resize(static_cast<std::size_t>(spec.iodepth));
             for (int i = spec.iodepth - 1; i >= 0; --i)
                 job.freeIous.push_back(i);
@@ -131,6 +132,9 @@ void Workload::perform(int cpu, Op op, OpStack& stack)
     case OpCode::ScriptStep:
         scriptStep(cpu, stack);
         break;
+    case OpCode::Poll:
+        m_block.poll(cpu, m_jobs[static_cast<std::size_t>(op.a)].dev);
+        break;
     default:
         assert(false && "not a workload op");
     }
@@ -145,6 +149,9 @@ void Workload::jobStep(Job& job, OpStack& stack)
     } else if (!job.completedIous.empty()) {
         stack.push_back({ OpCode::JobStep, self });
         stack.push_back({ OpCode::Reap, self });
+    } else if (job.hipri) {
+        stack.push_back({ OpCode::JobStep, self });
+        stack.push_back({ OpCode::Poll, self }); // spin in blk_poll() instead of sleeping
     } else {
         job.waitingCompletion = true; // io_getevents(min_nr = 1) sleeps
         m_machine.sleepTask(job.task);
@@ -175,6 +182,7 @@ void Workload::submit(int cpu, Job& job, OpStack& stack)
     Request& r = m_block.request(rq);
     r.job = static_cast<int>(&job - m_jobs.data());
     r.iou = iou;
+    r.polled = job.hipri;
     m_block.submit(cpu, rq, false);
 }
 

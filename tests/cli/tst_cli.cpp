@@ -93,6 +93,8 @@ private slots:
         QTest::newRow("missing file") << QStringList { u"run"_qs, u"/nonexistent.json"_qs } << u"cannot open"_qs;
         QTest::newRow("job on missing cpu") << QStringList { u"run"_qs, u"--set"_qs, u"workload.jobs.0.cpus_allowed=[99]"_qs }
                                             << u"workload.jobs[0].cpus_allowed"_qs;
+        QTest::newRow("unknown patch") << QStringList { u"run"_qs, u"--set"_qs, u"kernel.patches.complete-magic=true"_qs }
+                                       << u"known: complete-no-remote-threaded, complete-remote-softirq, complete-llist"_qs;
         QTest::newRow("unknown command") << QStringList { u"fly"_qs } << u"unknown command"_qs;
         QTest::newRow("bad topology") << QStringList { u"topology"_qs, u"0c"_qs } << u"topology"_qs;
         QTest::newRow("broken xml") << QStringList { u"topology"_qs, QStringLiteral(BLKMQLAB_TEST_DATA "/broken.xml") }

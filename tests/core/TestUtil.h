@@ -32,4 +32,13 @@ inline nlohmann::json run(const std::string& jsonOrPreset, const std::vector<std
 
 inline std::uint64_t u(const nlohmann::json& j) { return j.get<std::uint64_t>(); }
 
+// Every completion was redirected to its submitter (remote is counted when
+// redirected, so requests still on their way at the end count too).
+inline bool allRemote(const nlohmann::json& s)
+{
+    const auto remote = u(s["completion"]["remote"]);
+    const auto completed = u(s["io"]["completed"]);
+    return completed > 0 && remote >= completed && remote <= completed + u(s["io"]["in_flight"]);
+}
+
 } // namespace blkmq::test

@@ -74,7 +74,7 @@ private slots:
         const auto table = nlohmann::json::parse(f.readAll().toStdString());
         nlohmann::json now = nlohmann::json::object();
         for (const auto& p : ScenarioLoader::presets()) {
-            Engine e(load(p.name, { "duration=\"2ms\"" }));
+            Engine e(load(p.name));
             e.run();
             now[p.name] = e.fingerprint();
         }

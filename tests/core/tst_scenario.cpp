@@ -37,7 +37,7 @@ private slots:
     void setOverridesByPathIndexAndName()
     {
         auto s = ScenarioLoader::fromPreset("default",
-                                            { "devices.nvme0.rq_affinity=2", "devices.0.submit_queues=4",
+                                            { "devices.nvme0.rq_affinity=2", "devices.0.submit_queues=4", "devices.0.irq_affinity=[0,1,2,3]",
                                               "kernel.threadirqs=true", "workload.jobs.randread.iodepth=3",
                                               "costs.cacheline_ns.remote=500", "duration=\"2ms\"", "seed=99" });
         QVERIFY2(s.ok(), s.ok() ? "" : s.error().c_str());

@@ -1,0 +1,393 @@
+// BlockLayer, completion side: the device models, blk_mq_complete_request()
+// with the 2020 series' patches, the IPI and BLOCK softirq paths, NAPI
+// receive, the usb-storage-like driver thread, polling, and ->complete.
+#include "block/BlockLayer.h"
+
+#include <cassert>
+#include <cmath>
+
+namespace blkmq {
+
+namespace {
+constexpr int kNapiBudget = 64; // packets per NAPI poll (netdev weight)
+}
+
+std::int64_t BlockLayer::serviceTime(int dev)
+{
+    const CompletionDist& d = m_queues[static_cast<std::size_t>(dev)].spec.completion;
+    switch (d.kind) {
+    case CompletionDist::Kind::Uniform:
+        return d.a + static_cast<std::int64_t>(m_sim.rng.below(static_cast<std::uint64_t>(d.b - d.a + 1)));
+    case CompletionDist::Kind::Exponential:
+        return std::llround(m_sim.rng.exponential(static_cast<double>(d.a)));
+    case CompletionDist::Kind::Fixed:
+        break;
+    }
+    return d.a;
+}
+
+void BlockLayer::startDevice(int cpu, int rq)
+{
+    Request& r = request(rq);
+    if (r.hold && !r.released)
+        return; // the script completes it
+    RequestQueue& q = m_queues[static_cast<std::size_t>(r.dev)];
+    switch (q.spec.irqmode) {
+    case IrqMode::None: // end_cmd() right in ->queue_rq
+        --m_hctxs[static_cast<std::size_t>(r.hctx)].atDevice;
+        completeRq(cpu, rq);
+        break;
+    case IrqMode::Softirq: // blk_mq_complete_request() right in ->queue_rq
+        --m_hctxs[static_cast<std::size_t>(r.hctx)].atDevice;
+        blkMqCompleteRequest(cpu, rq);
+        break;
+    case IrqMode::Timer: // an hrtimer on this CPU ends it in hardirq
+        m_machine.raiseIrq(cpu, IrqKind::Timer, rq, m_machine.opNow() + SimTime(serviceTime(r.dev)));
+        break;
+    case IrqMode::Nvme:
+    case IrqMode::Napi:
+        m_sim.schedule(m_machine.opNow() + SimTime(serviceTime(r.dev)), EventKind::DeviceDone, EventPriority::Hardware, rq);
+        break;
+    case IrqMode::Kthread: // queued for the driver thread, which issues one command at a time
+        q.kthreadPending.pushBack(m_pool, rq);
+        m_machine.wakeTask(q.kthread, cpu);
+        break;
+    }
+}
+
+void BlockLayer::release(int rq)
+{
+    Request& r = request(rq);
+    const bool wasHeld = r.hold && !r.released;
+    r.released = true;
+    if (!wasHeld || r.state != RqState::AtDevice)
+        return; // it starts normally once it reaches the device
+    const IrqMode mode = m_queues[static_cast<std::size_t>(r.dev)].spec.irqmode;
+    if (mode == IrqMode::Timer)
+        m_machine.raiseIrq(r.cpu, IrqKind::Timer, rq, m_sim.now);
+    else if (mode == IrqMode::Kthread) {
+        RequestQueue& q = m_queues[static_cast<std::size_t>(r.dev)];
+        q.kthreadPending.pushBack(m_pool, rq);
+        m_machine.wakeTask(q.kthread, -1);
+    } else
+        m_sim.schedule(m_sim.now, EventKind::DeviceDone, EventPriority::Hardware, rq);
+}
+
+void BlockLayer::onDeviceDone(int rq)
+{
+    Request& r = request(rq);
+    Hctx& hctx = m_hctxs[static_cast<std::size_t>(r.hctx)];
+    RequestQueue& q = m_queues[static_cast<std::size_t>(r.dev)];
+    --hctx.atDevice;
+    m_sim.trace(TraceKind::DeviceDone, hctx.vectorCpu, rq, r.hctx);
+    switch (q.spec.irqmode) {
+    case IrqMode::Napi: {
+        // nvme-tcp: the completion PDU arrives on the queue's TCP connection,
+        // which RSS steers to one CPU.
+        const auto& rss = q.spec.rss_cpus;
+        const std::uint64_t flow = (static_cast<std::uint64_t>(r.dev) << 32 | static_cast<std::uint32_t>(hctx.index))
+            * 0x9e3779b97f4a7c15ULL;
+        const int target = rss.empty() ? static_cast<int>((flow >> 32) % static_cast<std::uint64_t>(m_sim.topo.nrCpus()))
+                                       : rss[static_cast<std::size_t>((flow >> 32) % rss.size())];
+        m_cpu[static_cast<std::size_t>(target)].rx.push_back(rq);
+        raiseRx(target);
+        return;
+    }
+    case IrqMode::Kthread:
+        q.kthreadDone = true;
+        m_machine.raiseIrq(hctx.vectorCpu, IrqKind::Usb, r.dev, m_sim.now + SimTime(m_sim.costs.irq_delivery_ns));
+        return;
+    default:
+        break;
+    }
+    if (r.polled) { // poll queues have no interrupt
+        hctx.pollCq.pushBack(m_pool, rq);
+        return;
+    }
+    hctx.cq.pushBack(m_pool, rq);
+    if (!hctx.irqRaised) {
+        hctx.irqRaised = true;
+        m_machine.raiseIrq(hctx.vectorCpu, IrqKind::DeviceVector, r.hctx, m_sim.now + SimTime(m_sim.costs.irq_delivery_ns));
+    }
+}
+
+int BlockLayer::poll(int cpu, int dev)
+{
+    Hctx& hctx = m_hctxs[static_cast<std::size_t>(m_queues[static_cast<std::size_t>(dev)].cpuToHctx[static_cast<std::size_t>(cpu)])];
+    m_machine.charge(m_sim.costs.poll_ns);
+    int found = 0;
+    while (!hctx.pollCq.empty()) {
+        m_machine.charge(m_sim.costs.cqe_ns);
+        blkMqCompleteRequest(cpu, hctx.pollCq.popFront(m_pool));
+        ++found;
+    }
+    return found;
+}
+
+void BlockLayer::netPacket(int cpu, std::int64_t costNs)
+{
+    BlkCpu& b = m_cpu[static_cast<std::size_t>(cpu)];
+    b.rxLoadCost = costNs;
+    b.rx.push_back(-1);
+    raiseRx(cpu);
+}
+
+void BlockLayer::raiseRx(int cpu)
+{
+    BlkCpu& b = m_cpu[static_cast<std::size_t>(cpu)];
+    if (b.rxIrqRaised)
+        return; // NAPI is polling: the NIC interrupt stays masked
+    b.rxIrqRaised = true;
+    m_machine.raiseIrq(cpu, IrqKind::NicRx, cpu, m_sim.now + SimTime(m_sim.costs.irq_delivery_ns));
+}
+
+void BlockLayer::blkMqCompleteRequest(int cpu, int rq)
+{
+    Request& r = request(rq);
+    r.state = RqState::Complete;
+    r.completeCalled = m_machine.opNow();
+    if (!completeRemote(cpu, rq))
+        completeRq(cpu, rq);
+}
+
+// blk_mq_complete_request_remote(), v5.10 plus the switched-on patches.
+// Returns false when the caller completes the request right here.
+bool BlockLayer::completeRemote(int cpu, int rq)
+{
+    Request& r = request(rq);
+    const RequestQueue& q = m_queues[static_cast<std::size_t>(r.dev)];
+    if (r.polled)
+        return false;
+    if (m_patches.processDirect && !m_machine.in_interrupt(cpu) && m_machine.context() != ExecContext::Hardirq)
+        return false; // Christoph Hellwig: from process context just call ->complete
+    if (CompletionPolicy::needIpi(m_sim.topo, m_patches, m_machine.threadirqs(), cpu, r.cpu, q.spec.rq_affinity)) {
+        ++m_sim.counters.remote;
+        if (m_patches.llist) {
+            // blk_mq_complete_send_ipi(): the IPI only if the target's list was empty
+            if (pushDone(cpu, r.cpu, rq))
+                sendCompletionIpi(cpu, r.cpu, -1);
+        } else {
+            sendCompletionIpi(cpu, r.cpu, rq);
+        }
+        return true;
+    }
+    if (q.nrHwQueues > 1)
+        return false;
+    completeLocalSoftirq(cpu, rq);
+    return true;
+}
+
+// smp_call_function_single_async() with the request's csd (rq >= 0) or, for
+// complete-llist, the target CPU's blk_cpu_csd (rq = -1).
+void BlockLayer::sendCompletionIpi(int cpu, int target, int rq)
+{
+    BlkCpu& t = m_cpu[static_cast<std::size_t>(target)];
+    const bool wasEmpty = t.callSingleQueue.empty() && !t.blockCsdQueued;
+    if (rq < 0) {
+        if (t.blockCsdQueued)
+            return; // csd still in flight: -EBUSY, its IPI is on the way
+        t.blockCsdQueued = true;
+    } else {
+        t.callSingleQueue.pushBack(m_pool, rq);
+    }
+    touchListHead(t.callSingleOwner, cpu);
+    if (!wasEmpty)
+        return; // the target's queue was not empty: its IPI is on the way
+    m_machine.charge(m_sim.costs.ipi_send_ns);
+    ++m_sim.counters.ipis;
+    m_sim.trace(TraceKind::IpiSend, cpu, rq, target, m_machine.opNow());
+    m_machine.raiseIrq(target, IrqKind::CallFunction, 0,
+                       m_machine.opNow() + SimTime(m_sim.costs.ipiLatency(m_sim.topo, cpu, target)));
+}
+
+// Moving a list head's cacheline to the CPU that writes it.
+void BlockLayer::touchListHead(int& owner, int cpu)
+{
+    if (owner >= 0 && owner != cpu)
+        m_machine.charge(m_sim.costs.cacheline(m_sim.topo, owner, cpu));
+    owner = cpu;
+}
+
+// Adds to `target`'s blk_cpu_done; true if the list was empty.
+bool BlockLayer::pushDone(int cpu, int target, int rq)
+{
+    BlkCpu& t = m_cpu[static_cast<std::size_t>(target)];
+    const bool wasEmpty = t.done.empty();
+    t.done.pushBack(m_pool, rq);
+    touchListHead(t.doneOwner, cpu);
+    m_sim.trace(TraceKind::DoneListAdd, cpu, rq, target, m_machine.opNow());
+    return wasEmpty;
+}
+
+// The single-queue path: complete through this CPU's BLOCK softirq.
+void BlockLayer::completeLocalSoftirq(int cpu, int rq)
+{
+    const bool processContext = !m_machine.in_interrupt(cpu) && m_machine.context() != ExecContext::Hardirq;
+    const bool bh = m_patches.localBh && processContext;
+    if (bh)
+        m_machine.localBhDisable(cpu);
+    if (m_patches.llist) {
+        // preempt_disable(); llist_add(); raise_softirq() if it was empty; preempt_enable()
+        if (pushDone(cpu, cpu, rq))
+            m_machine.raise_softirq(cpu, BLOCK_SOFTIRQ);
+    } else {
+        triggerSoftirq(cpu, rq);
+    }
+    if (bh)
+        m_machine.localBhEnable(cpu); // the softirq runs here, in this task
+}
+
+// blk_mq_trigger_softirq(): irqs off, append to blk_cpu_done, raise if it was empty.
+void BlockLayer::triggerSoftirq(int cpu, int rq)
+{
+    if (pushDone(cpu, cpu, rq))
+        m_machine.raise_softirq_irqoff(cpu, BLOCK_SOFTIRQ);
+}
+
+void BlockLayer::completeRq(int cpu, int rq)
+{
+    Request& r = request(rq);
+    m_machine.charge(m_sim.costs.complete_ns);
+    if (cpu != r.cpu)
+        m_machine.charge(m_sim.costs.rq_cachelines * m_sim.costs.cacheline(m_sim.topo, r.cpu, cpu));
+    ++m_sim.counters.complete_by_context[static_cast<int>(m_machine.context())];
+    const SimTime now = m_machine.opNow();
+    m_sim.trace(TraceKind::Complete, cpu, rq, static_cast<int>(m_machine.context()), now);
+    m_clat.record((now - r.dispatched).ns());
+    if (r.completeCalled.ns() >= 0)
+        m_completionDelay.record((now - r.completeCalled).ns());
+    if (r.job < 0)
+        m_scriptLat.record((now - r.submitted).ns());
+    ++m_sim.counters.completed;
+    m_sim.counters.bytes += static_cast<std::uint64_t>(r.bytes);
+    if (m_endIo)
+        m_endIo->endIo(cpu, r);
+    freeRequest(cpu, rq);
+}
+
+void BlockLayer::performCompletionOp(int cpu, Op op, OpStack& stack)
+{
+    BlkCpu& b = m_cpu[static_cast<std::size_t>(cpu)];
+    switch (op.code) {
+    case OpCode::HandleCq: { // nvme_irq(): drain the completion queue
+        Hctx& hctx = m_hctxs[static_cast<std::size_t>(op.a)];
+        if (hctx.cq.empty()) {
+            hctx.irqRaised = false;
+            break;
+        }
+        const int rq = hctx.cq.popFront(m_pool);
+        m_machine.charge(m_sim.costs.cqe_ns);
+        blkMqCompleteRequest(cpu, rq);
+        if (!hctx.cq.empty())
+            stack.push_back(op);
+        else
+            hctx.irqRaised = false;
+        break;
+    }
+    case OpCode::TimerComplete:
+        --m_hctxs[static_cast<std::size_t>(request(op.a).hctx)].atDevice;
+        completeRq(cpu, op.a);
+        break;
+    case OpCode::CsdFlush: { // flush_smp_call_function_queue(): take the whole queue
+        RqList taken = b.callSingleQueue.take();
+        while (!taken.empty())
+            b.csdBatch.pushBack(m_pool, taken.popFront(m_pool));
+        touchListHead(b.callSingleOwner, cpu);
+        if (b.blockCsdQueued) {
+            b.blockCsdQueued = false;
+            stack.push_back({ OpCode::CsdRaiseBlock, 0 });
+        }
+        if (!b.csdBatch.empty())
+            stack.push_back({ OpCode::CsdRunOne, 0 });
+        break;
+    }
+    case OpCode::CsdRunOne: { // __blk_mq_complete_request_remote() for one request
+        const int rq = b.csdBatch.popFront(m_pool);
+        m_machine.charge(m_sim.costs.csd_ns);
+        if (m_patches.remoteSoftirq || m_queues[static_cast<std::size_t>(request(rq).dev)].nrHwQueues == 1)
+            triggerSoftirq(cpu, rq);
+        else
+            completeRq(cpu, rq);
+        if (!b.csdBatch.empty())
+            stack.push_back(op);
+        break;
+    }
+    case OpCode::CsdRaiseBlock: // complete-llist: the IPI only raises the softirq
+        m_machine.charge(m_sim.costs.csd_ns);
+        m_machine.__raise_softirq_irqoff(cpu, BLOCK_SOFTIRQ);
+        break;
+    case OpCode::BlockSoftirq: { // blk_done_softirq(): take the whole list
+        RqList taken = b.done.take();
+        if (!taken.empty())
+            touchListHead(b.doneOwner, cpu);
+        while (!taken.empty())
+            b.doneBatch.pushBack(m_pool, taken.popFront(m_pool));
+        if (!b.doneBatch.empty())
+            stack.push_back({ OpCode::CompleteFromBatch, 0 });
+        break;
+    }
+    case OpCode::CompleteFromBatch:
+        completeRq(cpu, b.doneBatch.popFront(m_pool));
+        if (!b.doneBatch.empty())
+            stack.push_back(op);
+        break;
+    case OpCode::NapiSchedule: // the NIC's hardirq: napi_schedule()
+        m_machine.__raise_softirq_irqoff(cpu, NET_RX_SOFTIRQ);
+        break;
+    case OpCode::NetRxPoll: { // net_rx_action() → the driver's poll, one packet per action
+        const int budget = op.a > 0 ? op.a : kNapiBudget;
+        if (b.rxHead == b.rx.size()) {
+            b.rx.clear();
+            b.rxHead = 0;
+            b.rxIrqRaised = false; // napi_complete_done(): unmask the NIC interrupt
+            break;
+        }
+        const int rq = b.rx[b.rxHead++];
+        if (rq < 0) {
+            m_machine.charge(b.rxLoadCost);
+        } else {
+            m_machine.charge(m_sim.costs.net_rx_pkt_ns);
+            blkMqCompleteRequest(cpu, rq); // nvme-tcp completes right in the receive path
+        }
+        if (b.rxHead == b.rx.size()) {
+            b.rx.clear();
+            b.rxHead = 0;
+            b.rxIrqRaised = false;
+        } else if (budget > 1) {
+            stack.push_back({ OpCode::NetRxPoll, budget - 1 });
+        } else {
+            m_machine.__raise_softirq_irqoff(cpu, NET_RX_SOFTIRQ); // budget spent: poll again later
+        }
+        break;
+    }
+    case OpCode::UsbIrq: { // the host controller's interrupt: wake the driver thread
+        const RequestQueue& q = m_queues[static_cast<std::size_t>(op.a)];
+        m_machine.charge(m_sim.costs.wakeup_ns);
+        m_machine.wakeTask(q.kthread, cpu);
+        break;
+    }
+    case OpCode::UsbStep: { // usb_stor_control_thread(): one command at a time
+        RequestQueue& q = m_queues[static_cast<std::size_t>(op.a)];
+        if (q.kthreadCurrent >= 0 && q.kthreadDone) {
+            const int rq = q.kthreadCurrent;
+            q.kthreadCurrent = -1;
+            q.kthreadDone = false;
+            stack.push_back(op);
+            blkMqCompleteRequest(cpu, rq); // from preemptible process context
+        } else if (q.kthreadCurrent < 0 && !q.kthreadPending.empty()) {
+            q.kthreadCurrent = q.kthreadPending.popFront(m_pool);
+            m_machine.charge(m_sim.costs.queue_rq_ns);
+            m_sim.schedule(m_machine.opNow() + SimTime(serviceTime(op.a)), EventKind::DeviceDone, EventPriority::Hardware,
+                           q.kthreadCurrent);
+            m_machine.sleepTask(m_machine.currentTask()); // wait for the command to finish
+        } else {
+            m_machine.sleepTask(m_machine.currentTask());
+        }
+        break;
+    }
+    default:
+        assert(false && "not a block op");
+    }
+}
+
+} // namespace blkmq

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Rewrites the command output embedded in docs/*.md between
+# "<!-- generated: blkmqlab-cli ARGS -->" and "<!-- end generated -->".
+# Usage: docs/update-generated.sh [path/to/blkmqlab-cli]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cli=${1:-build/release/app/cli/blkmqlab-cli}
+for doc in docs/*.md README.md; do
+    python3 - "$cli" "$doc" <<'PY'
+import re, subprocess, sys
+cli, doc = sys.argv[1], sys.argv[2]
+text = open(doc).read()
+def run(m):
+    args = m.group(1).split()
+    out = subprocess.run([cli] + args, check=True, capture_output=True, text=True).stdout.rstrip("\n")
+    return f"<!-- generated: blkmqlab-cli {m.group(1)} -->\n{out}\n<!-- end generated -->"
+new = re.sub(r"<!-- generated: blkmqlab-cli (.*?) -->\n.*?\n<!-- end generated -->", run, text, flags=re.S)
+if new != text:
+    open(doc, "w").write(new)
+    print(f"updated {doc}")
+PY
+done

@@ -1,0 +1,227 @@
+// The completion patches of seed 000 and the completion contexts of issue 3.
+#ifndef Q_MOC_RUN // moc cannot parse the C++20 library headers these pull in
+#include "TestUtil.h"
+
+#include "block/BlockLayer.h"
+#include "scenario/PatchRegistry.h"
+
+#include <map>
+#endif
+
+using namespace blkmq;
+using namespace blkmq::test;
+
+namespace {
+// Multi-queue drive, all vectors on CPU 0; jobs on the other node: every completion is remote.
+const char* kRemoteMq = R"({"topology":"2n:1p:2c:1t","duration":"3ms",
+    "devices":[{"name":"nvme0","irqmode":"nvme","submit_queues":2,"irq_affinity":[0,0],
+                "completion_nsec":{"dist":"uniform","min":"1us","max":"4us"}}],
+    "workload":{"jobs":[{"iodepth":16,"numjobs":2,"cpus_allowed":"2-3","cpus_allowed_policy":"split"}]}})";
+
+std::string patch(const char* id, bool on = true) { return std::string("kernel.patches.") + id + "=" + (on ? "true" : "false"); }
+}
+
+class TestCompletion : public QObject {
+    Q_OBJECT
+private slots:
+    void registryDescribesEveryPatch()
+    {
+        QCOMPARE(PatchRegistry::all().size(), std::size_t(5));
+        for (const auto& p : PatchRegistry::all()) {
+            QVERIFY(!p.subject.empty() && !p.author.empty() && !p.version.empty() && !p.effect.empty());
+            QVERIFY(ScenarioLoader::fromText("{}", "t", { patch(p.id.c_str()) }).ok());
+        }
+        const auto bad = ScenarioLoader::fromText("{}", "t", { "kernel.patches.complete-fast=true" });
+        QVERIFY(!bad.ok());
+        QVERIFY(bad.error().find("complete-llist") != std::string::npos); // names the valid ids
+    }
+
+    void noRemoteThreadedStopsIpis()
+    {
+        const auto base = run(kRemoteMq, { "kernel.threadirqs=true" });
+        const auto patched = run(kRemoteMq, { "kernel.threadirqs=true", patch("complete-no-remote-threaded") });
+        const auto unthreaded = run(kRemoteMq, { patch("complete-no-remote-threaded") });
+        QVERIFY(u(base["completion"]["ipis"]) > 0);
+        QCOMPARE(u(patched["completion"]["ipis"]), std::uint64_t(0));
+        QCOMPARE(u(patched["completion"]["remote"]), std::uint64_t(0));
+        QVERIFY(u(patched["io"]["completed"]) > 1000);
+        QVERIFY(u(unthreaded["completion"]["ipis"]) > 0); // only matters with threadirqs
+    }
+
+    void remoteSoftirqNeverCompletesInHardirq()
+    {
+        const auto base = run(kRemoteMq);
+        const auto patched = run(kRemoteMq, { patch("complete-remote-softirq") });
+        QVERIFY(allRemote(base) && allRemote(patched));
+        QCOMPARE(u(base["completion"]["by_context"]["hardirq"]), u(base["io"]["completed"]));
+        QCOMPARE(u(patched["completion"]["by_context"]["hardirq"]), std::uint64_t(0));
+        QCOMPARE(u(patched["completion"]["by_context"]["softirq"]), u(patched["io"]["completed"]));
+        QVERIFY(u(patched["completion"]["softirq_raises"]) > 0);
+        QCOMPARE(u(base["completion"]["softirq_raises"]), std::uint64_t(0));
+        // the extra hop costs time on the way to ->complete
+        QVERIFY(patched["completion"]["delay_ns"]["mean"].get<double>() > base["completion"]["delay_ns"]["mean"].get<double>());
+    }
+
+    void llistSendsFewerIpisAndKeepsFifo()
+    {
+        Engine base(load(kRemoteMq));
+        base.run();
+        Engine e(load(kRemoteMq, { patch("complete-llist") }));
+        TraceRing& ring = e.enableTrace(1 << 20);
+        e.run();
+        const auto s = e.summary();
+        const auto b = base.summary();
+        QVERIFY(allRemote(s));
+        QVERIFY(u(s["completion"]["ipis"]) < u(s["completion"]["remote"]));
+        // back-to-back completions for one CPU join its list: fewer IPIs than one csd per request
+        QVERIFY(u(s["completion"]["ipis"]) < u(b["completion"]["ipis"]));
+        QVERIFY(u(s["completion"]["ipis_saved"]) > u(b["completion"]["ipis_saved"]));
+        // nothing lost
+        QCOMPARE(u(s["io"]["submitted"]), u(s["io"]["completed"]) + u(s["io"]["in_flight"]));
+        QVERIFY(std::abs(static_cast<double>(u(s["io"]["completed"])) / static_cast<double>(u(b["io"]["completed"])) - 1.0) < 0.05);
+        // FIFO: each CPU completes its blk_cpu_done in the order requests were added.
+        std::vector<TraceRecord> out;
+        QCOMPARE(ring.read(out), std::uint64_t(0));
+        std::map<int, std::vector<int>> added, completed;
+        for (const auto& r : out) {
+            if (r.kind == TraceKind::DoneListAdd)
+                added[r.arg].push_back(r.rq);
+            else if (r.kind == TraceKind::Complete && r.arg == static_cast<int>(ExecContext::Softirq))
+                completed[r.cpu].push_back(r.rq);
+        }
+        QVERIFY(!added.empty());
+        QVERIFY(!completed.empty());
+        for (auto& [cpu, order] : completed) {
+            const auto& in = added[cpu];
+            QVERIFY(order.size() <= in.size());
+            QVERIFY2(std::equal(order.begin(), order.end(), in.begin()), qPrintable(QString::number(cpu)));
+        }
+    }
+
+    void usbStorage_data()
+    {
+        QTest::addColumn<QString>("patches");
+        QTest::addColumn<QString>("context"); // where ->complete runs
+        QTest::addColumn<bool>("wakesKsoftirqd");
+        QTest::newRow("baseline") << QString() << u"ksoftirqd"_qs << true;
+        QTest::newRow("llist (preempt_disable)") << u"complete-llist"_qs << u"ksoftirqd"_qs << true;
+        QTest::newRow("local-bh") << u"complete-local-bh"_qs << u"softirq"_qs << false;
+        QTest::newRow("llist + local-bh") << u"complete-llist,complete-local-bh"_qs << u"softirq"_qs << false;
+        QTest::newRow("process-direct") << u"complete-process-direct"_qs << u"process"_qs << false;
+    }
+    void usbStorage()
+    {
+        QFETCH(QString, patches);
+        QFETCH(QString, context);
+        QFETCH(bool, wakesKsoftirqd);
+        std::vector<std::string> sets;
+        for (const auto& id : patches.split(u',', Qt::SkipEmptyParts))
+            sets.push_back(patch(id.toStdString().c_str()));
+        const auto s = run("usb-storage", sets);
+        const auto completed = u(s["io"]["completed"]);
+        QVERIFY(completed > 100);
+        QCOMPARE(u(s["completion"]["by_context"][context.toStdString()]), completed);
+        const auto wakeups = u(s["completion"]["ksoftirqd_wakeups"]);
+        if (wakesKsoftirqd)
+            QVERIFY2(wakeups >= completed, qPrintable(QString::number(wakeups))); // one per request
+        else
+            QCOMPARE(wakeups, std::uint64_t(0));
+        if (context == u"process"_qs)
+            QCOMPARE(u(s["completion"]["softirq_raises"]), std::uint64_t(0));
+    }
+
+    void threadirqsRtPreset()
+    {
+        const auto base = run("threadirqs-rt");
+        const auto p2 = run("threadirqs-rt", { patch("complete-remote-softirq") });
+        const auto p1 = run("threadirqs-rt", { patch("complete-no-remote-threaded") });
+        QVERIFY(u(base["completion"]["ipis"]) > 0);
+        QCOMPARE(u(base["completion"]["ksoftirqd_wakeups"]), std::uint64_t(0)); // multi-queue: ->complete in the IPI
+        QVERIFY(u(p2["completion"]["ksoftirqd_wakeups"]) > 0); // the IPI-raised softirq goes to ksoftirqd
+        QVERIFY(u(p2["completion"]["by_context"]["ksoftirqd"]) > 0);
+        QCOMPARE(u(p1["completion"]["ipis"]), std::uint64_t(0));
+        QCOMPARE(u(p1["completion"]["ksoftirqd_wakeups"]), std::uint64_t(0));
+    }
+
+    void napiCompletesInNetRxAndSendsIpis()
+    {
+        const auto base = run("nvme-tcp-napi");
+        const auto p2 = run("nvme-tcp-napi", { patch("complete-remote-softirq") });
+        const auto& c = base["completion"];
+        QVERIFY(u(c["remote"]) > 0);
+        QVERIFY(u(c["by_context"]["softirq"]) + u(c["by_context"]["ksoftirqd"]) > 0); // local ones, in NET_RX
+        QVERIFY(u(c["by_context"]["hardirq"]) > 0); // remote ones, in the IPI
+        QCOMPARE(u(p2["completion"]["by_context"]["hardirq"]), std::uint64_t(0));
+        QVERIFY(u(p2["completion"]["softirq_raises"]) > u(c["softirq_raises"]));
+    }
+
+    void netRxLoadDelaysBlockSoftirq()
+    {
+        const std::string s = R"({"topology":"2c","duration":"5ms",
+            "devices":[{"irqmode":"nvme","submit_queues":1,"irq_affinity":[0],"completion_nsec":"10us"}],
+            "workload":{"jobs":[{"iodepth":4,"cpus_allowed":[1]}]}})";
+        const auto quiet = run(s);
+        const auto busy = run(s, { R"(workload.net_rx=[{"cpus":[0],"pps":300000,"cost":"2us"}])" });
+        // NET_RX runs before BLOCK in __do_softirq and eats CPU 0: completions wait longer
+        QVERIFY(busy["completion"]["delay_ns"]["p99"].get<double>() > quiet["completion"]["delay_ns"]["p99"].get<double>());
+        QVERIFY(busy["cpu"]["busy"]["softirq_pct"].get<double>() + busy["cpu"]["busy"]["ksoftirqd_pct"].get<double>()
+                > 20.0);
+    }
+
+    void polledRequestsCompleteWhereFound()
+    {
+        const auto s = run(kRemoteMq, { "workload.jobs.0.hipri=true", "devices.nvme0.rq_affinity=2" });
+        QVERIFY(u(s["io"]["completed"]) > 1000);
+        QCOMPARE(u(s["completion"]["remote"]), std::uint64_t(0));
+        QCOMPARE(u(s["completion"]["by_context"]["process"]), u(s["io"]["completed"]));
+        QCOMPARE(u(s["cpu"]["hardirqs"]), std::uint64_t(0));
+        QVERIFY(s["cpu"]["per_cpu"][2]["task_ns"].get<double>() > 0.99 * s["sim_time_ns"].get<double>()); // spinning
+    }
+
+    void togglingMidRunTakesEffectAtTheMarker()
+    {
+        Engine e(load(kRemoteMq));
+        e.setSnapshotInterval(usec(10));
+        e.runUntil(msec(1));
+        const auto raisesBefore = e.counters().softirq_raises;
+        QCOMPARE(raisesBefore, std::uint64_t(0));
+        e.inbox().post({ "kernel.patches.complete-remote-softirq", "true" });
+        e.runUntil(msec(2));
+        QVERIFY(e.counters().softirq_raises > 0);
+        QCOMPARE(e.markers().size(), std::size_t(1));
+        QCOMPARE(e.markers()[0].t_ns, msec(1).ns());
+        const auto hardirqBefore = e.counters().complete_by_context[static_cast<int>(ExecContext::Hardirq)];
+        e.inbox().post({ "kernel.patches.complete-remote-softirq", "false" });
+        e.run();
+        QVERIFY(e.counters().complete_by_context[static_cast<int>(ExecContext::Hardirq)] > hardirqBefore);
+        QCOMPARE(e.markers().size(), std::size_t(2));
+        QCOMPARE(e.markers()[1].text, std::string("kernel.patches.complete-remote-softirq=false"));
+    }
+
+    void seriesLeavesSingleCoreAlone()
+    {
+        const auto base = run("single-core-null");
+        const auto all = run("single-core-null", { patch("complete-no-remote-threaded"), patch("complete-remote-softirq"),
+                                                   patch("complete-llist") });
+        QCOMPARE(u(all["completion"]["ipis"]), std::uint64_t(0));
+        QCOMPARE(base["io"]["iops"].get<double>(), all["io"]["iops"].get<double>());
+    }
+
+    void managedSpreadKeepsVectorsOnTheirNode()
+    {
+        Engine e(load(R"({"topology":"2n:1p:4c:2t","devices":[{"submit_queues":4}]})"));
+        const auto& hctxs = e.block().hctxs();
+        QCOMPARE(hctxs.size(), std::size_t(4));
+        const auto& topo = e.scenario().topology;
+        for (const auto& h : hctxs) {
+            QVERIFY(!h.cpus.empty());
+            for (int cpu : h.cpus)
+                QCOMPARE(topo.cpu(cpu).node, topo.cpu(h.vectorCpu).node);
+        }
+        // siblings share a queue
+        QCOMPARE(e.block().queues()[0].cpuToHctx[0], e.block().queues()[0].cpuToHctx[8]);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCompletion)
+#include "tst_completion.moc"

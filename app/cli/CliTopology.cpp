@@ -1,6 +1,7 @@
 #include "Cli.h"
 
 #include "experiment/Validation.h"
+#include "scenario/PatchRegistry.h"
 #include "scenario/ScenarioLoader.h"
 #include "topo/Costs.h"
 #include "topo/TopologyLoader.h"
@@ -38,6 +39,24 @@ int presetsCommand(const std::vector<std::string>& args)
     for (const auto& p : TopologyLoader::presets())
         std::cout << "  " << p.name << std::string(p.name.size() < 22 ? 22 - p.name.size() : 1, ' ') << p.description
                   << '\n';
+    return kExitOk;
+}
+
+int patchesCommand(const std::vector<std::string>& args)
+{
+    if (!args.empty()) {
+        std::cerr << "blkmqlab-cli patches: takes no arguments\n";
+        return kExitUsage;
+    }
+    std::string thread;
+    for (const auto& p : PatchRegistry::all()) {
+        if (p.thread != thread) {
+            thread = p.thread;
+            std::cout << thread << "\n";
+        }
+        std::cout << "  " << p.id << "  (--set kernel.patches." << p.id << "=true)\n    " << p.subject << "\n    "
+                  << p.author << ", " << p.version << "\n    " << p.effect << "\n";
+    }
     return kExitOk;
 }
 

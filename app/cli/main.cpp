@@ -11,6 +11,7 @@ usage:
                    [--json FILE|-] [--csv FILE] [--fail-on-stall] [--quiet]
   blkmqlab-cli presets
   blkmqlab-cli topology <spec | preset | file.xml | host>
+  blkmqlab-cli patches        the kernel patches that kernel.patches.<id> switches
   blkmqlab-cli costs          the cost parameters and their defaults (docs/model.md)
   blkmqlab-cli validate [baseline|completion|all]   the seeds' figures beside the simulated ones
   blkmqlab-cli help
@@ -44,8 +45,10 @@ int main(int argc, char** argv)
         return blkmq::cli::topologyCommand(args);
     if (cmd == "validate")
         return blkmq::cli::validateCommand(args);
+    if (cmd == "patches")
+        return blkmq::cli::patchesCommand(args);
     if (cmd == "costs")
         return blkmq::cli::costsCommand(args);
-    std::cerr << "blkmqlab-cli: unknown command '" << cmd << "' (commands: run, presets, topology, costs, validate, help)\n";
+    std::cerr << "blkmqlab-cli: unknown command '" << cmd << "' (commands: run, presets, topology, patches, costs, validate, help)\n";
     return blkmq::cli::kExitUsage;
 }

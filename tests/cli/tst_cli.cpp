@@ -169,6 +169,10 @@ private slots:
         const auto x = cli({ u"topology"_qs, QStringLiteral(BLKMQLAB_TEST_DATA "/synthetic-2p4c2t.xml") });
         QCOMPARE(x.code, 0);
         QVERIFY(x.out.contains(u"16 CPUs, 2 node(s)"_qs));
+        const auto patches = cli({ u"patches"_qs });
+        QCOMPARE(patches.code, 0);
+        QVERIFY(patches.out.contains(u"blk-mq: Use llist_head for blk_cpu_done"_qs));
+        QVERIFY(patches.out.contains(u"Christoph Hellwig"_qs));
         const auto p = cli({ u"presets"_qs });
         QCOMPARE(p.code, 0);
         for (const auto& name : { u"default"_qs, u"single-core-null"_qs, u"nvme-2s64-mq"_qs, u"nvme-2s64-1q"_qs, u"wagner-4s80"_qs })

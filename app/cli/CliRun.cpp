@@ -143,6 +143,13 @@ std::string report(const nlohmann::json& s)
                   busy["task_pct"].get<double>(), busy["hardirq_pct"].get<double>(), busy["softirq_pct"].get<double>(),
                   busy["ksoftirqd_pct"].get<double>(), busy["irq_thread_pct"].get<double>(), busy["kworker_pct"].get<double>());
     out << line;
+    const auto& st = s["stall"];
+    if (st["detected"].get<bool>()) {
+        std::snprintf(line, sizeof line, "  STALL at %.3f ms (%zu request(s) stuck then, %zu at the end):\n",
+                      st["first_stuck_ns"].get<double>() / 1e6, st["stuck_requests"].get<std::size_t>(),
+                      st["stuck_at_end"].get<std::size_t>());
+        out << line << "    " << st["explanation"].get<std::string>() << '\n';
+    }
     for (const auto& m : s["markers"]) {
         std::snprintf(line, sizeof line, "  marker at %.3f ms: ", m["t_ns"].get<double>() / 1e6);
         out << line << m["text"].get<std::string>() << '\n';

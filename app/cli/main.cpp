@@ -13,7 +13,7 @@ usage:
   blkmqlab-cli topology <spec | preset | file.xml | host>
   blkmqlab-cli patches        the kernel patches that kernel.patches.<id> switches
   blkmqlab-cli costs          the cost parameters and their defaults (docs/model.md)
-  blkmqlab-cli validate [baseline|completion|all]   the seeds' figures beside the simulated ones
+  blkmqlab-cli validate [baseline|completion|restart|all]   the seeds' figures beside the simulated ones
   blkmqlab-cli help
 
 Durations take ns, us, ms or s (e.g. 100ms). --set overrides any scenario field

@@ -77,9 +77,33 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
             q.kthread = m_machine.createTask(TaskKind::Kthread, m_hctxs[static_cast<std::size_t>(q.firstHctx)].vectorCpu, dev, false);
         m_queues.push_back(std::move(q));
     }
-    m_patches = CompletionPatches::from(scenario.kernel);
+    for (Hctx& h : m_hctxs)
+        h.tagShared = m_tagSets[static_cast<std::size_t>(m_queues[static_cast<std::size_t>(h.dev)].tagSet)].queues.size() > 1;
+    for (const auto& step : scenario.script)
+        m_scriptIds.push_back(step.id);
+    setKernel(scenario.kernel);
     m_pool.reserve(1024);
     m_freeRqs.reserve(1024);
+}
+
+RestartVariant restartVariantFromName(const std::string& name)
+{
+    if (name == "rr-shared")
+        return RestartVariant::RrShared;
+    if (name == "rr-shared-queue-counter")
+        return RestartVariant::RrSharedQueueCounter;
+    if (name == "rr-shared-tags-counter")
+        return RestartVariant::RrSharedTagsCounter;
+    return RestartVariant::OwnHctx;
+}
+
+void BlockLayer::setKernel(const KernelSpec& k)
+{
+    m_patches = CompletionPatches::from(k);
+    m_restart = restartVariantFromName(k.restart);
+    m_dispatchGoesOn = k.dispatch == "v4.14";
+    m_fairShare = k.tag_fair_share;
+    m_tagIdle = k.tag_idle;
 }
 
 int BlockLayer::findQueue(const std::string& name) const
@@ -103,6 +127,67 @@ int BlockLayer::allocRq()
     return rq;
 }
 
+// blk_mq_get_driver_tag() with hctx_may_queue() (fair sharing, 0d2602ca30e4).
+int BlockLayer::getDriverTag(int cpu, int h, TagAccess& a)
+{
+    Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
+    BlkMqTags& tags = m_tags[static_cast<std::size_t>(hctx.tags)];
+    if (m_fairShare && hctx.tagShared) {
+        if (!hctx.active) { // blk_mq_tag_busy()
+            hctx.active = true;
+            ++tags.activeQueues;
+        }
+        const int depth = tags.alloc->depth();
+        const int users = std::max(1, tags.activeQueues);
+        if (hctx.tagsHeld >= std::max((depth + users - 1) / users, 4))
+            return -1;
+    }
+    const int tag = tags.alloc->get(cpu, a);
+    m_machine.charge(a.ns);
+    m_sim.counters.tag_cacheline_transfers += a.cachelineTransfers;
+    if (tag < 0)
+        return -1;
+    ++m_sim.counters.tag_allocs;
+    m_sim.counters.tag_local_hits += a.local;
+    ++hctx.tagsHeld;
+    hctx.lastTagActivity = m_machine.opNow();
+    return tag;
+}
+
+void BlockLayer::putDriverTag(int cpu, int rq)
+{
+    Request& r = request(rq);
+    Hctx& hctx = m_hctxs[static_cast<std::size_t>(r.hctx)];
+    BlkMqTags& tags = m_tags[static_cast<std::size_t>(hctx.tags)];
+    TagAccess a;
+    tags.alloc->put(cpu, r.tag, a);
+    r.tag = -1;
+    m_machine.charge(a.ns);
+    m_sim.counters.tag_cacheline_transfers += a.cachelineTransfers;
+    --hctx.tagsHeld;
+    hctx.lastTagActivity = m_machine.opNow();
+    if (!tags.taskWaiters.empty()) {
+        const int t = tags.taskWaiters.front();
+        tags.taskWaiters.erase(tags.taskWaiters.begin());
+        m_machine.charge(m_sim.costs.wakeup_ns);
+        m_machine.wakeTask(t, cpu);
+    }
+    // blk_mq_dispatch_wake(): rerun every hctx parked on dispatch_wait
+    for (int waiting : tags.hctxWaiters)
+        runHwQueueAsync(cpu, waiting);
+    tags.hctxWaiters.clear();
+}
+
+void BlockLayer::idleTagUsers()
+{
+    for (Hctx& h : m_hctxs) {
+        if (h.active && h.tagsHeld == 0 && m_sim.now - h.lastTagActivity >= m_tagIdle) {
+            h.active = false; // blk_mq_tag_idle()
+            --m_tags[static_cast<std::size_t>(h.tags)].activeQueues;
+        }
+    }
+}
+
 int BlockLayer::getRequest(int cpu, int dev, int task, int bytes)
 {
     const RequestQueue& q = m_queues[static_cast<std::size_t>(dev)];
@@ -119,18 +204,13 @@ int BlockLayer::getRequest(int cpu, int dev, int task, int bytes)
         ++hctx.schedInUse;
     } else {
         TagAccess a;
-        BlkMqTags& tags = m_tags[static_cast<std::size_t>(hctx.tags)];
-        tag = tags.alloc->get(cpu, a);
-        m_machine.charge(a.ns);
-        m_sim.counters.tag_cacheline_transfers += a.cachelineTransfers;
+        tag = getDriverTag(cpu, h, a);
         if (tag < 0) {
             if (task >= 0)
-                tags.taskWaiters.push_back(task);
+                m_tags[static_cast<std::size_t>(hctx.tags)].taskWaiters.push_back(task);
             ++m_sim.counters.tag_sleeps;
             return -1;
         }
-        ++m_sim.counters.tag_allocs;
-        m_sim.counters.tag_local_hits += a.local;
     }
     const int rq = allocRq();
     Request& r = request(rq);
@@ -146,28 +226,32 @@ int BlockLayer::getRequest(int cpu, int dev, int task, int bytes)
     return rq;
 }
 
-void BlockLayer::submit(int cpu, int rq, bool bypassScheduler)
+void BlockLayer::submit(int cpu, int rq, bool bypassScheduler, bool runQueue)
 {
     Request& r = request(rq);
     const int h = r.hctx;
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
     const RequestQueue& q = m_queues[static_cast<std::size_t>(r.dev)];
-    m_sim.trace(TraceKind::Submit, cpu, rq, h, m_machine.opNow());
-    if (bypassScheduler) {
-        // blk_mq_request_bypass_insert(rq, run_queue = true)
-        r.state = RqState::Dispatch;
-        hctx.dispatch.pushBack(m_pool, rq);
-        dispatch(cpu, h);
-    } else if (q.spec.scheduler != SchedulerKind::None) {
-        m_machine.charge(m_sim.costs.sched_insert_ns);
-        r.state = RqState::Sched;
-        hctx.schedFifo.pushBack(m_pool, rq);
-        dispatch(cpu, h);
+    r.waitSince = m_machine.opNow();
+    m_sim.trace(TraceKind::Submit, cpu, rq, h, r.waitSince);
+    if (bypassScheduler || q.spec.scheduler != SchedulerKind::None) {
+        // blk_mq_request_bypass_insert() / blk_mq_sched_insert_request(..., async = true)
+        if (bypassScheduler) {
+            r.state = RqState::Dispatch;
+            hctx.dispatch.pushBack(m_pool, rq);
+        } else {
+            m_machine.charge(m_sim.costs.sched_insert_ns);
+            r.state = RqState::Sched;
+            hctx.schedFifo.pushBack(m_pool, rq);
+        }
+        if (runQueue)
+            runHwQueueAsync(cpu, h);
     } else if (!hctx.dispatch.empty()) {
         // Keep order behind requests already waiting on hctx->dispatch.
         r.state = RqState::Dispatch;
         hctx.dispatch.pushBack(m_pool, rq);
-        dispatch(cpu, h);
+        if (runQueue)
+            dispatch(cpu, h);
     } else {
         RqList one;
         one.pushBack(m_pool, rq);
@@ -175,16 +259,22 @@ void BlockLayer::submit(int cpu, int rq, bool bypassScheduler)
     }
 }
 
-// blk_mq_sched_dispatch_requests(): requests on hctx->dispatch go first and
-// the scheduler's are left where they are while there were any.
+void BlockLayer::runQueue(int cpu, int dev)
+{
+    dispatch(cpu, m_queues[static_cast<std::size_t>(dev)].cpuToHctx[static_cast<std::size_t>(cpu)]);
+}
+
+// blk_mq_sched_dispatch_requests(): requests on hctx->dispatch go first; after
+// them the scheduler's are left where they are (v4.12) or pulled too once
+// the list went out completely (v4.14).
 void BlockLayer::dispatch(int cpu, int h)
 {
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
     if (!hctx.dispatch.empty()) {
         RqList list = hctx.dispatch.take();
         markRestart(h);
-        dispatchList(cpu, h, list);
-        return;
+        if (!dispatchList(cpu, h, list) || !m_dispatchGoesOn)
+            return;
     }
     while (!hctx.schedFifo.empty()) {
         m_machine.charge(m_sim.costs.sched_dispatch_ns);
@@ -209,14 +299,19 @@ bool BlockLayer::dispatchList(int cpu, int h, RqList& list)
         rest.pushBack(m_pool, rq);
         while (!list.empty())
             rest.pushBack(m_pool, list.popFront(m_pool));
+        const SimTime now = m_machine.opNow();
         for (int i = rest.head; i >= 0; i = request(i).next) {
+            if (request(i).state != RqState::Dispatch)
+                request(i).waitSince = now;
             request(i).state = RqState::Dispatch;
             ++m_sim.counters.requeued;
-            m_sim.trace(TraceKind::Requeue, cpu, i, h, m_machine.opNow());
+            m_sim.trace(TraceKind::Requeue, cpu, i, h, now);
         }
         hctx.dispatch.spliceFront(m_pool, rest);
-        if (result == Issue::NoTag) {
-            // blk_mq_mark_tag_wait(): be run again when a driver tag is freed.
+        if (result == Issue::NoTag && m_restart == RestartVariant::OwnHctx) {
+            // blk_mq_mark_tag_wait() (eb619fdb2d4c, v4.15, the kernels that restart only
+            // their own hctx): be run again when a driver tag is freed. The rr-shared
+            // variants (v4.11-v4.14) rely on RESTART alone.
             auto& waiters = m_tags[static_cast<std::size_t>(hctx.tags)].hctxWaiters;
             if (std::find(waiters.begin(), waiters.end(), h) == waiters.end())
                 waiters.push_back(h);
@@ -233,13 +328,9 @@ BlockLayer::Issue BlockLayer::issue(int cpu, int rq)
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(r.hctx)];
     if (r.tag < 0) {
         TagAccess a;
-        r.tag = m_tags[static_cast<std::size_t>(hctx.tags)].alloc->get(cpu, a);
-        m_machine.charge(a.ns);
-        m_sim.counters.tag_cacheline_transfers += a.cachelineTransfers;
+        r.tag = getDriverTag(cpu, r.hctx, a);
         if (r.tag < 0)
             return Issue::NoTag;
-        ++m_sim.counters.tag_allocs;
-        m_sim.counters.tag_local_hits += a.local;
     }
     m_machine.charge(m_sim.costs.queue_rq_ns);
     const RequestQueue& q = m_queues[static_cast<std::size_t>(r.dev)];
@@ -260,22 +351,8 @@ void BlockLayer::freeRequest(int cpu, int rq)
     Request& r = request(rq);
     const int h = r.hctx;
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
-    if (r.tag >= 0) {
-        BlkMqTags& tags = m_tags[static_cast<std::size_t>(hctx.tags)];
-        TagAccess a;
-        tags.alloc->put(cpu, r.tag, a);
-        m_machine.charge(a.ns);
-        m_sim.counters.tag_cacheline_transfers += a.cachelineTransfers;
-        if (!tags.taskWaiters.empty()) {
-            const int t = tags.taskWaiters.front();
-            tags.taskWaiters.erase(tags.taskWaiters.begin());
-            m_machine.charge(m_sim.costs.wakeup_ns);
-            m_machine.wakeTask(t, cpu);
-        }
-        for (int waiting : tags.hctxWaiters)
-            runHwQueueAsync(cpu, waiting);
-        tags.hctxWaiters.clear();
-    }
+    if (r.tag >= 0)
+        putDriverTag(cpu, rq);
     if (r.schedSlot) {
         --hctx.schedInUse;
         if (!hctx.schedWaiters.empty()) {
@@ -288,26 +365,120 @@ void BlockLayer::freeRequest(int cpu, int rq)
     r.state = RqState::Free;
     --m_inFlight;
     m_freeRqs.push_back(rq);
-    restart(cpu, h);
-}
-
-// blk_mq_sched_restart(), restart.own-hctx: only the completing hctx.
-void BlockLayer::restart(int cpu, int h)
-{
-    ++m_sim.counters.restart_calls;
-    ++m_sim.counters.restart_hctx_visits;
-    Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
-    if (!hctx.restart)
-        return;
-    hctx.restart = false;
-    ++m_sim.counters.restarts;
-    m_sim.trace(TraceKind::Restart, cpu, -1, h, m_machine.opNow());
-    runHwQueueAsync(cpu, h);
+    restart(cpu, h, rq);
 }
 
 void BlockLayer::markRestart(int h)
 {
-    m_hctxs[static_cast<std::size_t>(h)].restart = true;
+    Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
+    if (hctx.restart)
+        return;
+    hctx.restart = true;
+    hctx.restartSince = m_machine.opNow();
+    if (hctx.tagShared) {
+        RequestQueue& q = m_queues[static_cast<std::size_t>(hctx.dev)];
+        ++q.sharedHctxRestart;
+        ++m_tagSets[static_cast<std::size_t>(q.tagSet)].sharedHctxRestart;
+    }
+}
+
+bool BlockLayer::hasPending(int h) const
+{
+    const Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
+    return !hctx.dispatch.empty() || !hctx.schedFifo.empty();
+}
+
+// blk_mq_sched_restart_hctx(): clear RESTART; run the hctx if it has work.
+bool BlockLayer::restartHctx(int h)
+{
+    Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
+    if (!hctx.restart)
+        return false;
+    hctx.restart = false;
+    if (hctx.tagShared) {
+        RequestQueue& q = m_queues[static_cast<std::size_t>(hctx.dev)];
+        --q.sharedHctxRestart;
+        --m_tagSets[static_cast<std::size_t>(q.tagSet)].sharedHctxRestart;
+    }
+    if (!hasPending(h))
+        return false;
+    ++m_sim.counters.restarts;
+    m_sim.trace(TraceKind::Restart, -1, -1, h, m_machine.opNow());
+    runHwQueueAsync(-1, h);
+    return true;
+}
+
+// blk_mq_sched_restart(), called for every freed request.
+void BlockLayer::restart(int cpu, int h, int freedRq)
+{
+    ++m_sim.counters.restart_calls;
+    Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
+    RequestQueue& q = m_queues[static_cast<std::size_t>(hctx.dev)];
+    TagSet& set = m_tagSets[static_cast<std::size_t>(q.tagSet)];
+    RestartNote note;
+    note.at = m_machine.opNow();
+    note.freedRq = freedRq;
+    note.freedScript = request(freedRq).script;
+    note.freedJob = request(freedRq).job;
+    note.hctx = h;
+    if (m_restart == RestartVariant::OwnHctx || !hctx.tagShared) {
+        ++m_sim.counters.restart_hctx_visits;
+        note.visits = 1;
+        note.outcome = restartHctx(h) ? RestartNote::Outcome::Restarted : RestartNote::Outcome::NotMarked;
+        note.restarted = note.outcome == RestartNote::Outcome::Restarted ? h : -1;
+        set.lastRestart = note;
+        return;
+    }
+    if ((m_restart == RestartVariant::RrSharedQueueCounter && q.sharedHctxRestart == 0)
+        || (m_restart == RestartVariant::RrSharedTagsCounter && set.sharedHctxRestart == 0)) {
+        note.outcome = RestartNote::Outcome::CounterZero; // "no hardware queues have RESTART marked"
+        set.lastRestart = note;
+        return;
+    }
+    set.lastRestart = note;
+    m_machine.pushOp({ OpCode::RestartWalk, h, 0 });
+    (void)cpu;
+}
+
+// One batch of the round-robin walk of 6d8c6c0f97ad: every hctx of every
+// other queue on the tag set (starting after the completing queue), then
+// the completing queue's hctxs after the completing one, until one restarts.
+void BlockLayer::restartWalk(int cpu, int h, int pos)
+{
+    constexpr int kBatch = 64; // hctxs looked at per action: interruptible between batches
+    const Hctx& start = m_hctxs[static_cast<std::size_t>(h)];
+    const RequestQueue& q = m_queues[static_cast<std::size_t>(start.dev)];
+    TagSet& set = m_tagSets[static_cast<std::size_t>(q.tagSet)];
+    const int nq = static_cast<int>(set.queues.size());
+    const int nr = q.nrHwQueues;
+    const int self = static_cast<int>(std::find(set.queues.begin(), set.queues.end(), start.dev) - set.queues.begin());
+    const int total = nq * nr; // (nq - 1) other queues, then nr of our own
+    RestartNote& note = set.lastRestart;
+    const int end = std::min(total, pos + kBatch);
+    for (; pos < end; ++pos) {
+        int candidate;
+        if (pos < (nq - 1) * nr) {
+            const int other = set.queues[static_cast<std::size_t>((self + 1 + pos / nr) % nq)];
+            candidate = m_queues[static_cast<std::size_t>(other)].firstHctx + pos % nr;
+        } else {
+            const int k = pos - (nq - 1) * nr;
+            candidate = q.firstHctx + (start.index + 1 + k) % nr;
+        }
+        m_machine.charge(m_sim.costs.restart_visit_ns);
+        m_sim.counters.restart_cpu_ns += static_cast<std::uint64_t>(m_sim.costs.restart_visit_ns);
+        ++m_sim.counters.restart_hctx_visits;
+        ++note.visits;
+        if (m_hctxs[static_cast<std::size_t>(candidate)].tags == start.tags && restartHctx(candidate)) {
+            note.outcome = RestartNote::Outcome::Restarted;
+            note.restarted = candidate;
+            return;
+        }
+    }
+    if (pos < total)
+        m_machine.pushOp({ OpCode::RestartWalk, h, pos });
+    else
+        note.outcome = RestartNote::Outcome::WalkFoundNone;
+    (void)cpu;
 }
 
 // blk_mq_run_hw_queue(hctx, async = true): kblockd work on one of the hctx's CPUs.
@@ -323,7 +494,7 @@ void BlockLayer::runHwQueueAsync(int fromCpu, int h)
         hctx.nextRunCpu = (hctx.nextRunCpu + 1) % static_cast<int>(hctx.cpus.size());
     }
     m_cpu[static_cast<std::size_t>(target)].kblockd.push_back(h);
-    m_machine.wakeTask(m_machine.cpu(target).kworker, fromCpu);
+    m_machine.wakeTask(m_machine.cpu(target).kworker, fromCpu < 0 ? m_machine.executingCpu() : fromCpu);
 }
 
 void BlockLayer::perform(int cpu, Op op, OpStack& stack)
@@ -346,6 +517,9 @@ void BlockLayer::perform(int cpu, Op op, OpStack& stack)
     case OpCode::RunHctx:
         m_hctxs[static_cast<std::size_t>(op.a)].runQueued = false;
         dispatch(cpu, op.a);
+        break;
+    case OpCode::RestartWalk:
+        restartWalk(cpu, op.a, op.b);
         break;
     default:
         performCompletionOp(cpu, op, stack);

@@ -18,15 +18,40 @@ namespace blkmq {
 // One hw queue's driver tags and who waits for them.
 struct BlkMqTags {
     std::unique_ptr<TagAllocator> alloc;
+    int activeQueues = 0; // hctxs sharing these tags that count as busy (fair sharing)
     std::vector<int> taskWaiters; // submitters sleeping in blk_mq_get_tag
     std::vector<int> hctxWaiters; // hctxs parked on dispatch_wait (blk_mq_mark_tag_wait)
+};
+
+// What the last blk_mq_sched_restart() call on a tag set decided, for the
+// stall detector's explanation.
+struct RestartNote {
+    enum class Outcome : std::uint8_t { None, NotMarked, Restarted, CounterZero, WalkFoundNone } outcome = Outcome::None;
+    SimTime at;
+    int freedRq = -1; // pool index (may be reused later: name it by script step / job)
+    int freedScript = -1;
+    int freedJob = -1;
+    int hctx = -1; // the completing hctx
+    int restarted = -1; // the hctx restarted
+    int visits = 0;
 };
 
 struct TagSet {
     std::string name;
     int firstTags = 0; // global index of tags[0]
     int nrHwQueues = 0;
-    std::vector<int> queues; // devices using it
+    std::vector<int> queues; // devices using it (tag_list order)
+    int sharedHctxRestart = 0; // the per-tag-set counter of rr-shared-tags-counter
+    RestartNote lastRestart;
+};
+
+enum class RestartVariant : std::uint8_t { OwnHctx, RrShared, RrSharedQueueCounter, RrSharedTagsCounter };
+RestartVariant restartVariantFromName(const std::string& name);
+
+// A request that nothing will ever move, and why.
+struct StallReport {
+    std::vector<int> stuck; // request indices
+    std::string explanation;
 };
 
 // Per-CPU block-layer state (and the per-CPU NIC receive ring of napi mode).
@@ -58,15 +83,26 @@ public:
     // --- live settings (engine commands) ---
     void setRqAffinity(int dev, int value) { m_queues[static_cast<std::size_t>(dev)].spec.rq_affinity = value; }
     void setPatches(const CompletionPatches& p) { m_patches = p; }
+    void setKernel(const KernelSpec& k);
     const CompletionPatches& patches() const { return m_patches; }
 
     // --- submission, called from workload ops on `cpu` ---
     // A request with a tag (or scheduler slot), or -1 when the caller must
     // sleep: `task` is then woken when one is freed.
     int getRequest(int cpu, int dev, int task, int bytes);
-    void submit(int cpu, int rq, bool bypassScheduler);
+    // Inserts the request; runQueue = false leaves it for a later run (a script step).
+    void submit(int cpu, int rq, bool bypassScheduler, bool runQueue = true);
     // A scripted "complete" step: the device finishes a held request now.
     void release(int rq);
+    // blk_mq_run_hw_queue(hctx, async = false) of the hctx `cpu` maps to (a script step).
+    void runQueue(int cpu, int dev);
+    // Lazy idling of fair-share users (the timeout work's job).
+    void idleTagUsers();
+    // Requests no scheduled event can move (or waiting longer than maxAge).
+    // liveTagSets[i]: something may still submit to a device of tag set i.
+    StallReport findStalls(SimTime maxAge, const std::vector<bool>& liveTagSets) const;
+    std::string requestName(int rq) const;
+    std::string requestName(int rq, int script, int job) const;
     // blk_poll() on the hctx `cpu` maps to for `dev`: completes what it finds.
     int poll(int cpu, int dev);
     // A packet of a net_rx load arrives at `cpu`'s NIC receive queue.
@@ -108,9 +144,14 @@ private:
     void performCompletionOp(int cpu, Op op, OpStack& stack);
     void completeRq(int cpu, int rq); // ->complete, then blk_mq_end_request
     void freeRequest(int cpu, int rq);
-    void restart(int cpu, int hctx);
+    void restart(int cpu, int hctx, int freedRq);
+    void restartWalk(int cpu, int hctx, int pos);
+    bool restartHctx(int hctx);
+    bool hasPending(int hctx) const;
     void runHwQueueAsync(int fromCpu, int hctx);
     void markRestart(int hctx);
+    int getDriverTag(int cpu, int hctx, TagAccess& a);
+    void putDriverTag(int cpu, int rq);
     int allocRq();
 
     Sim& m_sim;
@@ -128,6 +169,11 @@ private:
     LatencyHistogram m_scriptLat;
     LatencyHistogram m_completionDelay;
     CompletionPatches m_patches;
+    RestartVariant m_restart = RestartVariant::OwnHctx;
+    bool m_dispatchGoesOn = false; // v4.14 dispatch semantics
+    bool m_fairShare = false;
+    SimTime m_tagIdle;
+    std::vector<std::string> m_scriptIds;
 };
 
 } // namespace blkmq

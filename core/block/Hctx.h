@@ -19,6 +19,11 @@ struct Hctx {
     int schedInUse = 0;
     int nrRequests = 0; // scheduler requests (q->nr_requests)
     bool restart = false; // BLK_MQ_S_SCHED_RESTART
+    SimTime restartSince;
+    bool tagShared = false; // BLK_MQ_F_TAG_SHARED: another queue uses the same tag set
+    bool active = false; // counted in its tags' active queues (fair sharing)
+    int tagsHeld = 0; // driver tags its requests hold
+    SimTime lastTagActivity;
     bool runQueued = false; // an async run is queued on a kworker
     RqList cq; // completion queue entries not yet handled
     RqList pollCq; // completions of polled requests, waiting for blk_poll()

@@ -70,6 +70,7 @@ public:
     SimTime opNow() const { return m_sim.now + SimTime(m_charge); }
     ExecContext context() const { return m_context; }
     int currentTask() const { return m_currentTask; }
+    int executingCpu() const { return m_executingCpu; }
 
     // Makes an interrupt pending on `cpu` at time `at` (an event).
     void raiseIrq(int cpu, IrqKind kind, int arg, SimTime at);
@@ -82,6 +83,8 @@ public:
     // local_bh_disable()/local_bh_enable() in the running task; at enable,
     // pending softirqs run in that task right after the current action.
     void localBhDisable(int cpu);
+    // Queues an op to run on the current stack right after the current action.
+    void pushOp(Op op) { m_currentStack->push_back(op); }
     void localBhEnable(int cpu);
 
     // Makes a sleeping task runnable: at once if it lives on `fromCpu` (or

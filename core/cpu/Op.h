@@ -36,7 +36,8 @@ enum class OpCode : std::uint8_t {
     NetRxPoll, // NET_RX softirq: one packet of the NAPI poll
     UsbIrq, // a = device: the host controller's interrupt for the current command
     UsbStep, // a = device: the driver's kthread (usb-storage)
-    BlockLast = UsbStep,
+    RestartWalk, // a = completing hctx, b = position: one batch of blk_mq_sched_restart()'s walk
+    BlockLast = RestartWalk,
     // Workload
     JobStep, // a = job
     Submit, // a = job
@@ -48,6 +49,7 @@ enum class OpCode : std::uint8_t {
 struct Op {
     OpCode code;
     std::int32_t a = 0;
+    std::int32_t b = 0;
 };
 
 using OpStack = std::vector<Op>;

@@ -52,6 +52,7 @@ struct JobSpec {
     int iodepth_batch_submit = 1;
     std::int64_t thinktime_ns = 0;
     bool hipri = false; // polled I/O: completions are found by the submitter polling
+    double bypass_pct = 0; // share of requests that bypass the scheduler (flush-like)
 };
 
 // Competing network receive load: packets raise NET_RX on these CPUs.
@@ -62,20 +63,24 @@ struct NetRxLoad {
 };
 
 struct ScriptStep {
-    enum class Op : std::uint8_t { Submit, Complete } op = Op::Submit;
+    enum class Op : std::uint8_t { Submit, Complete, Run } op = Op::Submit;
     SimTime at;
     std::string id;
     int cpu = 0;
     std::string device;
     bool bypass = false; // straight to hctx->dispatch (flush-like / requeued)
     bool hold = false; // the device keeps it until a "complete" step names it
+    bool run = true; // submit: run the hw queue after inserting
 };
 
 struct KernelSpec {
     bool threadirqs = false;
     std::map<std::string, bool> patches;
     std::string restart = "own-hctx";
+    std::string dispatch = "v4.12"; // v4.12: leave the scheduler's requests after a dispatch-list run; v4.14: go on
     std::string tags = "bitmap";
+    bool tag_fair_share = false;
+    SimTime tag_idle = SimTime(30'000'000'000); // an idle hctx stops counting as active this long after its last request
 };
 
 // A validated scenario. Built only by ScenarioLoader, which checks every
@@ -93,6 +98,7 @@ struct Scenario {
     std::vector<ScriptStep> script;
     std::vector<NetRxLoad> net_rx;
     KernelSpec kernel;
+    SimTime stall_age = msec(50); // backstop: any request waiting longer is reported stuck
     Costs costs = Costs::defaults();
     std::string sourceJson; // the normalized input, for live re-validation of commands
 };

@@ -225,6 +225,7 @@ Scenario parse(const json& doc)
     }
     s.duration = top.duration("duration", s.duration, SimTime(1));
     s.sample_interval = top.duration("sample_interval", s.sample_interval, usec(1));
+    s.stall_age = top.duration("stall_age", s.stall_age, usec(1));
     if (s.duration.ns() / s.sample_interval.ns() > 10000000)
         fail("sample_interval", "gives more than 10 million samples for this duration; use a longer interval");
 
@@ -236,6 +237,7 @@ Scenario parse(const json& doc)
     const int nrCpus = s.topology.nrCpus();
 
     // Devices
+    std::vector<std::size_t> namedTagSets; // per device: the entry that named its tag_set, or SIZE_MAX
     if (const json* devs = top.get("devices")) {
         if (!devs->is_array() || devs->empty())
             fail("devices", "must be a non-empty array of device objects");
@@ -295,12 +297,14 @@ Scenario parse(const json& doc)
                                                                                              : SchedulerKind::MqDeadline;
             d.rq_affinity = static_cast<int>(r.integer("rq_affinity", 1, 0, 2));
             d.queue_limit = static_cast<int>(r.integer("queue_limit", 0, 0, 1 << 20));
+            const bool namedTagSet = r.has("tag_set");
             d.tag_set = r.string("tag_set", "");
             r.finish();
             if (nrDevices == 1) {
                 if (d.tag_set.empty())
                     d.tag_set = d.name;
                 s.devices.push_back(d);
+                namedTagSets.push_back(namedTagSet ? i : SIZE_MAX);
             } else {
                 const std::string entry = d.name;
                 if (d.tag_set.empty() && sharedTags)
@@ -311,6 +315,7 @@ Scenario parse(const json& doc)
                     if (e.tag_set.empty())
                         e.tag_set = e.name;
                     s.devices.push_back(e);
+                    namedTagSets.push_back(namedTagSet ? i : SIZE_MAX);
                 }
             }
         }
@@ -318,6 +323,30 @@ Scenario parse(const json& doc)
         DeviceSpec d;
         d.name = d.tag_set = "nvme0";
         s.devices.push_back(d);
+        namedTagSets.push_back(SIZE_MAX);
+    }
+    if (const json* sets = top.get("tag_sets")) {
+        // Declared tag sets: every device's tag_set must name one, and each must be used.
+        if (!sets->is_array())
+            fail("tag_sets", "must be an array of {\"name\": ...} objects");
+        std::vector<std::string> names;
+        for (std::size_t i = 0; i < sets->size(); ++i) {
+            ObjectReader r((*sets)[i], arrayPath("tag_sets", i));
+            const std::string name = r.string("name", "");
+            if (name.empty())
+                fail(r.field("name"), "is required");
+            r.finish();
+            names.push_back(name);
+        }
+        for (std::size_t i = 0; i < s.devices.size(); ++i) {
+            const auto& d = s.devices[i];
+            if (namedTagSets[i] != SIZE_MAX && std::find(names.begin(), names.end(), d.tag_set) == names.end())
+                fail(arrayPath("devices", namedTagSets[i]) + ".tag_set",
+                     "names tag set '" + d.tag_set + "', which tag_sets does not declare");
+        }
+        for (std::size_t i = 0; i < names.size(); ++i)
+            if (std::none_of(s.devices.begin(), s.devices.end(), [&](auto& d) { return d.tag_set == names[i]; }))
+                fail(arrayPath("tag_sets", i), "tag set '" + names[i] + "' is used by no device");
     }
     for (std::size_t i = 0; i < s.devices.size(); ++i) {
         for (std::size_t j = 0; j < i; ++j) {
@@ -376,6 +405,7 @@ Scenario parse(const json& doc)
                 j.iodepth_batch_submit = static_cast<int>(r.integer("iodepth_batch_submit", 1, 1, j.iodepth));
                 j.thinktime_ns = r.duration("thinktime", SimTime(0), SimTime(0)).ns();
                 j.hipri = r.boolean("hipri", false);
+                j.bypass_pct = static_cast<double>(r.integer("bypass_pct", 0, 0, 100));
                 r.finish();
                 s.jobs.push_back(j);
             }
@@ -389,8 +419,18 @@ Scenario parse(const json& doc)
                 ObjectReader r((*steps)[i], path);
                 ScriptStep st;
                 st.at = r.duration("at", SimTime(0), SimTime(0));
-                st.op = r.choice("op", "submit", { "submit", "complete" }) == "submit" ? ScriptStep::Op::Submit
-                                                                                      : ScriptStep::Op::Complete;
+                const std::string op = r.choice("op", "submit", { "submit", "complete", "run" });
+                st.op = op == "submit" ? ScriptStep::Op::Submit : op == "complete" ? ScriptStep::Op::Complete : ScriptStep::Op::Run;
+                if (st.op == ScriptStep::Op::Run) {
+                    // blk_mq_run_hw_queue() of the hctx `cpu` maps to, on that CPU
+                    st.cpu = static_cast<int>(r.integer("cpu", 0, 0, nrCpus - 1));
+                    st.device = r.string("device", s.devices.front().name);
+                    if (std::none_of(s.devices.begin(), s.devices.end(), [&](auto& d) { return d.name == st.device; }))
+                        fail(r.field("device"), "names no device (devices: " + deviceList() + ")");
+                    r.finish();
+                    s.script.push_back(st);
+                    continue;
+                }
                 st.id = r.string("id", "");
                 if (st.id.empty())
                     fail(r.field("id"), "is required: a name for the request (such as \"A\")");
@@ -403,6 +443,7 @@ Scenario parse(const json& doc)
                         fail(r.field("device"), "names no device (devices: " + deviceList() + ")");
                     st.bypass = r.boolean("bypass", false);
                     st.hold = r.boolean("hold", false);
+                    st.run = r.boolean("run", true);
                     const auto dev = std::find_if(s.devices.begin(), s.devices.end(), [&](auto& d) { return d.name == st.device; });
                     if (st.hold && (dev->irqmode == IrqMode::None || dev->irqmode == IrqMode::Softirq))
                         fail(r.field("hold"), "needs a device with irqmode nvme or timer ('" + st.device
@@ -457,6 +498,9 @@ Scenario parse(const json& doc)
             }
         }
         s.kernel.restart = r.choice("restart", s.kernel.restart, ScenarioLoader::restartVariants());
+        s.kernel.dispatch = r.choice("dispatch", s.kernel.dispatch, { "v4.12", "v4.14" });
+        s.kernel.tag_fair_share = r.boolean("tag_fair_share", false);
+        s.kernel.tag_idle = r.duration("tag_idle", s.kernel.tag_idle, SimTime(0));
         s.kernel.tags = r.choice("tags", s.kernel.tags, ScenarioLoader::tagAllocators());
         r.finish();
     }
@@ -637,7 +681,7 @@ const std::vector<std::string>& ScenarioLoader::knownPatches()
 
 const std::vector<std::string>& ScenarioLoader::restartVariants()
 {
-    static const std::vector<std::string> ids { "own-hctx" };
+    static const std::vector<std::string> ids { "own-hctx", "rr-shared", "rr-shared-queue-counter", "rr-shared-tags-counter" };
     return ids;
 }
 

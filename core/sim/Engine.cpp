@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <sstream>
@@ -67,6 +68,8 @@ void Engine::runUntil(SimTime t)
     }
     if (m_sim->now < t)
         m_sim->now = t;
+    if (t == m_scenario.duration)
+        checkStalls();
     m_wallSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
@@ -100,6 +103,8 @@ void Engine::dispatchEvent(const Event& e)
         break;
     case EventKind::Sample:
         sample();
+        m_block->idleTagUsers();
+        checkStalls();
         if (m_sim->now + m_scenario.sample_interval <= m_scenario.duration)
             m_sim->schedule(m_sim->now + m_scenario.sample_interval, EventKind::Sample, EventPriority::Bookkeeping);
         break;
@@ -140,7 +145,8 @@ bool isLivePath(const std::string& path)
     if (parts[0] == "costs")
         return true;
     if (parts[0] == "kernel" && parts.size() >= 2)
-        return parts[1] == "threadirqs" || parts[1] == "patches" || parts[1] == "restart";
+        return parts[1] == "threadirqs" || parts[1] == "patches" || parts[1] == "restart" || parts[1] == "dispatch"
+            || parts[1] == "tag_fair_share" || parts[1] == "tag_idle";
     return parts[0] == "devices" && parts.size() == 3 && parts[2] == "rq_affinity";
 }
 
@@ -170,13 +176,31 @@ void Engine::applyCommands()
         m_scenario.sourceJson = updated->sourceJson;
         m_sim->costs = updated->costs;
         m_machine->setThreadirqs(updated->kernel.threadirqs);
-        m_block->setPatches(CompletionPatches::from(updated->kernel));
+        m_block->setKernel(updated->kernel);
         for (std::size_t d = 0; d < updated->devices.size() && d < m_scenario.devices.size(); ++d) {
             m_scenario.devices[d].rq_affinity = updated->devices[d].rq_affinity;
             m_block->setRqAffinity(static_cast<int>(d), updated->devices[d].rq_affinity);
         }
         addMarker(text);
     }
+}
+
+void Engine::checkStalls()
+{
+    std::vector<bool> live(m_block->tagSets().size(), false);
+    for (std::size_t d = 0; d < m_block->queues().size(); ++d)
+        if (m_workload->maySubmit(static_cast<int>(d)))
+            live[static_cast<std::size_t>(m_block->queues()[d].tagSet)] = true;
+    StallReport r = m_block->findStalls(m_scenario.stall_age, live);
+    m_stuck = std::move(r.stuck);
+    if (m_stuck.empty() || m_stallDetected)
+        return;
+    m_stallDetected = true;
+    m_firstStall = m_sim->now;
+    m_stallExplanation = std::move(r.explanation);
+    for (int rq : m_stuck)
+        m_firstStuckNames.push_back(m_block->requestName(rq));
+    addMarker("stall: " + m_firstStuckNames.front() + " is stuck");
 }
 
 void Engine::addMarker(const std::string& text)
@@ -261,6 +285,7 @@ void Engine::publishSnapshot()
         o.cqLen = h.cq.size;
         o.restart = h.restart;
         o.tagsInUse = m_block->tags(h.tags).alloc->inUse();
+        o.tagsHeld = h.tagsHeld;
         o.tagDepth = m_block->tags(h.tags).alloc->depth();
         s->hctxs.push_back(o);
     }
@@ -268,7 +293,8 @@ void Engine::publishSnapshot()
         const Request& r = m_block->request(i);
         if (r.state == RqState::Free)
             continue;
-        s->requests.push_back({ i, r.cpu, r.hctx, r.state, r.submitted.ns(), r.dispatched.ns() });
+        const bool stuck = std::find(m_stuck.begin(), m_stuck.end(), i) != m_stuck.end();
+        s->requests.push_back({ i, r.cpu, r.hctx, r.state, r.submitted.ns(), r.dispatched.ns(), stuck });
     }
     std::lock_guard lock(m_snapshotMutex);
     m_snapshot = std::move(s);

@@ -63,6 +63,12 @@ public:
     double wallSeconds() const { return m_wallSeconds; }
 
     const Counters& counters() const { return m_sim->counters; }
+    // The stall detector: whether and when it first fired (checked at every
+    // sample and at the end), what it explained then, and what is stuck now.
+    bool stallDetected() const { return m_stallDetected; }
+    SimTime firstStall() const { return m_firstStall; }
+    const std::vector<int>& stuckRequests() const { return m_stuck; }
+    const std::string& stallExplanation() const { return m_stallExplanation; }
     const Machine& machine() const { return *m_machine; }
     const BlockLayer& block() const { return *m_block; }
     const Workload& workload() const { return *m_workload; }
@@ -70,6 +76,7 @@ public:
 private:
     void processNext();
     void scheduleNetPacket(int cpu, int load);
+    void checkStalls();
     void dispatchEvent(const Event& e);
     void applyCommands();
     void addMarker(const std::string& text);
@@ -90,6 +97,11 @@ private:
     std::array<std::int64_t, kExecContexts> m_lastBusy {};
     SimTime m_lastSampleTime;
     std::vector<Marker> m_markers;
+    bool m_stallDetected = false;
+    SimTime m_firstStall;
+    std::vector<int> m_stuck; // latest check
+    std::vector<std::string> m_firstStuckNames; // at the first detection
+    std::string m_stallExplanation; // of the first detection
     SimTime m_snapshotInterval;
     SimTime m_nextSnapshot;
     mutable std::mutex m_snapshotMutex; // guards only the pointer swap

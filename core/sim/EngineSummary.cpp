@@ -58,6 +58,14 @@ nlohmann::json Engine::summary() const
             = 100.0 * static_cast<double>(total[static_cast<std::size_t>(k)]) / capacity;
 
     const LatencyHistogram& lat = m_workload->jobs().empty() ? m_block->scriptLatency() : m_workload->latency();
+    const json stall = {
+        { "detected", m_stallDetected },
+        { "stuck_requests", m_firstStuckNames.size() },
+        { "stuck_at_end", m_stuck.size() },
+        { "first_stuck_ns", m_stallDetected ? m_firstStall.ns() : 0 },
+        { "explanation", m_stallExplanation },
+        { "requests", m_firstStuckNames },
+    };
     json markers = json::array();
     for (const Marker& m : m_markers)
         markers.push_back({ { "t_ns", m.t_ns }, { "text", m.text } });
@@ -104,7 +112,7 @@ nlohmann::json Engine::summary() const
               { "restarts", c.restarts },
               { "cpu_ns", c.restart_cpu_ns },
           } },
-        { "stall", { { "detected", false }, { "stuck_requests", 0 }, { "explanation", "" } } },
+        { "stall", stall },
         { "tags",
           {
               { "allocs", c.tag_allocs },

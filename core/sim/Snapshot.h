@@ -31,7 +31,8 @@ struct HctxSnapshot {
     int atDevice = 0;
     int cqLen = 0;
     bool restart = false;
-    int tagsInUse = 0;
+    int tagsInUse = 0; // of the tags this hctx shares
+    int tagsHeld = 0; // by this hctx's requests
     int tagDepth = 0;
 };
 
@@ -42,6 +43,7 @@ struct RequestSnapshot {
     RqState state = RqState::Free;
     std::int64_t submitted_ns = 0;
     std::int64_t dispatched_ns = 0;
+    bool stuck = false; // the stall detector names it
 };
 
 // An immutable picture of one engine at one instant, for the GUI and

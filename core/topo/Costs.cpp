@@ -24,6 +24,7 @@ Costs Costs::defaults()
     c.csd_ns = 30;
     c.net_rx_pkt_ns = 1500;
     c.poll_ns = 100;
+    c.restart_visit_ns = 60;
     c.ipi_send_ns = 150;
     c.ipi_latency_ns = { 0, 600, 800, 1000, 1700 };
     c.cacheline_ns = { 0, 5, 40, 60, 120 };
@@ -64,6 +65,9 @@ const std::vector<Costs::Param>& Costs::params()
         { "net_rx_pkt_ns", &Costs::net_rx_pkt_ns, nullptr, "ns CPU", "assumed",
           "NET_RX work for one received completion PDU (nvme-tcp over a NIC, napi irqmode)" },
         { "poll_ns", &Costs::poll_ns, nullptr, "ns CPU", "assumed", "one blk_poll() pass over a hw queue (hipri)" },
+        { "restart_visit_ns", &Costs::restart_visit_ns, nullptr, "ns CPU",
+          "calibrated: 488 us per blk_mq_sched_restart call over 128 x 64 hctxs (seed 002, Roman Pen; lowest of his averages)",
+          "looking at one hctx in the shared-tags restart walk (a cache miss on its state)" },
         { "ipi_send_ns", &Costs::ipi_send_ns, nullptr, "ns CPU", "assumed", "sending an IPI (ICR write) on the sender" },
         { "ipi_latency_ns", nullptr, &Costs::ipi_latency_ns, "ns latency", "assumed",
           "IPI send to pending on the target, by distance; also remote wake-up latency" },

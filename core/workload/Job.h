@@ -24,6 +24,7 @@ struct Job {
     int batchPos = 0; // I/Os submitted in the current io_submit batch
     bool submitCharged = false; // the pending submission already paid its CPU cost
     bool waitingCompletion = false;
+    bool thinking = false;
     int inflight() const { return iodepth - static_cast<int>(freeIous.size()); }
 };
 

@@ -30,6 +30,7 @@ Workload::Workload(Sim& sim, Machine& machine, BlockLayer& block, const Scenario
     : m_sim(sim)
     , m_machine(machine)
     , m_block(block)
+    , m_specs(scenario.jobs)
     , m_script(scenario.script)
     , m_scriptRq(scenario.script.size(), -1)
     , m_releaseEarly(scenario.script.size(), false)
@@ -72,7 +73,7 @@ Workload::Workload(Sim& sim, Machine& machine, BlockLayer& block, const Scenario
         }
     }
     for (const auto& step : m_script) {
-        if (step.op == ScriptStep::Op::Submit && m_scriptTask[static_cast<std::size_t>(step.cpu)] < 0)
+        if (step.op != ScriptStep::Op::Complete && m_scriptTask[static_cast<std::size_t>(step.cpu)] < 0)
             m_scriptTask[static_cast<std::size_t>(step.cpu)] = machine.createTask(TaskKind::Script, step.cpu, step.cpu, false);
     }
 }
@@ -96,7 +97,7 @@ int Workload::scriptRequest(const std::string& id) const
 void Workload::onScriptStep(int i)
 {
     const ScriptStep& step = m_script[static_cast<std::size_t>(i)];
-    if (step.op == ScriptStep::Op::Submit) {
+    if (step.op == ScriptStep::Op::Submit || step.op == ScriptStep::Op::Run) {
         m_scriptQueue[static_cast<std::size_t>(step.cpu)].push_back(i);
         m_machine.wakeTask(m_scriptTask[static_cast<std::size_t>(step.cpu)], -1);
         return;
@@ -114,7 +115,30 @@ void Workload::onScriptStep(int i)
 
 void Workload::onThinkDone(int job)
 {
+    m_jobs[static_cast<std::size_t>(job)].thinking = false;
     m_machine.wakeTask(m_jobs[static_cast<std::size_t>(job)].task, -1);
+}
+
+bool Workload::maySubmit(int dev) const
+{
+    for (const Job& job : m_jobs) {
+        if (job.dev != dev)
+            continue;
+        const Task& t = m_machine.task(job.task);
+        if (t.runnable || t.wakePending || job.thinking)
+            return true;
+    }
+    for (std::size_t i = 0; i < m_script.size(); ++i) {
+        const ScriptStep& st = m_script[i];
+        if (st.op == ScriptStep::Op::Complete || m_block.findQueue(st.device) != dev)
+            continue;
+        if (st.at > m_sim.now)
+            return true;
+        const auto& q = m_scriptQueue[static_cast<std::size_t>(st.cpu)];
+        if (std::find(q.begin(), q.end(), static_cast<int>(i)) != q.end())
+            return true;
+    }
+    return false;
 }
 
 void Workload::perform(int cpu, Op op, OpStack& stack)
@@ -176,6 +200,7 @@ void Workload::submit(int cpu, Job& job, OpStack& stack)
     }
     (void)stack;
     job.submitCharged = false;
+    const JobSpec& spec = m_specs[static_cast<std::size_t>(job.spec)];
     const int iou = job.freeIous.back();
     job.freeIous.pop_back();
     job.iouSubmitted[static_cast<std::size_t>(iou)] = m_sim.now;
@@ -183,7 +208,9 @@ void Workload::submit(int cpu, Job& job, OpStack& stack)
     r.job = static_cast<int>(&job - m_jobs.data());
     r.iou = iou;
     r.polled = job.hipri;
-    m_block.submit(cpu, rq, false);
+    // A share of requests bypasses the scheduler, as flushes and requeues do.
+    const bool bypass = spec.bypass_pct > 0 && m_sim.rng.uniform() * 100.0 < spec.bypass_pct;
+    m_block.submit(cpu, rq, bypass);
 }
 
 void Workload::reap(Job& job)
@@ -203,6 +230,7 @@ void Workload::reap(Job& job)
     if (job.thinktime > 0) {
         m_sim.schedule(now + SimTime(job.thinktime), EventKind::ThinkDone, EventPriority::Cpu,
                        static_cast<int>(&job - m_jobs.data()));
+        job.thinking = true;
         m_machine.sleepTask(job.task);
     }
 }
@@ -230,6 +258,12 @@ void Workload::scriptStep(int cpu, OpStack& stack)
     }
     const int i = queue.front();
     const ScriptStep& step = m_script[static_cast<std::size_t>(i)];
+    if (step.op == ScriptStep::Op::Run) {
+        queue.erase(queue.begin());
+        stack.push_back({ OpCode::ScriptStep, cpu });
+        m_block.runQueue(cpu, m_block.findQueue(step.device));
+        return;
+    }
     m_machine.charge(m_sim.costs.submit_ns);
     const int rq = m_block.getRequest(cpu, m_block.findQueue(step.device), task, 4096);
     if (rq < 0) {
@@ -243,7 +277,7 @@ void Workload::scriptStep(int cpu, OpStack& stack)
     r.released = m_releaseEarly[static_cast<std::size_t>(i)];
     m_scriptRq[static_cast<std::size_t>(i)] = rq;
     stack.push_back({ OpCode::ScriptStep, cpu });
-    m_block.submit(cpu, rq, step.bypass);
+    m_block.submit(cpu, rq, step.bypass, step.run);
 }
 
 } // namespace blkmq

@@ -31,6 +31,9 @@ public:
     // Latencies reaped since the last resetInterval() (time-series percentiles).
     const LatencyHistogram& intervalLatency() const { return m_intervalLat; }
     void resetInterval() { m_intervalLat.reset(); }
+    // Whether anything may still submit to device `dev`: a job that is not
+    // asleep waiting for its own requests, or a script step still to come.
+    bool maySubmit(int dev) const;
     // Scripted request name → request index, -1 before its submission.
     int scriptRequest(const std::string& id) const;
     const std::vector<ScriptStep>& script() const { return m_script; }
@@ -45,6 +48,7 @@ private:
     Machine& m_machine;
     BlockLayer& m_block;
     std::vector<Job> m_jobs;
+    std::vector<JobSpec> m_specs;
     std::vector<ScriptStep> m_script;
     std::vector<int> m_scriptRq; // per step: the request a submit step made
     std::vector<bool> m_releaseEarly; // per submit step: completed before submitted

@@ -95,6 +95,10 @@ private slots:
                                             << u"workload.jobs[0].cpus_allowed"_qs;
         QTest::newRow("unknown patch") << QStringList { u"run"_qs, u"--set"_qs, u"kernel.patches.complete-magic=true"_qs }
                                        << u"known: complete-no-remote-threaded, complete-remote-softirq, complete-llist"_qs;
+        QTest::newRow("unknown restart variant") << QStringList { u"run"_qs, u"--set"_qs, u"kernel.restart=never"_qs }
+                                                 << u"kernel.restart: must be one of own-hctx, rr-shared, rr-shared-queue-counter, rr-shared-tags-counter"_qs;
+        QTest::newRow("undeclared tag set") << QStringList { u"run"_qs, u"--preset"_qs, u"shared-hctx-stall"_qs, u"--set"_qs, u"devices.nullb1.tag_set=other"_qs }
+                                            << u"devices[1].tag_set: names tag set 'other'"_qs;
         QTest::newRow("unknown command") << QStringList { u"fly"_qs } << u"unknown command"_qs;
         QTest::newRow("bad topology") << QStringList { u"topology"_qs, u"0c"_qs } << u"topology"_qs;
         QTest::newRow("broken xml") << QStringList { u"topology"_qs, QStringLiteral(BLKMQLAB_TEST_DATA "/broken.xml") }
@@ -108,6 +112,21 @@ private slots:
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains(mentions), qPrintable(r.err));
         QCOMPARE(r.err.trimmed().count(u'\n'), 0); // one line
+    }
+
+    void failOnStallExitsThree()
+    {
+        QTemporaryDir dir;
+        const QString json = dir.filePath(u"s.json"_qs);
+        const auto r = cli({ u"run"_qs, u"--preset"_qs, u"shared-hctx-stall"_qs, u"--fail-on-stall"_qs, u"--json"_qs, json });
+        QCOMPARE(r.code, 3);
+        QVERIFY(r.out.contains(u"STALL at 0.600 ms"_qs));
+        QVERIFY(r.out.contains(u"nullb1's shared_hctx_restart was 0"_qs));
+        QVERIFY(QFile::exists(json)); // the summary is still written
+        const auto fine = cli({ u"run"_qs, u"--preset"_qs, u"shared-hctx-stall"_qs, u"--set"_qs, u"kernel.restart=rr-shared"_qs,
+                                u"--fail-on-stall"_qs });
+        QCOMPARE(fine.code, 0);
+        QVERIFY(!fine.out.contains(u"STALL"_qs));
     }
 
     void invalidScenarioLeavesNoOutputFile()
@@ -157,7 +176,7 @@ private slots:
     {
         const auto r = cli({ u"validate"_qs, u"astrology"_qs });
         QCOMPARE(r.code, 2);
-        QVERIFY(r.err.contains(u"families: all, baseline"_qs));
+        QVERIFY(r.err.contains(u"families: all, baseline, completion, restart"_qs));
     }
 
     void topologyAndPresets()

@@ -1,0 +1,130 @@
+// BlockLayer: the stall detector. A waiting request is stuck when no event
+// that could move it is scheduled or can arise: its hctx has no run queued,
+// no request holds a tag of its tag set (so no completion will call
+// blk_mq_sched_restart() or wake dispatch_wait), and nothing is left that
+// could submit to the tag set's devices (which would run their queues).
+// Requests waiting longer than the scenario's stall_age are reported too,
+// as a backstop.
+#include "block/BlockLayer.h"
+
+#include "sim/Duration.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace blkmq {
+
+namespace {
+
+std::string ms(SimTime t)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "t=%.3f ms", t.seconds() * 1e3);
+    return buf;
+}
+
+} // namespace
+
+std::string BlockLayer::requestName(int rq) const
+{
+    return requestName(rq, request(rq).script, request(rq).job);
+}
+
+std::string BlockLayer::requestName(int rq, int script, int job) const
+{
+    if (script >= 0 && static_cast<std::size_t>(script) < m_scriptIds.size())
+        return "request " + m_scriptIds[static_cast<std::size_t>(script)];
+    return "request #" + std::to_string(rq) + (job >= 0 ? " (job " + std::to_string(job) + ")" : "");
+}
+
+StallReport BlockLayer::findStalls(SimTime maxAge, const std::vector<bool>& liveTagSets) const
+{
+    StallReport report;
+    std::ostringstream why;
+    for (std::size_t h = 0; h < m_hctxs.size(); ++h) {
+        const Hctx& hctx = m_hctxs[h];
+        if (hctx.dispatch.empty() && hctx.schedFifo.empty())
+            continue;
+        const RequestQueue& q = m_queues[static_cast<std::size_t>(hctx.dev)];
+        const TagSet& set = m_tagSets[static_cast<std::size_t>(q.tagSet)];
+        int tagsInUse = 0;
+        for (int t = 0; t < set.nrHwQueues; ++t)
+            tagsInUse += m_tags[static_cast<std::size_t>(set.firstTags + t)].alloc->inUse();
+        bool runQueued = false; // a queued run of any hctx on the set can lead to a restart
+        for (int dev : set.queues) {
+            const RequestQueue& other = m_queues[static_cast<std::size_t>(dev)];
+            for (int i = 0; i < other.nrHwQueues; ++i)
+                runQueued |= m_hctxs[static_cast<std::size_t>(other.firstHctx + i)].runQueued;
+        }
+        const bool structural = !runQueued && tagsInUse == 0 && !liveTagSets[static_cast<std::size_t>(q.tagSet)];
+        std::vector<std::pair<int, bool>> waiting; // request, in the scheduler FIFO
+        for (int rq = hctx.schedFifo.head; rq >= 0; rq = request(rq).next)
+            waiting.emplace_back(rq, true);
+        for (int rq = hctx.dispatch.head; rq >= 0; rq = request(rq).next)
+            waiting.emplace_back(rq, false);
+        for (const auto& [rq, inFifo] : waiting) {
+            const Request& r = request(rq);
+            const bool old = m_sim.now - r.waitSince > maxAge;
+            if (!structural && !old)
+                continue;
+            report.stuck.push_back(rq);
+            if (report.stuck.size() > 1)
+                continue;
+            // Explain the first one from the decisions recorded on the way.
+            const std::string hname = q.spec.name + " hctx " + std::to_string(hctx.index);
+            why << requestName(rq) << " (" << hname << ", submitted on CPU " << r.cpu << ") has waited "
+                << (inFifo ? "in the scheduler FIFO" : "on hctx->dispatch") << " since " << ms(r.waitSince) << "; ";
+            if (hctx.restart)
+                why << hname << " has RESTART set since " << ms(hctx.restartSince)
+                    << (inFifo ? " (its dispatch found hctx->dispatch non-empty and left the scheduler's requests where they were)" : "")
+                    << "; ";
+            else
+                why << hname << " has no RESTART mark; ";
+            if (structural) {
+                why << "no request holds a tag of tag set '" << set.name << "', no run of its hctxs is queued and "
+                    << "nothing is left to submit to its devices, so no completion will ever restart " << hname;
+            } else {
+                why << "it has waited longer than the stall_age of " << formatDuration(maxAge);
+            }
+            const RestartNote& n = set.lastRestart;
+            if (n.outcome != RestartNote::Outcome::None && n.hctx >= 0) {
+                const Hctx& from = m_hctxs[static_cast<std::size_t>(n.hctx)];
+                const RequestQueue& fq = m_queues[static_cast<std::size_t>(from.dev)];
+                why << ". The last blk_mq_sched_restart() on the tag set (at " << ms(n.at) << ", freeing "
+                    << requestName(n.freedRq, n.freedScript, n.freedJob)
+                    << " of " << fq.spec.name << ") ";
+                switch (n.outcome) {
+                case RestartNote::Outcome::CounterZero:
+                    why << "returned early because "
+                        << (m_restart == RestartVariant::RrSharedTagsCounter ? "tag set '" + set.name + "'"
+                                                                               : fq.spec.name)
+                        << "'s shared_hctx_restart was 0, although " << hname << " was marked";
+                    break;
+                case RestartNote::Outcome::Restarted: {
+                    const Hctx& r2 = m_hctxs[static_cast<std::size_t>(n.restarted)];
+                    why << "restarted " << m_queues[static_cast<std::size_t>(r2.dev)].spec.name << " hctx " << r2.index
+                        << " after looking at " << n.visits << " hctx(s) and stopped there";
+                    break;
+                }
+                case RestartNote::Outcome::NotMarked:
+                    why << "only looked at its own hctx, which had no RESTART mark";
+                    break;
+                case RestartNote::Outcome::WalkFoundNone:
+                    why << "walked " << n.visits << " hctx(s) without restarting any";
+                    break;
+                case RestartNote::Outcome::None:
+                    break;
+                }
+            }
+            why << '.';
+        }
+    }
+    if (!report.stuck.empty()) {
+        report.explanation = why.str();
+        if (report.stuck.size() > 1)
+            report.explanation.append(" ").append(std::to_string(report.stuck.size() - 1)).append(" more request(s) are stuck.");
+    }
+    return report;
+}
+
+} // namespace blkmq

@@ -19,6 +19,7 @@ struct SeriesRow {
     double softirq_raises_per_s = 0;
     double ksoftirqd_wakeups_per_s = 0;
     double restart_calls_per_s = 0;
+    double restart_cpu_pct = 0; // of all CPUs' time
     double tag_local_hit_pct = 0;
     double lat_mean_ns = 0;
     double lat_p99_ns = 0;

@@ -233,6 +233,7 @@ void Engine::sample()
     r.softirq_raises_per_s = static_cast<double>(c.softirq_raises - p.softirq_raises) / dt;
     r.ksoftirqd_wakeups_per_s = static_cast<double>(c.ksoftirqd_wakeups - p.ksoftirqd_wakeups) / dt;
     r.restart_calls_per_s = static_cast<double>(c.restart_calls - p.restart_calls) / dt;
+    r.restart_cpu_pct = 100.0 * static_cast<double>(c.restart_cpu_ns - p.restart_cpu_ns) / (dt * 1e9 * m_machine->nrCpus());
     const auto allocs = c.tag_allocs - p.tag_allocs;
     r.tag_local_hit_pct = allocs ? 100.0 * static_cast<double>(c.tag_local_hits - p.tag_local_hits) / static_cast<double>(allocs) : 0;
     const LatencyHistogram& lat = m_workload->intervalLatency();

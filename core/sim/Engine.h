@@ -45,6 +45,12 @@ public:
     void run() { runUntil(m_scenario.duration); }
 
     CommandInbox& inbox() { return m_inbox; }
+    // Applies posted commands now, without processing any event.
+    void applyPendingCommands()
+    {
+        if (m_inbox.pending())
+            applyCommands();
+    }
     // Turns on the bounded trace ring (off by default: CLI runs skip it).
     TraceRing& enableTrace(std::size_t capacity = 1 << 16);
     TraceRing* trace() { return m_trace.get(); }

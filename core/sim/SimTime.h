@@ -1,6 +1,5 @@
 #pragma once
 
-#include <compare>
 #include <cstdint>
 
 namespace blkmq {
@@ -30,7 +29,13 @@ public:
     }
     friend constexpr SimTime operator+(SimTime a, SimTime b) { return SimTime(a.m_ns + b.m_ns); }
     friend constexpr SimTime operator-(SimTime a, SimTime b) { return SimTime(a.m_ns - b.m_ns); }
-    friend constexpr auto operator<=>(SimTime, SimTime) = default;
+    // Spelled out instead of <=>: <compare> pulls in <concepts>, which Qt 6.4's moc cannot parse.
+    friend constexpr bool operator==(SimTime a, SimTime b) { return a.m_ns == b.m_ns; }
+    friend constexpr bool operator!=(SimTime a, SimTime b) { return a.m_ns != b.m_ns; }
+    friend constexpr bool operator<(SimTime a, SimTime b) { return a.m_ns < b.m_ns; }
+    friend constexpr bool operator<=(SimTime a, SimTime b) { return a.m_ns <= b.m_ns; }
+    friend constexpr bool operator>(SimTime a, SimTime b) { return a.m_ns > b.m_ns; }
+    friend constexpr bool operator>=(SimTime a, SimTime b) { return a.m_ns >= b.m_ns; }
 
     static constexpr SimTime max() { return SimTime(INT64_MAX); }
 

@@ -1,12 +1,10 @@
 #pragma once
 
-#ifndef Q_MOC_RUN // moc cannot parse the C++20 library headers these pull in
 #include "scenario/ScenarioLoader.h"
 #include "sim/Engine.h"
 
 #include <nlohmann/json.hpp>
 
-#endif
 #include <QtTest>
 
 #include <memory>

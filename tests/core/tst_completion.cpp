@@ -1,12 +1,10 @@
 // The completion patches of seed 000 and the completion contexts of issue 3.
-#ifndef Q_MOC_RUN // moc cannot parse the C++20 library headers these pull in
 #include "TestUtil.h"
 
 #include "block/BlockLayer.h"
 #include "scenario/PatchRegistry.h"
 
 #include <map>
-#endif
 
 using namespace blkmq;
 using namespace blkmq::test;

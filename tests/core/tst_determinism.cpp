@@ -1,12 +1,10 @@
 // TBB first (TOOLCHAIN.md): Qt's emit macro breaks TBB's headers otherwise.
-#ifndef Q_MOC_RUN // moc cannot parse the C++20 library headers these pull in
 #include <oneapi/tbb/parallel_invoke.h>
 
 #include "TestUtil.h"
 
 #include "experiment/BatchRunner.h"
 
-#endif
 #include <QFile>
 
 using namespace blkmq;

@@ -1,10 +1,8 @@
-#ifndef Q_MOC_RUN // moc cannot parse the C++20 library headers these pull in
 #include "TestUtil.h"
 
 #include "block/BlockLayer.h"
 #include "workload/Workload.h"
 
-#endif
 using namespace blkmq;
 using namespace blkmq::test;
 

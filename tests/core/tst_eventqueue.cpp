@@ -1,9 +1,7 @@
-#ifndef Q_MOC_RUN // moc cannot parse the C++20 library headers these pull in
 #include "sim/Duration.h"
 #include "sim/EventQueue.h"
 #include "sim/Rng.h"
 
-#endif
 #include <QtTest>
 
 #include <algorithm>

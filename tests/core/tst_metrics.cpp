@@ -1,10 +1,8 @@
-#ifndef Q_MOC_RUN // moc cannot parse the C++20 library headers these pull in
 #include "metrics/LatencyHistogram.h"
 #include "metrics/TimeSeries.h"
 #include "sim/CommandInbox.h"
 #include "sim/TraceRing.h"
 
-#endif
 #include <QtTest>
 
 #include <thread>

@@ -1,9 +1,7 @@
-#ifndef Q_MOC_RUN // moc cannot parse the C++20 library headers these pull in
 #include "scenario/ScenarioLoader.h"
 
 #include <nlohmann/json.hpp>
 
-#endif
 #include <QtTest>
 
 using namespace blkmq;

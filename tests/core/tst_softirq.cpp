@@ -1,8 +1,6 @@
 // The softirq / IPI machinery of KERNEL_NOTES §2, observed through whole runs.
-#ifndef Q_MOC_RUN // moc cannot parse the C++20 library headers these pull in
 #include "TestUtil.h"
 
-#endif
 using namespace blkmq;
 using namespace blkmq::test;
 

@@ -1,8 +1,6 @@
-#ifndef Q_MOC_RUN // moc cannot parse the C++20 library headers these pull in
 #include "topo/Costs.h"
 #include "topo/TopologyLoader.h"
 
-#endif
 #include <QtTest>
 
 using namespace blkmq;

@@ -1,0 +1,115 @@
+// blkmqlab: the desktop laboratory.
+//   blkmqlab [FILE | --preset NAME] [--set k=v]... [--run] [--speed X]
+//            [--screenshot FILE --after DUR] [--export-chart FILE] [--quit-after DUR]
+#include "EngineRunner.h"
+#include "MainWindow.h"
+#include "scenario/ScenarioLoader.h"
+#include "sim/Duration.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QSaveFile>
+#include <QTimer>
+
+#include <cstdio>
+
+using namespace blkmq;
+
+namespace {
+int fail(const QString& message)
+{
+    std::fprintf(stderr, "blkmqlab: %s\n", qPrintable(message));
+    return 2;
+}
+} // namespace
+
+int main(int argc, char** argv)
+{
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("blkmqlab"));
+    QApplication::setOrganizationName(QStringLiteral("BlkMQ Lab"));
+    QApplication::setApplicationDisplayName(QStringLiteral("BlkMQ Lab"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("BlkMQ Lab: watch the Linux blk-mq layer at work"));
+    parser.addHelpOption();
+    parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("a scenario file (JSON)"), QStringLiteral("[FILE]"));
+    const QCommandLineOption preset(QStringLiteral("preset"), QStringLiteral("start on a built-in scenario"), QStringLiteral("NAME"));
+    const QCommandLineOption set(QStringLiteral("set"), QStringLiteral("override a scenario field (dotted path)"), QStringLiteral("key=value"));
+    const QCommandLineOption run(QStringLiteral("run"), QStringLiteral("start running at once"));
+    const QCommandLineOption speed(QStringLiteral("speed"), QStringLiteral("simulated seconds per wall second, or max"), QStringLiteral("X"));
+    const QCommandLineOption shot(QStringLiteral("screenshot"), QStringLiteral("save the window as PNG"), QStringLiteral("FILE"));
+    const QCommandLineOption after(QStringLiteral("after"), QStringLiteral("simulated time to reach before the screenshot/export"), QStringLiteral("DUR"));
+    const QCommandLineOption chart(QStringLiteral("export-chart"), QStringLiteral("export the throughput chart (.png/.svg/.pdf)"), QStringLiteral("FILE"));
+    const QCommandLineOption quit(QStringLiteral("quit-after"), QStringLiteral("quit once this much simulated time has run"), QStringLiteral("DUR"));
+    parser.addOptions({ preset, set, run, speed, shot, after, chart, quit });
+    parser.process(app);
+
+    std::vector<std::string> sets;
+    for (const QString& s : parser.values(set))
+        sets.push_back(s.toStdString());
+    const QStringList files = parser.positionalArguments();
+    if (files.size() > 1 || (!files.isEmpty() && parser.isSet(preset)))
+        return fail(QStringLiteral("give one scenario FILE or --preset, not both"));
+    auto scenario = files.isEmpty() ? ScenarioLoader::fromPreset(parser.isSet(preset) ? parser.value(preset).toStdString() : "default", sets)
+                                    : ScenarioLoader::fromFile(files.first().toStdString(), sets);
+    if (!scenario)
+        return fail(QString::fromStdString(scenario.error()));
+    const auto duration = [&](const QCommandLineOption& o) -> std::optional<SimTime> {
+        if (!parser.isSet(o))
+            return SimTime(-1);
+        return parseDuration(parser.value(o).toStdString());
+    };
+    const auto afterTime = duration(after);
+    const auto quitTime = duration(quit);
+    if (!afterTime || !quitTime)
+        return fail(QStringLiteral("--after and --quit-after take a duration such as 5ms"));
+
+    MainWindow window;
+    window.loadScenario(*scenario);
+    if (parser.isSet(speed)) {
+        const QString v = parser.value(speed);
+        bool ok = false;
+        const double x = v == QLatin1String("max") ? 0.0 : v.toDouble(&ok);
+        if (v != QLatin1String("max") && (!ok || x <= 0))
+            return fail(QStringLiteral("--speed takes simulated seconds per wall second (e.g. 1e-4) or max"));
+        window.runner()->setSpeed(x);
+    }
+    if (parser.isSet(shot))
+        window.resize(1500, 920); // screenshots have a fixed size, whatever was saved last time
+    window.show();
+    if (parser.isSet(run))
+        window.runner()->run();
+
+    // Screenshots, exports and quitting happen once the run has reached the asked simulated time.
+    const bool wantsOutput = parser.isSet(shot) || parser.isSet(chart);
+    if (wantsOutput || quitTime->ns() >= 0) {
+        auto* poll = new QTimer(&window);
+        bool done = false;
+        QObject::connect(poll, &QTimer::timeout, &window, [&, poll] {
+            const std::int64_t now = window.shownTimeNs();
+            const std::int64_t end = window.runner()->scenario().duration.ns();
+            const bool finished = !window.runner()->isRunning() && parser.isSet(run);
+            if (wantsOutput && !done && (now >= afterTime->ns() || finished)) {
+                done = true;
+                window.frame();
+                if (parser.isSet(chart))
+                    if (const QString err = window.exportChart(parser.value(chart)); !err.isEmpty())
+                        std::fprintf(stderr, "blkmqlab: %s\n", qPrintable(err));
+                if (parser.isSet(shot)) {
+                    QSaveFile out(parser.value(shot));
+                    if (!out.open(QIODevice::WriteOnly) || !window.grab().save(&out, "PNG") || !out.commit())
+                        std::fprintf(stderr, "blkmqlab: cannot write %s\n", qPrintable(parser.value(shot)));
+                }
+                if (quitTime->ns() < 0)
+                    QApplication::quit();
+            }
+            if (quitTime->ns() >= 0 && (now >= std::min(quitTime->ns(), end) || finished) && (done || !wantsOutput)) {
+                poll->stop();
+                QApplication::quit();
+            }
+        });
+        poll->start(50);
+    }
+    return QApplication::exec();
+}

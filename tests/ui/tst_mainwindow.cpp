@@ -1,0 +1,206 @@
+// The desktop application under QT_QPA_PLATFORM=offscreen.
+#include "EngineRunner.h"
+#include "EventLogModel.h"
+#include "MainWindow.h"
+#include "PatchPanel.h"
+#include "PlotPanel.h"
+#include "TimePlot.h"
+#include "scenario/ScenarioLoader.h"
+
+#include <qcustomplot.h>
+
+#include <QAbstractItemModelTester>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFile>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QTemporaryDir>
+#include <QTextBrowser>
+#include <QXmlStreamReader>
+#include <QtTest>
+
+using namespace blkmq;
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+
+    static QByteArray head(const QString& path, int n)
+    {
+        QFile f(path);
+        return f.open(QIODevice::ReadOnly) ? f.read(n) : QByteArray();
+    }
+
+private slots:
+    void initTestCase() { QCoreApplication::setOrganizationName(QStringLiteral("BlkMQ Lab tests")); }
+
+    void opensOnEveryPreset()
+    {
+        MainWindow w;
+        w.show();
+        for (const auto& p : ScenarioLoader::presets()) {
+            QVERIFY2(w.loadPreset(QString::fromStdString(p.name)), p.name.c_str());
+            QVERIFY(w.windowTitle().contains(QString::fromStdString(p.name)));
+            QCOMPARE(w.runner()->scenario().name, p.name);
+            const auto snap = w.runner()->snapshot();
+            QVERIFY(snap);
+            QCOMPARE(snap->cpus.size(), static_cast<std::size_t>(w.runner()->scenario().topology.nrCpus()));
+            QCOMPARE(w.patchPanel()->restartBox()->currentText().toStdString(), w.runner()->scenario().kernel.restart);
+        }
+    }
+
+    void runAdvancesSimulatedTime()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(w.loadPreset(QStringLiteral("default")));
+        QCOMPARE(w.shownTimeNs(), std::int64_t(0));
+        w.runner()->setSpeed(1e-3);
+        w.runOrPause();
+        QTRY_VERIFY_WITH_TIMEOUT(w.shownTimeNs() > 100000, 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.plotPanel()->plots()[0]->plot()->graph(0)->data()->isEmpty(), 10000);
+        w.runOrPause();
+        QVERIFY(!w.runner()->isRunning());
+        w.frame(); // shows the state the pause left
+        const auto t = w.shownTimeNs();
+        QTest::qWait(200);
+        w.frame();
+        QCOMPARE(w.shownTimeNs(), t); // paused means paused
+        QVERIFY(w.eventLog()->rowCount() > 0);
+    }
+
+    void stepProcessesOneEvent()
+    {
+        MainWindow w;
+        QVERIFY(w.loadPreset(QStringLiteral("default")));
+        QCOMPARE(w.runner()->snapshot()->events, std::uint64_t(0));
+        w.step();
+        QTRY_COMPARE(w.runner()->snapshot()->events, std::uint64_t(1));
+        w.step();
+        w.step();
+        QTRY_COMPARE(w.runner()->snapshot()->events, std::uint64_t(3));
+    }
+
+    void patchSwitchSendsCommandAndMarker()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(w.loadPreset(QStringLiteral("usb-storage")));
+        w.runner()->setSpeed(0.05); // 50 ms of simulated time per second
+        w.runOrPause();
+        QTRY_VERIFY_WITH_TIMEOUT(w.shownTimeNs() > 5000000, 10000);
+        w.runOrPause();
+        QCheckBox* box = w.patchPanel()->patchBox("complete-local-bh");
+        QVERIFY(box);
+        const int items = w.plotPanel()->plots()[0]->plot()->itemCount();
+        box->setChecked(true); // as a click would
+        QTRY_COMPARE(w.plotPanel()->plots()[0]->plot()->itemCount(), items + 2); // marker line + label
+        const auto wakeups = w.runner()->snapshot()->counters.ksoftirqd_wakeups;
+        const auto completed = w.runner()->snapshot()->counters.completed;
+        QVERIFY(wakeups > 0);
+        w.runner()->setSpeed(0);
+        w.runOrPause();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.runner()->isRunning(), 20000); // to the end of the scenario
+        QVERIFY(w.runner()->snapshot()->counters.completed > completed + 100);
+        // no ksoftirqd wake-up since the switch: the softirq now runs at local_bh_enable
+        QCOMPARE(w.runner()->snapshot()->counters.ksoftirqd_wakeups, wakeups);
+    }
+
+    void stallShowsBannerAndStuckRequest()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(w.loadPreset(QStringLiteral("shared-hctx-stall")));
+        QVERIFY(w.stallBanner()->isHidden());
+        w.runner()->setSpeed(0);
+        w.runOrPause();
+        QTRY_VERIFY_WITH_TIMEOUT(w.stallBanner()->isVisible(), 10000);
+        QVERIFY(w.stallBanner()->text().contains(QStringLiteral("request A")));
+        QVERIFY(w.stallBanner()->text().contains(QStringLiteral("shared_hctx_restart was 0")));
+        QTRY_VERIFY(!w.runner()->isRunning()); // paused on the stall
+        w.frame();
+        const auto snap = w.runner()->snapshot();
+        QVERIFY(snap->hctxs[0].restart);
+        int stuck = 0;
+        for (const auto& r : snap->requests)
+            stuck += r.stuck;
+        QCOMPARE(stuck, 1);
+    }
+
+    void exportsWriteValidFiles()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(w.loadPreset(QStringLiteral("default"), { "duration=\"4ms\"" }));
+        w.runner()->setSpeed(0);
+        w.runOrPause();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.runner()->isRunning(), 20000);
+        QTRY_COMPARE(w.seriesRows().size(), std::size_t(4));
+        QTemporaryDir dir;
+        const auto path = [&](const char* name) { return dir.filePath(QString::fromLatin1(name)); };
+        QCOMPARE(w.exportChart(path("c.png"), 0, QSize(800, 300)), QString());
+        QCOMPARE(head(path("c.png"), 8), QByteArray("\x89PNG\r\n\x1a\n", 8));
+        QCOMPARE(w.exportChart(path("c.pdf"), 1, QSize(800, 300)), QString());
+        QCOMPARE(head(path("c.pdf"), 5), QByteArray("%PDF-"));
+        QCOMPARE(w.exportChart(path("c.svg"), 2, QSize(800, 300)), QString());
+        QFile svg(path("c.svg"));
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        QXmlStreamReader xml(&svg);
+        bool sawSvg = false;
+        while (!xml.atEnd())
+            if (xml.readNext() == QXmlStreamReader::StartElement && xml.name() == QLatin1String("svg"))
+                sawSvg = true;
+        QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+        QVERIFY(sawSvg);
+        QCOMPARE(w.exportCsv(path("s.csv")), QString());
+        QFile csv(path("s.csv"));
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const auto lines = QString::fromUtf8(csv.readAll()).trimmed().split(u'\n');
+        QCOMPARE(lines.size(), 5);
+        QVERIFY(lines[0].startsWith(QStringLiteral("t_ns,iops")));
+        QCOMPARE(w.exportScenario(path("s.json")), QString());
+        QFile json(path("s.json"));
+        QVERIFY(json.open(QIODevice::ReadOnly));
+        QVERIFY(ScenarioLoader::fromText(json.readAll().toStdString(), "exported").ok()); // loads back
+        QCOMPARE(w.exportCanvas(path("canvas.png")), QString());
+        QCOMPARE(head(path("canvas.png"), 4), QByteArray("\x89PNG", 4));
+        // a failed write says so and leaves nothing behind
+        QVERIFY(!w.exportChart(QStringLiteral("/nonexistent-dir/c.png")).isEmpty());
+        QVERIFY(!w.exportChart(path("c.bmp")).isEmpty());
+        QVERIFY(!QFile::exists(path("c.bmp")));
+    }
+
+    void eventLogModelIsSound()
+    {
+        EventLogModel model(nullptr, 100);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        std::vector<TraceRecord> batch;
+        for (int i = 0; i < 70; ++i)
+            batch.push_back(TraceRecord { i, i, 1, 0, TraceKind::IpiSend });
+        model.append(batch);
+        QCOMPARE(model.rowCount(), 70);
+        model.append(batch); // overflows: the oldest scroll out
+        QCOMPARE(model.rowCount(), 100);
+        QCOMPARE(model.record(0).time, std::int64_t(40));
+        QCOMPARE(model.data(model.index(99, EventLogModel::Kind), Qt::DisplayRole).toString(), QStringLiteral("IPI"));
+        QCOMPARE(model.data(model.index(99, EventLogModel::Detail), Qt::DisplayRole).toString(), QStringLiteral("to CPU 1"));
+        model.clear();
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void eventLogFilterFindsIpis()
+    {
+        MainWindow w;
+        QVERIFY(w.loadPreset(QStringLiteral("default")));
+        w.runner()->setSpeed(0);
+        w.runOrPause();
+        QTRY_VERIFY_WITH_TIMEOUT(w.eventLog()->rowCount() > 1000, 10000);
+        w.runOrPause();
+        w.eventLogFilter()->setFilterFixedString(QStringLiteral("IPI"));
+        QVERIFY(w.eventLogFilter()->rowCount() > 0);
+        QVERIFY(w.eventLogFilter()->rowCount() < w.eventLog()->rowCount());
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"

@@ -1,0 +1,264 @@
+// TBB headers first: oneapi/tbb/profiling.h declares emit(), which Qt's
+// `emit` macro would break (TOOLCHAIN.md).
+#include <oneapi/tbb/task_arena.h>
+
+#include "EngineRunner.h"
+
+#include "sim/Engine.h"
+
+#include <QMetaObject>
+
+#include <chrono>
+#include <condition_variable>
+#include <thread>
+
+namespace blkmq {
+
+// One arena slot, none reserved for the GUI thread: the simulation always
+// runs on a TBB worker, and the GUI thread only ever waits for it to stop.
+struct EngineRunner::Impl {
+    tbb::task_arena arena { 1, 0 };
+    std::mutex mutex;
+    std::condition_variable idle;
+    bool active = false;
+};
+
+EngineRunner::EngineRunner(QObject* parent)
+    : QObject(parent)
+    , m_impl(std::make_unique<Impl>())
+{
+}
+
+EngineRunner::~EngineRunner()
+{
+    stopWorker();
+}
+
+void EngineRunner::load(const Scenario& scenario)
+{
+    stopWorker();
+    m_scenario = scenario;
+    m_engine = std::make_unique<Engine>(m_scenario);
+    m_engine->enableTrace(1 << 16);
+    m_engine->publishSnapshot();
+    ++m_generation;
+    m_running = false;
+    m_steps = 0;
+    m_stallSeen = false;
+    m_rowsTaken = m_markersTaken = 0;
+    std::lock_guard lock(m_outMutex);
+    m_out = RunnerOutput {};
+}
+
+void EngineRunner::startWorker()
+{
+    const std::uint64_t gen = m_generation;
+    m_stop = false;
+    {
+        std::lock_guard lock(m_impl->mutex);
+        m_impl->active = true;
+    }
+    m_impl->arena.enqueue([this, gen] {
+        workerLoop(gen);
+        std::lock_guard lock(m_impl->mutex);
+        m_impl->active = false;
+        m_impl->idle.notify_all();
+    });
+}
+
+void EngineRunner::stopWorker()
+{
+    m_stop = true;
+    std::unique_lock lock(m_impl->mutex);
+    m_impl->idle.wait(lock, [this] { return !m_impl->active; });
+    m_stop = false;
+}
+
+void EngineRunner::run()
+{
+    if (m_running || m_engine->finished())
+        return;
+    stopWorker();
+    m_running = true;
+    m_reanchor = true;
+    emit stateChanged(true);
+    startWorker();
+}
+
+void EngineRunner::pause()
+{
+    stopWorker();
+    if (m_running.exchange(false))
+        emit stateChanged(false);
+}
+
+void EngineRunner::step()
+{
+    pause();
+    ++m_steps;
+    startWorker();
+}
+
+void EngineRunner::stepToInteresting()
+{
+    pause();
+    m_stepInteresting = true;
+    startWorker();
+}
+
+void EngineRunner::setSpeed(double speed)
+{
+    m_speed = speed;
+    m_reanchor = true;
+}
+
+void EngineRunner::post(const Command& c)
+{
+    m_engine->inbox().post(c);
+    if (!m_running) { // let the worker apply it now, so the marker shows at once
+        stopWorker();
+        startWorker();
+    }
+}
+
+std::shared_ptr<const Snapshot> EngineRunner::snapshot() const
+{
+    return m_engine ? m_engine->snapshot() : nullptr;
+}
+
+RunnerOutput EngineRunner::drain()
+{
+    RunnerOutput out;
+    {
+        std::lock_guard lock(m_outMutex);
+        out = std::move(m_out);
+        m_out = RunnerOutput {};
+    }
+    // The trace ring is single-consumer: only the GUI thread reads it.
+    if (m_engine && m_engine->trace())
+        out.traceDropped = m_engine->trace()->read(out.trace, 20000);
+    return out;
+}
+
+void EngineRunner::collect()
+{
+    m_engine->publishSnapshot();
+    const auto& rows = m_engine->series().rows();
+    const auto& markers = m_engine->markers();
+    std::lock_guard lock(m_outMutex);
+    for (; m_rowsTaken < rows.size(); ++m_rowsTaken)
+        m_out.rows.push_back(rows[m_rowsTaken]);
+    for (; m_markersTaken < markers.size(); ++m_markersTaken)
+        m_out.markers.push_back(markers[m_markersTaken]);
+}
+
+void EngineRunner::notify(int what, const QString& text)
+{
+    const std::uint64_t gen = m_generation;
+    QMetaObject::invokeMethod(
+        this,
+        [this, gen, what, text] {
+            if (gen != m_generation)
+                return; // from an engine that was reset since
+            if (what == 0) {
+                m_running = false;
+                emit stateChanged(false);
+                emit finished();
+            } else if (what == 1) {
+                emit stallDetected(text);
+                if (m_pauseOnStall && !m_running)
+                    emit stateChanged(false);
+            }
+        },
+        Qt::QueuedConnection);
+}
+
+void EngineRunner::workerLoop(std::uint64_t generation)
+{
+    using clock = std::chrono::steady_clock;
+    auto wallAnchor = clock::now();
+    SimTime simAnchor = m_engine->now();
+    auto lastPublish = clock::now() - std::chrono::seconds(1);
+    const auto publishEvery = std::chrono::milliseconds(15);
+    const auto checkStall = [&] {
+        if (!m_stallSeen && m_engine->stallDetected()) {
+            m_stallSeen = true;
+            notify(1, QString::fromStdString(m_engine->stallExplanation()));
+            return true;
+        }
+        return false;
+    };
+    while (!m_stop && generation == m_generation) {
+        m_engine->applyPendingCommands();
+        if (m_steps > 0) {
+            --m_steps;
+            m_engine->step();
+            collect();
+            continue;
+        }
+        if (m_stepInteresting) {
+            const Counters before = m_engine->counters();
+            for (int i = 0; i < 1000000 && !m_stop; ++i) {
+                if (!m_engine->step())
+                    break;
+                const Counters& c = m_engine->counters();
+                if (c.ipis != before.ipis || c.ksoftirqd_wakeups != before.ksoftirqd_wakeups || c.restarts != before.restarts
+                    || c.requeued != before.requeued || m_engine->stallDetected() != m_stallSeen)
+                    break;
+            }
+            m_stepInteresting = false;
+            checkStall();
+            collect();
+            continue;
+        }
+        if (!m_running)
+            break;
+        if (m_engine->finished()) {
+            collect();
+            notify(0);
+            break;
+        }
+        const double speed = m_speed;
+        const auto now = clock::now();
+        if (m_reanchor.exchange(false)) {
+            wallAnchor = now;
+            simAnchor = m_engine->now();
+        }
+        SimTime target;
+        if (speed <= 0) {
+            target = m_engine->now() + msec(1);
+        } else {
+            const double wall = std::chrono::duration<double>(now - wallAnchor).count();
+            target = simAnchor + SimTime(static_cast<std::int64_t>(wall * speed * 1e9));
+            // Behind by more than a tenth of a second of wall time: drop time, do not queue.
+            const auto maxLag = SimTime(static_cast<std::int64_t>(0.1 * speed * 1e9) + 1);
+            if (target - m_engine->now() > maxLag) {
+                simAnchor = m_engine->now();
+                wallAnchor = now;
+                target = m_engine->now() + maxLag;
+            }
+        }
+        if (target <= m_engine->now()) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            continue;
+        }
+        // Bounded chunks keep commands, pauses and snapshots responsive.
+        const auto chunkEnd = clock::now() + std::chrono::milliseconds(8);
+        while (m_engine->now() < target && clock::now() < chunkEnd && !m_stop) {
+            const SimTime next = std::min(target, m_engine->now() + usec(50));
+            m_engine->runUntil(next);
+        }
+        if (checkStall() && m_pauseOnStall) {
+            m_running = false;
+            collect();
+            break;
+        }
+        if (clock::now() - lastPublish >= publishEvery) {
+            collect();
+            lastPublish = clock::now();
+        }
+    }
+    collect();
+}
+
+} // namespace blkmq

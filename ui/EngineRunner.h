@@ -1,0 +1,90 @@
+#pragma once
+
+#include "metrics/TimeSeries.h"
+#include "scenario/Scenario.h"
+#include "sim/CommandInbox.h"
+#include "sim/Snapshot.h"
+#include "sim/TraceRecord.h"
+
+#include <QObject>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace blkmq {
+
+class Engine;
+
+// What the worker produced since the GUI last asked (plain values).
+struct RunnerOutput {
+    std::vector<SeriesRow> rows;
+    std::vector<Marker> markers;
+    std::vector<TraceRecord> trace;
+    std::uint64_t traceDropped = 0;
+};
+
+// Drives one Engine on a TBB arena worker so the GUI thread never simulates.
+// The GUI reads immutable snapshots and drains produced rows/markers/trace
+// records; commands go through the engine's inbox. Pacing keeps a (wall,
+// simulated) anchor and a speed; when the engine cannot keep up it drops
+// time (re-anchors) instead of queueing work.
+class EngineRunner : public QObject {
+    Q_OBJECT
+public:
+    explicit EngineRunner(QObject* parent = nullptr);
+    ~EngineRunner() override;
+
+    // Stops the worker and starts a fresh engine on `scenario` (paused at t = 0).
+    void load(const Scenario& scenario);
+    const Scenario& scenario() const { return m_scenario; }
+
+    void run();
+    void pause();
+    void step(); // exactly one event
+    void stepToInteresting(); // until an IPI, ksoftirqd wake-up, restart or stall
+    void reset() { load(m_scenario); }
+    bool isRunning() const { return m_running.load(); }
+    // Simulated seconds per wall second; <= 0 runs as fast as possible.
+    void setSpeed(double speed);
+    double speed() const { return m_speed.load(); }
+    void setPauseOnStall(bool on) { m_pauseOnStall = on; }
+
+    void post(const Command& c);
+    std::shared_ptr<const Snapshot> snapshot() const;
+    RunnerOutput drain();
+    std::uint64_t generation() const { return m_generation; }
+
+signals:
+    void stateChanged(bool running);
+    void stallDetected(const QString& explanation);
+    void finished();
+
+private:
+    void startWorker();
+    void stopWorker();
+    void workerLoop(std::uint64_t generation);
+    void collect(); // worker: move new rows/markers into the outbox, publish a snapshot
+    void notify(int what, const QString& text = {});
+
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+    Scenario m_scenario;
+    std::unique_ptr<Engine> m_engine;
+    std::atomic<bool> m_running { false };
+    std::atomic<bool> m_stop { false };
+    std::atomic<int> m_steps { 0 };
+    std::atomic<bool> m_stepInteresting { false };
+    std::atomic<double> m_speed { 1e-4 };
+    std::atomic<bool> m_pauseOnStall { true };
+    std::atomic<bool> m_reanchor { true };
+    std::uint64_t m_generation = 0;
+    std::mutex m_outMutex;
+    RunnerOutput m_out;
+    std::size_t m_rowsTaken = 0;
+    std::size_t m_markersTaken = 0;
+    bool m_stallSeen = false;
+};
+
+} // namespace blkmq

@@ -1,0 +1,153 @@
+#include "EventLogModel.h"
+
+#include "metrics/ExecContext.h"
+
+namespace blkmq {
+
+EventLogModel::EventLogModel(QObject* parent, std::size_t capacity)
+    : QAbstractTableModel(parent)
+    , m_capacity(capacity)
+{
+}
+
+void EventLogModel::append(const std::vector<TraceRecord>& records)
+{
+    if (records.empty())
+        return;
+    // Only the newest `capacity` of this batch can survive.
+    const std::size_t take = std::min(records.size(), m_capacity);
+    const std::size_t overflow = m_rows.size() + take > m_capacity ? m_rows.size() + take - m_capacity : 0;
+    if (overflow > 0) {
+        beginRemoveRows({}, 0, static_cast<int>(overflow) - 1);
+        m_rows.erase(m_rows.begin(), m_rows.begin() + static_cast<std::ptrdiff_t>(overflow));
+        endRemoveRows();
+    }
+    const int first = static_cast<int>(m_rows.size());
+    beginInsertRows({}, first, first + static_cast<int>(take) - 1);
+    m_rows.insert(m_rows.end(), records.end() - static_cast<std::ptrdiff_t>(take), records.end());
+    endInsertRows();
+}
+
+void EventLogModel::clear()
+{
+    beginResetModel();
+    m_rows.clear();
+    m_dropped = 0;
+    endResetModel();
+}
+
+int EventLogModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
+}
+
+int EventLogModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QString EventLogModel::kindName(TraceKind k)
+{
+    switch (k) {
+    case TraceKind::Submit:
+        return QStringLiteral("submit");
+    case TraceKind::Dispatch:
+        return QStringLiteral("dispatch");
+    case TraceKind::DeviceDone:
+        return QStringLiteral("device done");
+    case TraceKind::IrqEnter:
+        return QStringLiteral("irq enter");
+    case TraceKind::IrqExit:
+        return QStringLiteral("irq exit");
+    case TraceKind::IpiSend:
+        return QStringLiteral("IPI");
+    case TraceKind::SoftirqRaise:
+        return QStringLiteral("softirq raise");
+    case TraceKind::SoftirqRun:
+        return QStringLiteral("softirq run");
+    case TraceKind::KsoftirqdWake:
+        return QStringLiteral("ksoftirqd wake-up");
+    case TraceKind::Complete:
+        return QStringLiteral("->complete");
+    case TraceKind::Requeue:
+        return QStringLiteral("requeue");
+    case TraceKind::Restart:
+        return QStringLiteral("restart");
+    case TraceKind::Marker:
+        return QStringLiteral("marker");
+    case TraceKind::DoneListAdd:
+        return QStringLiteral("blk_cpu_done add");
+    }
+    return QStringLiteral("?");
+}
+
+QString EventLogModel::describe(const TraceRecord& r)
+{
+    switch (r.kind) {
+    case TraceKind::Submit:
+    case TraceKind::Dispatch:
+    case TraceKind::Requeue:
+    case TraceKind::Restart:
+        return QStringLiteral("hctx %1").arg(r.arg);
+    case TraceKind::IpiSend:
+        return QStringLiteral("to CPU %1").arg(r.arg);
+    case TraceKind::DoneListAdd:
+        return QStringLiteral("list of CPU %1").arg(r.arg);
+    case TraceKind::SoftirqRaise:
+        return r.arg == 4 ? QStringLiteral("BLOCK") : r.arg == 3 ? QStringLiteral("NET_RX") : QString::number(r.arg);
+    case TraceKind::SoftirqRun:
+        return QStringLiteral("pending mask 0x%1").arg(r.arg, 0, 16);
+    case TraceKind::Complete:
+        return QStringLiteral("in %1").arg(QString::fromLatin1(execContextName(static_cast<ExecContext>(r.arg))));
+    case TraceKind::IrqEnter:
+    case TraceKind::IrqExit:
+        return r.arg == 0 ? QStringLiteral("device vector") : r.arg == 1 ? QStringLiteral("IPI") : QStringLiteral("kind %1").arg(r.arg);
+    default:
+        return QString();
+    }
+}
+
+QVariant EventLogModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid() || index.row() >= rowCount())
+        return {};
+    const TraceRecord& r = m_rows[static_cast<std::size_t>(index.row())];
+    if (role == Qt::DisplayRole) {
+        switch (index.column()) {
+        case Time:
+            return QStringLiteral("%1 µs").arg(static_cast<double>(r.time) / 1e3, 0, 'f', 3);
+        case Cpu:
+            return r.cpu >= 0 ? QVariant(static_cast<int>(r.cpu)) : QVariant(QStringLiteral("-"));
+        case Kind:
+            return kindName(r.kind);
+        case Request:
+            return r.rq >= 0 ? QVariant(r.rq) : QVariant(QStringLiteral("-"));
+        case Detail:
+            return describe(r);
+        }
+    }
+    if (role == Qt::UserRole)
+        return static_cast<qlonglong>(r.time);
+    return {};
+}
+
+QVariant EventLogModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case Time:
+        return QStringLiteral("time");
+    case Cpu:
+        return QStringLiteral("CPU");
+    case Kind:
+        return QStringLiteral("event");
+    case Request:
+        return QStringLiteral("request");
+    case Detail:
+        return QStringLiteral("detail");
+    }
+    return {};
+}
+
+} // namespace blkmq

@@ -1,0 +1,624 @@
+#include "MainWindow.h"
+
+#include "EngineRunner.h"
+#include "EventLogModel.h"
+#include "PatchPanel.h"
+#include "PlotPanel.h"
+#include "TimePlot.h"
+#include "TokenLayer.h"
+#include "scenario/ScenarioLoader.h"
+#include "sim/Duration.h"
+
+#include <nlohmann/json.hpp>
+#include <qcustomplot.h>
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDateTime>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QGraphicsView>
+#include <QHeaderView>
+#include <QInputDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSaveFile>
+#include <QScrollBar>
+#include <QSettings>
+#include <QSlider>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QSvgGenerator>
+#include <QTableView>
+#include <QTextBrowser>
+#include <QTimer>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+namespace blkmq {
+
+namespace {
+// Simulated seconds per wall second; the last step runs as fast as possible.
+const double kSpeeds[] = { 1e-6, 3e-6, 1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 1e-2, 1e-1, 1.0, 0.0 };
+constexpr int kSpeedSteps = sizeof kSpeeds / sizeof kSpeeds[0];
+
+QString speedText(double s)
+{
+    if (s <= 0)
+        return QObject::tr("as fast as possible");
+    const double perSecond = s * 1e9; // ns of simulated time per wall second
+    return QString::fromStdString(formatDuration(SimTime(static_cast<std::int64_t>(perSecond)))) + QObject::tr(" per second");
+}
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+} // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent)
+    , m_runner(new EngineRunner(this))
+    , m_scene(new TopologyScene(this))
+    , m_view(new QGraphicsView(m_scene))
+    , m_patches(new PatchPanel)
+    , m_plots(new PlotPanel)
+    , m_log(new EventLogModel(this))
+    , m_logFilter(new QSortFilterProxyModel(this))
+    , m_logView(new QTableView)
+    , m_inspector(new QTextBrowser)
+    , m_description(new QTextBrowser)
+    , m_banner(new QLabel)
+    , m_time(new QLabel)
+    , m_speedLabel(new QLabel)
+    , m_legend(new QLabel)
+    , m_speed(new QSlider(Qt::Horizontal))
+    , m_presets(new QComboBox)
+    , m_timer(new QTimer(this))
+{
+    setWindowTitle(tr("BlkMQ Lab"));
+    m_view->setRenderHint(QPainter::Antialiasing);
+    m_view->setDragMode(QGraphicsView::ScrollHandDrag);
+    m_view->setMinimumSize(500, 300);
+    m_view->installEventFilter(this);
+    m_banner->setWordWrap(true);
+    m_banner->setTextFormat(Qt::RichText);
+    m_banner->setStyleSheet(QStringLiteral(
+        "QLabel { background: #fdecea; color: #7b241c; border: 2px solid #c0392b; border-radius: 4px; padding: 6px; }"));
+    m_banner->hide();
+    m_legend->setTextFormat(Qt::RichText);
+    m_legend->setWordWrap(true);
+
+    auto* canvas = new QWidget;
+    auto* cl = new QVBoxLayout(canvas);
+    cl->setContentsMargins(0, 0, 0, 0);
+    cl->addWidget(m_banner);
+    cl->addWidget(m_view, 1);
+    cl->addWidget(m_legend);
+    auto* split = new QSplitter(Qt::Horizontal);
+    split->addWidget(canvas);
+    split->addWidget(m_plots);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    setCentralWidget(split);
+
+    buildActions();
+    buildDocks();
+
+    connect(m_patches, &PatchPanel::commandRequested, this, &MainWindow::applyCommand);
+    connect(m_scene, &TopologyScene::clicked, this, &MainWindow::showSelection);
+    connect(m_runner, &EngineRunner::stateChanged, this, [this](bool running) {
+        m_runAction->setText(running ? tr("Pause") : tr("Run"));
+        m_runAction->setChecked(running);
+    });
+    connect(m_runner, &EngineRunner::stallDetected, this, [this](const QString& why) {
+        m_banner->setText(tr("<b>Stall detected.</b> ") + why.toHtmlEscaped());
+        m_banner->show();
+    });
+    connect(m_timer, &QTimer::timeout, this, &MainWindow::frame);
+    m_timer->start(16);
+
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    if (!settings.contains(QStringLiteral("window/geometry")))
+        resize(1500, 920);
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildActions()
+{
+    auto* tb = addToolBar(tr("Controls"));
+    tb->setObjectName(QStringLiteral("controls"));
+    m_runAction = tb->addAction(tr("Run"), this, &MainWindow::runOrPause);
+    m_runAction->setCheckable(true);
+    m_runAction->setShortcut(Qt::Key_Space);
+    m_runAction->setToolTip(tr("Run or pause (Space)"));
+    auto* stepAction = tb->addAction(tr("Step"), this, &MainWindow::step);
+    stepAction->setShortcut(Qt::Key_Period);
+    stepAction->setToolTip(tr("Process exactly one event (.)"));
+    auto* nextAction = tb->addAction(tr("Next interesting"), this, &MainWindow::stepToInteresting);
+    nextAction->setShortcut(Qt::Key_N);
+    nextAction->setToolTip(tr("Run to the next IPI, ksoftirqd wake-up, requeue, restart or stall (N)"));
+    auto* resetAction = tb->addAction(tr("Reset"), this, &MainWindow::reset);
+    resetAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    tb->addSeparator();
+    tb->addWidget(new QLabel(tr(" Speed ")));
+    m_speed->setRange(0, kSpeedSteps - 1);
+    m_speed->setFixedWidth(160);
+    m_speed->setValue(4);
+    connect(m_speed, &QSlider::valueChanged, this, &MainWindow::setSpeedIndex);
+    tb->addWidget(m_speed);
+    m_speedLabel->setMinimumWidth(150);
+    tb->addWidget(m_speedLabel);
+    auto* faster = new QAction(this);
+    faster->setShortcut(Qt::Key_Plus);
+    connect(faster, &QAction::triggered, this, [this] { m_speed->setValue(m_speed->value() + 1); });
+    auto* slower = new QAction(this);
+    slower->setShortcut(Qt::Key_Minus);
+    connect(slower, &QAction::triggered, this, [this] { m_speed->setValue(m_speed->value() - 1); });
+    addAction(faster);
+    addAction(slower);
+    tb->addSeparator();
+    m_time->setMinimumWidth(190);
+    tb->addWidget(m_time);
+    tb->addSeparator();
+    tb->addWidget(new QLabel(tr(" Scenario ")));
+    for (const auto& p : ScenarioLoader::presets())
+        m_presets->addItem(q(p.name));
+    connect(m_presets, &QComboBox::activated, this, [this](int) { loadPreset(m_presets->currentText()); });
+    tb->addWidget(m_presets);
+
+    auto* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open scenario…"), QKeySequence::Open, this, &MainWindow::openScenario);
+    file->addAction(tr("&Save scenario…"), QKeySequence::Save, this, &MainWindow::saveScenario);
+    auto* recent = file->addMenu(tr("Recent scenarios"));
+    connect(recent, &QMenu::aboutToShow, this, [this, recent] {
+        recent->clear();
+        for (const auto& path : QSettings().value(QStringLiteral("recent")).toStringList())
+            recent->addAction(path, this, [this, path] {
+                auto s = ScenarioLoader::fromFile(path.toStdString());
+                if (s)
+                    loadScenario(*s);
+                else
+                    QMessageBox::warning(this, tr("Cannot open scenario"), q(s.error()));
+            });
+    });
+    file->addSeparator();
+    file->addAction(tr("Export &chart…"), this, &MainWindow::exportChartDialog);
+    file->addAction(tr("Export time series (CSV)…"), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export CSV"), QString(), tr("CSV (*.csv)"));
+        if (!path.isEmpty())
+            if (const QString err = exportCsv(path); !err.isEmpty())
+                QMessageBox::critical(this, tr("Export failed"), err);
+    });
+    file->addAction(tr("Save canvas as PNG…"), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save canvas"), QString(), tr("PNG (*.png)"));
+        if (!path.isEmpty())
+            if (const QString err = exportCanvas(path); !err.isEmpty())
+                QMessageBox::critical(this, tr("Export failed"), err);
+    });
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    auto* sim = menuBar()->addMenu(tr("&Simulation"));
+    sim->addAction(m_runAction);
+    sim->addAction(stepAction);
+    sim->addAction(nextAction);
+    sim->addAction(resetAction);
+    m_pauseOnStall = sim->addAction(tr("Pause when a stall is detected"));
+    m_pauseOnStall->setCheckable(true);
+    m_pauseOnStall->setChecked(true);
+    connect(m_pauseOnStall, &QAction::toggled, m_runner, &EngineRunner::setPauseOnStall);
+    setSpeedIndex(m_speed->value());
+}
+
+void MainWindow::buildDocks()
+{
+    const auto dock = [this](const QString& title, QWidget* w, Qt::DockWidgetArea area) {
+        auto* d = new QDockWidget(title, this);
+        d->setObjectName(title);
+        d->setWidget(w);
+        addDockWidget(area, d);
+        return d;
+    };
+    auto* patches = dock(tr("Kernel patches"), m_patches, Qt::RightDockWidgetArea);
+    auto* about = dock(tr("Scenario"), m_description, Qt::RightDockWidgetArea);
+    auto* inspect = dock(tr("Inspector"), m_inspector, Qt::RightDockWidgetArea);
+    tabifyDockWidget(about, inspect);
+    about->raise();
+    (void)patches;
+
+    auto* logBox = new QWidget;
+    auto* ll = new QVBoxLayout(logBox);
+    ll->setContentsMargins(0, 0, 0, 0);
+    auto* filter = new QLineEdit;
+    filter->setPlaceholderText(tr("filter by CPU, request or event, e.g. IPI"));
+    ll->addWidget(filter);
+    m_logFilter->setSourceModel(m_log);
+    m_logFilter->setFilterKeyColumn(-1);
+    m_logFilter->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    connect(filter, &QLineEdit::textChanged, m_logFilter, &QSortFilterProxyModel::setFilterFixedString);
+    m_logView->setModel(m_logFilter);
+    m_logView->verticalHeader()->setDefaultSectionSize(18);
+    m_logView->verticalHeader()->hide();
+    m_logView->horizontalHeader()->setStretchLastSection(true);
+    m_logView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    ll->addWidget(m_logView);
+    auto* logDock = dock(tr("Event log"), logBox, Qt::BottomDockWidgetArea);
+    logDock->setMinimumHeight(140);
+
+    auto* view = menuBar()->addMenu(tr("&View"));
+    for (auto* d : findChildren<QDockWidget*>())
+        view->addAction(d->toggleViewAction());
+    auto* plots = view->addMenu(tr("Plots"));
+    for (std::size_t i = 0; i < m_plots->plots().size(); ++i) {
+        auto* a = plots->addAction(m_plots->plots()[i]->title());
+        a->setCheckable(true);
+        a->setChecked(true);
+        connect(a, &QAction::toggled, this, [this, i](bool on) { m_plots->setPlotVisible(static_cast<int>(i), on); });
+    }
+}
+
+bool MainWindow::loadPreset(const QString& name, const std::vector<std::string>& sets)
+{
+    auto s = ScenarioLoader::fromPreset(name.toStdString(), sets);
+    if (!s) {
+        QMessageBox::warning(this, tr("Cannot load preset"), q(s.error()));
+        return false;
+    }
+    loadScenario(*s);
+    return true;
+}
+
+void MainWindow::loadScenario(const Scenario& scenario)
+{
+    m_runner->setPauseOnStall(m_pauseOnStall->isChecked());
+    m_runner->load(scenario);
+    m_liveJson = scenario.sourceJson;
+    std::vector<DeviceLayout> devices;
+    const auto snap = m_runner->snapshot();
+    for (std::size_t d = 0; d < scenario.devices.size(); ++d) {
+        DeviceLayout l;
+        l.name = q(scenario.devices[d].name);
+        l.nrHctx = scenario.devices[d].submit_queues;
+        l.firstHctx = d == 0 ? 0 : devices.back().firstHctx + devices.back().nrHctx;
+        devices.push_back(l);
+    }
+    m_scene->build(scenario.topology, devices);
+    m_view->fitInView(m_scene->sceneRect(), Qt::KeepAspectRatio);
+    m_patches->setKernel(scenario.kernel);
+    m_plots->clear();
+    m_log->clear();
+    m_rows.clear();
+    m_banner->hide();
+    m_selection = {};
+    m_inspector->clear();
+    m_dropped = 0;
+    const int idx = m_presets->findText(q(scenario.name));
+    if (idx >= 0)
+        m_presets->setCurrentIndex(idx);
+    m_description->setHtml(QStringLiteral("<h3>%1</h3><p>%2</p><p><i>%3 CPUs (%4), %5 device(s), seed %6, %7 simulated.</i></p>")
+                               .arg(q(scenario.name).toHtmlEscaped(), q(scenario.description).toHtmlEscaped())
+                               .arg(scenario.topology.nrCpus())
+                               .arg(q(scenario.topology.name()).toHtmlEscaped())
+                               .arg(scenario.devices.size())
+                               .arg(scenario.seed)
+                               .arg(q(formatDuration(scenario.duration))));
+    setWindowTitle(tr("BlkMQ Lab — %1").arg(q(scenario.name)));
+    frame();
+}
+
+void MainWindow::applyCommand(const Command& c)
+{
+    nlohmann::json doc = nlohmann::json::parse(m_liveJson);
+    if (ScenarioLoader::applySet(doc, c.path + "=" + c.value) && ScenarioLoader::fromJson(doc))
+        m_liveJson = doc.dump();
+    m_runner->post(c);
+}
+
+void MainWindow::runOrPause()
+{
+    if (m_runner->isRunning())
+        m_runner->pause();
+    else
+        m_runner->run();
+}
+
+void MainWindow::step()
+{
+    m_runner->step();
+}
+
+void MainWindow::stepToInteresting()
+{
+    m_runner->stepToInteresting();
+}
+
+void MainWindow::reset()
+{
+    m_runner->pause();
+    auto s = ScenarioLoader::fromText(m_liveJson, "scenario");
+    loadScenario(s ? *s : m_runner->scenario());
+}
+
+void MainWindow::setSpeedIndex(int index)
+{
+    const double s = kSpeeds[std::clamp(index, 0, kSpeedSteps - 1)];
+    m_runner->setSpeed(s);
+    m_speedLabel->setText(speedText(s));
+}
+
+void MainWindow::frame()
+{
+    const qint64 nowMs = QDateTime::currentMSecsSinceEpoch();
+    const double frameMs = m_lastFrameMs ? std::min<double>(100.0, static_cast<double>(nowMs - m_lastFrameMs)) : 16.0;
+    m_lastFrameMs = nowMs;
+    RunnerOutput out = m_runner->drain();
+    m_dropped += out.traceDropped;
+    m_log->addDropped(out.traceDropped);
+    if (!out.rows.empty()) {
+        m_plots->append(out.rows);
+        m_rows.insert(m_rows.end(), out.rows.begin(), out.rows.end());
+    }
+    for (const Marker& m : out.markers)
+        m_plots->addMarker(static_cast<double>(m.t_ns) / 1e6, q(m.text), m.text.rfind("stall", 0) == 0 || m.text.rfind("rejected", 0) == 0);
+    const bool atBottom = m_logView->verticalScrollBar()->value() >= m_logView->verticalScrollBar()->maximum() - 2;
+    m_log->append(out.trace);
+    if (atBottom && !out.trace.empty())
+        m_logView->scrollToBottom();
+    const auto snap = m_runner->snapshot();
+    if (snap) {
+        m_scene->update(*snap, out.trace, frameMs);
+        m_shownNs = snap->now.ns();
+    }
+    m_plots->replot();
+    refreshInspector();
+    updateStatus();
+}
+
+void MainWindow::updateStatus()
+{
+    m_time->setText(tr("t = %1 ms of %2").arg(static_cast<double>(m_shownNs) / 1e6, 0, 'f', 4).arg(q(formatDuration(m_runner->scenario().duration))));
+    QString legend;
+    for (int c = 0; c < kExecContexts; ++c)
+        legend += QStringLiteral("<span style='background:%1'>&nbsp;%2&nbsp;</span> ")
+                      .arg(TopologyScene::contextColor(c, false).name(), QString::fromLatin1(execContextName(static_cast<ExecContext>(c))));
+    legend += QStringLiteral("<span style='background:%1'>&nbsp;idle&nbsp;</span> &nbsp; requests: ").arg(TopologyScene::contextColor(0, true).name());
+    for (RqState s : { RqState::Sched, RqState::Dispatch, RqState::AtDevice, RqState::Complete })
+        legend += QStringLiteral("<span style='color:%1'>&#9679;</span> %2 ")
+                      .arg(TokenLayer::stateColor(s).name(),
+                           s == RqState::Sched ? tr("scheduler") : s == RqState::Dispatch ? tr("hctx->dispatch")
+                               : s == RqState::AtDevice                                 ? tr("device")
+                                                                                         : tr("completing"));
+    legend += tr("&nbsp; <span style='color:#c0392b'>&#9711;</span> stuck &nbsp; red arc: IPI &nbsp; red frame: RESTART set");
+    legend += tr(" &nbsp; %1 in flight").arg(m_scene->requestsInFlight());
+    if (m_scene->sampled())
+        legend += tr(" (a sample of %1 drawn)").arg(m_scene->drawnTokens());
+    m_legend->setText(legend);
+    statusBar()->showMessage(m_dropped ? tr("event log: %1 events skipped while the display fell behind").arg(m_dropped)
+                                       : QString());
+}
+
+void MainWindow::showSelection(const CanvasSelection& s)
+{
+    m_selection = s;
+    for (auto* d : findChildren<QDockWidget*>())
+        if (d->widget() == m_inspector)
+            d->raise();
+    refreshInspector();
+}
+
+void MainWindow::refreshInspector()
+{
+    const auto snap = m_runner->snapshot();
+    if (!snap || m_selection.kind == CanvasSelection::Kind::None)
+        return;
+    QString html;
+    switch (m_selection.kind) {
+    case CanvasSelection::Kind::Cpu: {
+        const CpuSnapshot& c = snap->cpus[static_cast<std::size_t>(m_selection.index)];
+        html = QStringLiteral("<h3>CPU %1</h3><p>%2</p><p>pending softirqs: 0x%3<br>blk_cpu_done: %4 request(s)<br>"
+                              "call-function queue: %5</p><table>")
+                   .arg(m_selection.index)
+                   .arg(c.idle ? tr("idle") : tr("running in %1").arg(QString::fromLatin1(execContextName(c.running))))
+                   .arg(c.softirqPending, 0, 16)
+                   .arg(c.doneListLen)
+                   .arg(c.callSingleLen);
+        for (int k = 0; k < kExecContexts; ++k)
+            html += QStringLiteral("<tr><td>%1</td><td align=right>%2 µs</td></tr>")
+                        .arg(QString::fromLatin1(execContextName(static_cast<ExecContext>(k))))
+                        .arg(static_cast<double>(c.busy_ns[static_cast<std::size_t>(k)]) / 1e3, 0, 'f', 1);
+        html += QStringLiteral("</table>");
+        break;
+    }
+    case CanvasSelection::Kind::Hctx: {
+        const HctxSnapshot& h = snap->hctxs[static_cast<std::size_t>(m_selection.index)];
+        html = QStringLiteral("<h3>%1 hctx %2</h3><p>interrupt vector on CPU %3<br>hctx->dispatch: %4<br>scheduler FIFO: %5<br>"
+                              "at the device: %6<br>completion queue: %7<br>RESTART: %8<br>driver tags: %9 of %10 in use, %11 held here</p>")
+                   .arg(q(m_runner->scenario().devices[static_cast<std::size_t>(h.dev)].name))
+                   .arg(h.index)
+                   .arg(h.vectorCpu)
+                   .arg(h.dispatchLen)
+                   .arg(h.schedLen)
+                   .arg(h.atDevice)
+                   .arg(h.cqLen)
+                   .arg(h.restart ? tr("<b>set</b>") : tr("clear"))
+                   .arg(h.tagsInUse)
+                   .arg(h.tagDepth)
+                   .arg(h.tagsHeld);
+        break;
+    }
+    case CanvasSelection::Kind::Request: {
+        auto it = std::find_if(snap->requests.begin(), snap->requests.end(), [&](auto& r) { return r.id == m_selection.index; });
+        if (it == snap->requests.end()) {
+            html = tr("<h3>request #%1</h3><p>completed.</p>").arg(m_selection.index);
+            break;
+        }
+        const char* where[] = { "free", "in the scheduler FIFO", "on hctx->dispatch", "at the device", "on its way to ->complete" };
+        html = tr("<h3>request #%1</h3><p>%2%3<br>submitted on CPU %4 at %5 µs<br>hctx %6<br>dispatched at %7 µs</p>")
+                   .arg(it->id)
+                   .arg(QString::fromLatin1(where[static_cast<int>(it->state)]))
+                   .arg(it->stuck ? tr(" — <b style='color:#c0392b'>stuck</b>") : QString())
+                   .arg(it->cpu)
+                   .arg(static_cast<double>(it->submitted_ns) / 1e3, 0, 'f', 3)
+                   .arg(it->hctx)
+                   .arg(it->state >= RqState::AtDevice ? QString::number(static_cast<double>(it->dispatched_ns) / 1e3, 'f', 3)
+                                                       : QStringLiteral("-"));
+        break;
+    }
+    case CanvasSelection::Kind::None:
+        break;
+    }
+    m_inspector->setHtml(html);
+}
+
+QString MainWindow::exportChart(const QString& path, int plot, QSize size)
+{
+    TimePlot* p = m_plots->plots().at(static_cast<std::size_t>(plot));
+    if (!size.isValid())
+        size = p->size().isEmpty() ? QSize(900, 300) : p->size();
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    QSaveFile out(path);
+    if (!out.open(QIODevice::WriteOnly))
+        return tr("cannot write %1: %2").arg(path, out.errorString());
+    bool ok = false;
+    if (suffix == QLatin1String("svg")) {
+        QSvgGenerator generator;
+        generator.setOutputDevice(&out);
+        generator.setSize(size);
+        generator.setViewBox(QRect(QPoint(0, 0), size));
+        generator.setTitle(p->title());
+        QCPPainter painter;
+        ok = painter.begin(&generator);
+        if (ok) {
+            p->plot()->toPainter(&painter, size.width(), size.height());
+            ok = painter.end();
+        }
+    } else if (suffix == QLatin1String("pdf")) {
+        // QCustomPlot writes PDFs by file name: write beside, then move the bytes in.
+        const QString tmp = path + QStringLiteral(".part.pdf");
+        ok = p->savePdf(tmp, size.width(), size.height());
+        QFile part(tmp);
+        ok = ok && part.open(QIODevice::ReadOnly) && out.write(part.readAll()) > 0;
+        part.remove();
+    } else if (suffix == QLatin1String("png")) {
+        ok = p->plot()->toPixmap(size.width(), size.height()).save(&out, "PNG");
+    } else {
+        out.cancelWriting();
+        return tr("unknown chart format '%1' (use .png, .svg or .pdf)").arg(suffix);
+    }
+    if (!ok) {
+        out.cancelWriting();
+        return tr("could not render the chart to %1").arg(path);
+    }
+    return out.commit() ? QString() : tr("cannot write %1: %2").arg(path, out.errorString());
+}
+
+QString MainWindow::exportCsv(const QString& path) const
+{
+    QSaveFile out(path);
+    if (!out.open(QIODevice::WriteOnly))
+        return tr("cannot write %1: %2").arg(path, out.errorString());
+    out.write(TimeSeries::csvHeader().c_str());
+    out.write("\n");
+    for (const auto& r : m_rows) {
+        out.write(TimeSeries::csvRow(r).c_str());
+        out.write("\n");
+    }
+    return out.commit() ? QString() : tr("cannot write %1: %2").arg(path, out.errorString());
+}
+
+QString MainWindow::exportScenario(const QString& path) const
+{
+    QSaveFile out(path);
+    if (!out.open(QIODevice::WriteOnly))
+        return tr("cannot write %1: %2").arg(path, out.errorString());
+    out.write(nlohmann::json::parse(m_liveJson).dump(2).c_str());
+    out.write("\n");
+    return out.commit() ? QString() : tr("cannot write %1: %2").arg(path, out.errorString());
+}
+
+QString MainWindow::exportCanvas(const QString& path)
+{
+    QSaveFile out(path);
+    if (!out.open(QIODevice::WriteOnly))
+        return tr("cannot write %1: %2").arg(path, out.errorString());
+    if (!m_view->grab().save(&out, "PNG")) {
+        out.cancelWriting();
+        return tr("could not render the canvas");
+    }
+    return out.commit() ? QString() : tr("cannot write %1: %2").arg(path, out.errorString());
+}
+
+void MainWindow::exportChartDialog()
+{
+    QStringList names;
+    for (auto* p : m_plots->plots())
+        names << p->title();
+    bool ok = false;
+    const QString which = QInputDialog::getItem(this, tr("Export chart"), tr("Chart"), names, 0, false, &ok);
+    if (!ok)
+        return;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), QString(), tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
+    if (path.isEmpty())
+        return;
+    if (const QString err = exportChart(path, static_cast<int>(names.indexOf(which))); !err.isEmpty())
+        QMessageBox::critical(this, tr("Export failed"), err);
+}
+
+void MainWindow::openScenario()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open scenario"), QString(), tr("Scenario (*.json)"));
+    if (path.isEmpty())
+        return;
+    auto s = ScenarioLoader::fromFile(path.toStdString());
+    if (!s) {
+        QMessageBox::warning(this, tr("Cannot open scenario"), q(s.error()));
+        return;
+    }
+    addRecent(path);
+    loadScenario(*s);
+}
+
+void MainWindow::saveScenario()
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save scenario"), QString(), tr("Scenario (*.json)"));
+    if (path.isEmpty())
+        return;
+    if (const QString err = exportScenario(path); !err.isEmpty())
+        QMessageBox::critical(this, tr("Save failed"), err);
+    else
+        addRecent(path);
+}
+
+void MainWindow::addRecent(const QString& path)
+{
+    QSettings settings;
+    QStringList list = settings.value(QStringLiteral("recent")).toStringList();
+    list.removeAll(path);
+    list.prepend(path);
+    settings.setValue(QStringLiteral("recent"), list.mid(0, 8));
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event)
+{
+    // Keep the whole machine in view when the canvas changes size.
+    if (watched == m_view && event->type() == QEvent::Resize)
+        m_view->fitInView(m_scene->sceneRect(), Qt::KeepAspectRatio);
+    return QMainWindow::eventFilter(watched, event);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    m_runner->pause();
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    event->accept();
+}
+
+} // namespace blkmq

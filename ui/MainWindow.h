@@ -1,0 +1,112 @@
+#pragma once
+
+#include "TopologyScene.h"
+#include "metrics/TimeSeries.h"
+#include "scenario/Scenario.h"
+#include "sim/CommandInbox.h"
+
+#include <QMainWindow>
+
+#include <memory>
+
+class QAction;
+class QComboBox;
+class QGraphicsView;
+class QLabel;
+class QLineEdit;
+class QSlider;
+class QSortFilterProxyModel;
+class QTableView;
+class QTextBrowser;
+class QTimer;
+
+namespace blkmq {
+
+class EngineRunner;
+class EventLogModel;
+class PatchPanel;
+class PlotPanel;
+
+// The laboratory: topology canvas with requests in flight, controls, the
+// patch panel, live plots, the stall banner, the event log, an inspector,
+// scenarios and exports. Never simulates: an EngineRunner does, off this
+// thread, and a 60 Hz timer pulls its snapshots and output.
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Loads a scenario (a preset or a validated file) and shows it paused at t = 0.
+    void loadScenario(const Scenario& scenario);
+    bool loadPreset(const QString& name, const std::vector<std::string>& sets = {});
+
+    EngineRunner* runner() const { return m_runner; }
+    PatchPanel* patchPanel() const { return m_patches; }
+    PlotPanel* plotPanel() const { return m_plots; }
+    TopologyScene* scene() const { return m_scene; }
+    EventLogModel* eventLog() const { return m_log; }
+    QSortFilterProxyModel* eventLogFilter() const { return m_logFilter; }
+    QLabel* stallBanner() const { return m_banner; }
+    QTextBrowser* inspector() const { return m_inspector; }
+    const std::vector<SeriesRow>& seriesRows() const { return m_rows; }
+    std::int64_t shownTimeNs() const { return m_shownNs; }
+
+    // Exports; each writes atomically and returns an error message or empty.
+    QString exportChart(const QString& path, int plot = 0, QSize size = {});
+    QString exportCsv(const QString& path) const;
+    QString exportScenario(const QString& path) const;
+    QString exportCanvas(const QString& path);
+
+public slots:
+    void runOrPause();
+    void step();
+    void stepToInteresting();
+    void reset();
+    void setSpeedIndex(int index);
+    void frame(); // pulls the runner's output and redraws (the 60 Hz timer)
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    void buildActions();
+    void buildDocks();
+    void applyCommand(const Command& c);
+    void showSelection(const CanvasSelection& s);
+    void refreshInspector();
+    void updateStatus();
+    void openScenario();
+    void saveScenario();
+    void exportChartDialog();
+    void addRecent(const QString& path);
+
+    EngineRunner* m_runner;
+    TopologyScene* m_scene;
+    QGraphicsView* m_view;
+    PatchPanel* m_patches;
+    PlotPanel* m_plots;
+    EventLogModel* m_log;
+    QSortFilterProxyModel* m_logFilter;
+    QTableView* m_logView;
+    QTextBrowser* m_inspector;
+    QTextBrowser* m_description;
+    QLabel* m_banner;
+    QLabel* m_time;
+    QLabel* m_speedLabel;
+    QLabel* m_legend;
+    QSlider* m_speed;
+    QComboBox* m_presets;
+    QTimer* m_timer;
+    QAction* m_runAction;
+    QAction* m_pauseOnStall;
+    std::vector<SeriesRow> m_rows;
+    std::string m_liveJson; // the scenario with the live changes applied
+    CanvasSelection m_selection;
+    std::int64_t m_shownNs = 0;
+    std::uint64_t m_dropped = 0;
+    qint64 m_lastFrameMs = 0;
+};
+
+} // namespace blkmq

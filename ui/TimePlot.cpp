@@ -1,0 +1,136 @@
+#include "TimePlot.h"
+
+#include <qcustomplot.h>
+
+#include <QSvgGenerator>
+#include <QVBoxLayout>
+
+namespace blkmq {
+
+TimePlot::TimePlot(const QString& title, const QString& unit, QWidget* parent)
+    : QWidget(parent)
+    , m_plot(new QCustomPlot(this))
+    , m_title(title)
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_plot);
+    m_plot->setMinimumHeight(125);
+    m_plot->plotLayout()->insertRow(0);
+    auto* caption = new QCPTextElement(m_plot, title + (unit.isEmpty() ? QString() : u" ("_qs + unit + u')'),
+                                       QFont(font().family(), 9, QFont::Bold));
+    m_plot->plotLayout()->addElement(0, 0, caption);
+    m_plot->xAxis->setLabel(u"simulated time (ms)"_qs);
+    m_plot->legend->setVisible(false);
+    m_plot->legend->setFont(QFont(font().family(), 7));
+    m_plot->legend->setBrush(QColor(255, 255, 255, 190));
+    m_plot->legend->setRowSpacing(-3);
+    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    m_plot->yAxis->ticker()->setTickCount(3);
+    m_plot->xAxis->ticker()->setTickCount(4);
+    m_plot->yAxis->setNumberFormat(QStringLiteral("gb"));
+    m_plot->yAxis->setNumberPrecision(3);
+    const QFont tickFont(font().family(), 7);
+    m_plot->xAxis->setTickLabelFont(tickFont);
+    m_plot->yAxis->setTickLabelFont(tickFont);
+    m_plot->xAxis->setLabelFont(tickFont);
+    m_plot->setNoAntialiasingOnDrag(true);
+}
+
+int TimePlot::addCurve(const QString& name, const QColor& color)
+{
+    QCPGraph* g = m_plot->addGraph();
+    g->setName(name);
+    g->setPen(QPen(color, 1.6));
+    m_curves.push_back(g);
+    m_plot->legend->setVisible(m_curves.size() > 1);
+    return static_cast<int>(m_curves.size()) - 1;
+}
+
+void TimePlot::append(double tMs, const std::vector<double>& values)
+{
+    for (std::size_t i = 0; i < m_curves.size() && i < values.size(); ++i) {
+        auto data = m_curves[i]->data();
+        data->add(QCPGraphData(tMs, values[i]));
+        if (data->size() > pointBudget())
+            data->removeBefore(data->at(data->size() - pointBudget())->key);
+    }
+    m_latest = tMs;
+}
+
+int TimePlot::pointCount(int curve) const
+{
+    return m_curves[static_cast<std::size_t>(curve)]->data()->size();
+}
+
+void TimePlot::addMarker(double tMs, const QString& text, const QColor& color)
+{
+    auto* line = new QCPItemStraightLine(m_plot);
+    line->point1->setCoords(tMs, 0);
+    line->point2->setCoords(tMs, 1);
+    line->setPen(QPen(color, 1, Qt::DashLine));
+    auto* label = new QCPItemText(m_plot);
+    label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    label->position->setCoords(tMs, 0.02);
+    label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+    label->setText(text);
+    label->setFont(QFont(font().family(), 7));
+    label->setColor(color);
+    label->setPadding(QMargins(3, 0, 0, 0));
+}
+
+void TimePlot::clear()
+{
+    for (auto* g : m_curves)
+        g->data()->clear();
+    m_plot->clearItems();
+    m_latest = 0;
+    replot();
+}
+
+void TimePlot::replot()
+{
+    bool found = false;
+    QCPRange x, y;
+    for (auto* g : m_curves) {
+        bool ok = false;
+        const QCPRange kr = g->data()->keyRange(ok);
+        if (!ok)
+            continue;
+        const QCPRange vr = g->data()->valueRange(ok);
+        x = found ? QCPRange(std::min(x.lower, kr.lower), std::max(x.upper, kr.upper)) : kr;
+        y = found ? QCPRange(std::min(y.lower, vr.lower), std::max(y.upper, vr.upper)) : vr;
+        found = true;
+    }
+    if (found) {
+        m_plot->xAxis->setRange(x.lower, std::max(x.upper, x.lower + 1e-3));
+        m_plot->yAxis->setRange(std::min(0.0, y.lower), y.upper > 0 ? y.upper * 1.1 : 1.0);
+    }
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+bool TimePlot::savePng(const QString& path, int width, int height)
+{
+    return m_plot->savePng(path, width, height);
+}
+
+bool TimePlot::savePdf(const QString& path, int width, int height)
+{
+    return m_plot->savePdf(path, width, height);
+}
+
+bool TimePlot::saveSvg(const QString& path, int width, int height)
+{
+    QSvgGenerator generator;
+    generator.setFileName(path);
+    generator.setSize(QSize(width, height));
+    generator.setViewBox(QRect(0, 0, width, height));
+    generator.setTitle(m_title);
+    QCPPainter painter;
+    if (!painter.begin(&generator))
+        return false;
+    m_plot->toPainter(&painter, width, height);
+    return painter.end();
+}
+
+} // namespace blkmq

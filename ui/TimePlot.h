@@ -1,0 +1,43 @@
+#pragma once
+
+#include <QString>
+#include <QWidget>
+
+#include <vector>
+
+class QCustomPlot;
+class QCPGraph;
+
+namespace blkmq {
+
+// The one wrapper around QCustomPlot: a strip chart over simulated time
+// with a bounded number of points per curve (old ones scroll out), labelled
+// vertical markers, and exports.
+class TimePlot : public QWidget {
+    Q_OBJECT
+public:
+    TimePlot(const QString& title, const QString& unit, QWidget* parent = nullptr);
+
+    int addCurve(const QString& name, const QColor& color);
+    // Appends one point per curve (x in simulated ms); keeps at most pointBudget() points.
+    void append(double tMs, const std::vector<double>& values);
+    void addMarker(double tMs, const QString& text, const QColor& color);
+    void clear();
+    void replot(); // queued: cheap to call every frame
+    QString title() const { return m_title; }
+    int pointCount(int curve) const;
+    static constexpr int pointBudget() { return 2000; }
+
+    bool savePng(const QString& path, int width, int height);
+    bool savePdf(const QString& path, int width, int height);
+    bool saveSvg(const QString& path, int width, int height);
+    QCustomPlot* plot() const { return m_plot; }
+
+private:
+    QCustomPlot* m_plot;
+    QString m_title;
+    std::vector<QCPGraph*> m_curves;
+    double m_latest = 0;
+};
+
+} // namespace blkmq

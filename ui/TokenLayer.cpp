@@ -1,0 +1,128 @@
+#include "TokenLayer.h"
+
+#include <QPainter>
+#include <QPainterPath>
+
+#include <algorithm>
+#include <cmath>
+
+namespace blkmq {
+
+namespace {
+constexpr double kArcLifeMs = 450;
+constexpr double kRadius = 3.2;
+}
+
+TokenLayer::TokenLayer(const QRectF& bounds)
+    : m_bounds(bounds)
+{
+    setZValue(10);
+}
+
+QColor TokenLayer::stateColor(RqState s)
+{
+    switch (s) {
+    case RqState::Sched:
+        return QColor(0x8e, 0x44, 0xad); // in the scheduler
+    case RqState::Dispatch:
+        return QColor(0xe6, 0x7e, 0x22); // on hctx->dispatch
+    case RqState::AtDevice:
+        return QColor(0x29, 0x80, 0xb9); // at the device
+    case RqState::Complete:
+        return QColor(0x27, 0xae, 0x60); // on its way to ->complete
+    case RqState::Free:
+        break;
+    }
+    return Qt::gray;
+}
+
+void TokenLayer::setTargets(const std::vector<Token>& targets, const std::vector<QPointF>& origins)
+{
+    for (auto& t : m_tokens)
+        t.seen = false;
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+        const Token& in = targets[i];
+        auto it = m_index.find(in.id);
+        if (it == m_index.end()) {
+            Token t = in;
+            t.pos = origins[i];
+            t.seen = true;
+            m_index.insert(in.id, static_cast<int>(m_tokens.size()));
+            m_tokens.push_back(t);
+        } else {
+            Token& t = m_tokens[static_cast<std::size_t>(*it)];
+            t.target = in.target;
+            t.state = in.state;
+            t.stuck = in.stuck;
+            t.seen = true;
+        }
+    }
+    // Drop the finished ones, keeping the index dense.
+    std::vector<Token> kept;
+    kept.reserve(m_tokens.size());
+    m_index.clear();
+    for (auto& t : m_tokens) {
+        if (!t.seen)
+            continue;
+        m_index.insert(t.id, static_cast<int>(kept.size()));
+        kept.push_back(t);
+    }
+    m_tokens.swap(kept);
+    update();
+}
+
+void TokenLayer::addArc(QPointF from, QPointF to)
+{
+    if (m_arcs.size() < 400)
+        m_arcs.push_back({ from, to, 0 });
+}
+
+void TokenLayer::advance(double frameMs)
+{
+    // Exponential glide: about 150 ms to cover most of the way, whatever the frame rate.
+    const double k = 1.0 - std::pow(0.5, frameMs / 45.0);
+    for (auto& t : m_tokens)
+        t.pos += (t.target - t.pos) * k;
+    for (auto& a : m_arcs)
+        a.age += frameMs;
+    m_arcs.erase(std::remove_if(m_arcs.begin(), m_arcs.end(), [](const Arc& a) { return a.age > kArcLifeMs; }),
+                 m_arcs.end());
+    update();
+}
+
+const TokenLayer::Token* TokenLayer::tokenAt(const QPointF& p) const
+{
+    for (const auto& t : m_tokens)
+        if (QLineF(t.pos, p).length() <= kRadius + 2)
+            return &t;
+    return nullptr;
+}
+
+void TokenLayer::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*)
+{
+    painter->setRenderHint(QPainter::Antialiasing, true);
+    for (const auto& a : m_arcs) {
+        const double alpha = 1.0 - a.age / kArcLifeMs;
+        QPainterPath path(a.from);
+        const QPointF mid = (a.from + a.to) / 2 + QPointF(0, -40 - 0.15 * QLineF(a.from, a.to).length());
+        path.quadTo(mid, a.to);
+        painter->setPen(QPen(QColor(231, 76, 60, static_cast<int>(220 * alpha)), 2.0));
+        painter->setBrush(Qt::NoBrush);
+        painter->drawPath(path);
+    }
+    painter->setPen(Qt::NoPen);
+    for (const auto& t : m_tokens) {
+        painter->setBrush(t.stuck ? QColor(0xc0, 0x39, 0x2b) : stateColor(t.state));
+        painter->drawEllipse(t.pos, kRadius, kRadius);
+    }
+    for (const auto& t : m_tokens) {
+        if (!t.stuck && t.id != m_followed)
+            continue;
+        painter->setBrush(Qt::NoBrush);
+        painter->setPen(QPen(t.stuck ? QColor(0xc0, 0x39, 0x2b) : Qt::black, 2));
+        painter->drawEllipse(t.pos, kRadius + 4, kRadius + 4);
+        painter->setPen(Qt::NoPen);
+    }
+}
+
+} // namespace blkmq

@@ -1,0 +1,53 @@
+#pragma once
+
+#include "block/Request.h"
+
+#include <QGraphicsItem>
+#include <QHash>
+#include <QPointF>
+
+#include <vector>
+
+namespace blkmq {
+
+// All request tokens and IPI arcs in one item: thousands of tokens are one
+// paint() call, not thousands of scene items. Tokens glide toward their
+// target position each frame; arcs fade out.
+class TokenLayer : public QGraphicsItem {
+public:
+    struct Token {
+        int id = 0;
+        QPointF pos;
+        QPointF target;
+        RqState state = RqState::Free;
+        bool stuck = false;
+        bool seen = false;
+    };
+    struct Arc {
+        QPointF from;
+        QPointF to;
+        double age = 0; // ms of wall time
+    };
+
+    explicit TokenLayer(const QRectF& bounds);
+    QRectF boundingRect() const override { return m_bounds; }
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) override;
+
+    // Tokens not in `targets` disappear; new ones appear at `origin` (their CPU).
+    void setTargets(const std::vector<Token>& targets, const std::vector<QPointF>& origins);
+    void addArc(QPointF from, QPointF to);
+    void advance(double frameMs);
+    int size() const { return static_cast<int>(m_tokens.size()); }
+    const Token* tokenAt(const QPointF& p) const;
+    void setFollowed(int id) { m_followed = id; }
+    static QColor stateColor(RqState s);
+
+private:
+    QRectF m_bounds;
+    std::vector<Token> m_tokens;
+    QHash<int, int> m_index; // request id -> m_tokens index
+    std::vector<Arc> m_arcs;
+    int m_followed = -1;
+};
+
+} // namespace blkmq

@@ -1,0 +1,334 @@
+#include "TopologyScene.h"
+
+#include "TokenLayer.h"
+
+#include <QBrush>
+#include <QFont>
+#include <QGraphicsRectItem>
+#include <QGraphicsSceneMouseEvent>
+#include <QGraphicsSimpleTextItem>
+#include <QPen>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace blkmq {
+
+namespace {
+constexpr double kTileW = 52, kTileH = 38, kGap = 4, kPad = 8, kCaption = 16;
+constexpr int kMaxHctxShown = 32; // per device
+constexpr int kMaxDevicesShown = 16;
+constexpr int kMaxTokens = 5000;
+
+QGraphicsSimpleTextItem* text(QGraphicsScene* s, const QString& t, QPointF at, int size, bool bold = false)
+{
+    auto* item = s->addSimpleText(t);
+    QFont f = item->font();
+    f.setPointSize(size);
+    f.setBold(bold);
+    item->setFont(f);
+    item->setPos(at);
+    return item;
+}
+} // namespace
+
+TopologyScene::TopologyScene(QObject* parent)
+    : QGraphicsScene(parent)
+{
+}
+
+TopologyScene::~TopologyScene() = default;
+
+QColor TopologyScene::contextColor(int context, bool idle)
+{
+    if (idle)
+        return QColor(0xec, 0xf0, 0xf1);
+    switch (static_cast<ExecContext>(context)) {
+    case ExecContext::Task:
+        return QColor(0xa9, 0xdf, 0xbf); // workload task
+    case ExecContext::Hardirq:
+        return QColor(0xf1, 0x94, 0x8a); // hard interrupt
+    case ExecContext::Softirq:
+        return QColor(0xf8, 0xc4, 0x71); // softirq
+    case ExecContext::Ksoftirqd:
+        return QColor(0xd2, 0xb4, 0xde); // ksoftirqd
+    case ExecContext::IrqThread:
+        return QColor(0xae, 0xd6, 0xf1); // irq thread
+    case ExecContext::Kworker:
+        return QColor(0xd5, 0xdb, 0xdb); // kworker
+    case ExecContext::Count:
+        break;
+    }
+    return Qt::white;
+}
+
+void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>& devices)
+{
+    clear();
+    m_cpus.assign(static_cast<std::size_t>(topo.nrCpus()), {});
+    m_lastBusy.assign(static_cast<std::size_t>(topo.nrCpus()) * kExecContexts, 0);
+    m_lastNow = 0;
+    // node -> llc -> core -> cpus, in kernel numbering order
+    std::map<int, std::map<int, std::map<int, std::vector<int>>>> tree;
+    for (int c = 0; c < topo.nrCpus(); ++c)
+        tree[topo.cpu(c).node][topo.cpu(c).llc][topo.cpu(c).core].push_back(c);
+
+    const QPen framePen(QColor(0x7f, 0x8c, 0x8d), 1);
+    double x = 0;
+    double maxY = 0;
+    for (auto& [node, llcs] : tree) {
+        const double nodeX = x;
+        double llcX = nodeX + kPad;
+        double nodeH = 0;
+        for (auto& [llc, cores] : llcs) {
+            const int threads = static_cast<int>(cores.begin()->second.size());
+            const int nCores = static_cast<int>(cores.size());
+            const int cols = std::max(1, static_cast<int>(std::ceil(std::sqrt(nCores * 1.6 / threads))));
+            const double coreW = threads * (kTileW + kGap) + kGap;
+            const double coreH = kTileH + 2 * kGap;
+            const int rows = (nCores + cols - 1) / cols;
+            const double llcW = cols * (coreW + kGap) + kGap;
+            const double llcH = kCaption + rows * (coreH + kGap) + kGap;
+            auto* llcBox = addRect(llcX, kCaption + kPad, llcW, llcH, framePen, QBrush(QColor(0xfd, 0xfe, 0xfe)));
+            llcBox->setZValue(-2);
+            text(this, QStringLiteral("LLC %1").arg(llc), QPointF(llcX + 4, kCaption + kPad + 1), 7);
+            int k = 0;
+            for (auto& [core, cpus] : cores) {
+                const double cx = llcX + kGap + (k % cols) * (coreW + kGap);
+                const double cy = kCaption + kPad + kCaption + (k / cols) * (coreH + kGap);
+                auto* coreBox = addRect(cx, cy, coreW, coreH, QPen(QColor(0xbd, 0xc3, 0xc7)), QBrush(QColor(0xf4, 0xf6, 0xf6)));
+                coreBox->setZValue(-1);
+                for (std::size_t t = 0; t < cpus.size(); ++t) {
+                    const int cpu = cpus[t];
+                    CpuTile tile;
+                    tile.rect = addRect(cx + kGap + static_cast<double>(t) * (kTileW + kGap), cy + kGap, kTileW, kTileH,
+                                        QPen(QColor(0x95, 0xa5, 0xa6)), QBrush(contextColor(0, true)));
+                    tile.rect->setData(0, cpu);
+                    tile.label = text(this, QStringLiteral("CPU %1").arg(cpu), tile.rect->rect().topLeft() + QPointF(3, 1), 7, true);
+                    tile.detail = text(this, QString(), tile.rect->rect().topLeft() + QPointF(3, 14), 6);
+                    m_cpus[static_cast<std::size_t>(cpu)] = tile;
+                }
+                ++k;
+            }
+            llcX += llcW + kGap;
+            nodeH = std::max(nodeH, llcH);
+        }
+        const double nodeW = llcX - nodeX + kPad - kGap;
+        auto* nodeBox = addRect(nodeX, 0, nodeW, nodeH + kCaption + 2 * kPad, QPen(QColor(0x34, 0x49, 0x5e), 1.5), Qt::NoBrush);
+        nodeBox->setZValue(-3);
+        text(this, QStringLiteral("node %1").arg(node), QPointF(nodeX + 6, 2), 8, true);
+        x += nodeW + 2 * kPad;
+        maxY = std::max(maxY, nodeH + kCaption + 2 * kPad);
+    }
+    const double width = std::max(x, 400.0);
+
+    // Devices and their hctxs.
+    int totalHctx = 0;
+    for (const auto& d : devices)
+        totalHctx = std::max(totalHctx, d.firstHctx + d.nrHctx);
+    m_hctxs.assign(static_cast<std::size_t>(totalHctx), {});
+    m_hctxDevice.assign(static_cast<std::size_t>(totalHctx), -1);
+    m_deviceRects.assign(devices.size(), QRectF());
+    double dy = maxY + 24;
+    double dx = 0;
+    const double cellW = 56, cellH = 34, devH = kCaption + cellH + 64;
+    for (std::size_t d = 0; d < devices.size(); ++d) {
+        for (int i = 0; i < devices[d].nrHctx; ++i)
+            m_hctxDevice[static_cast<std::size_t>(devices[d].firstHctx + i)] = static_cast<int>(d);
+        if (d >= static_cast<std::size_t>(kMaxDevicesShown))
+            continue;
+        const int shown = std::min(devices[d].nrHctx, kMaxHctxShown);
+        const double devW = std::max(260.0, shown * (cellW + kGap) + kGap + (devices[d].nrHctx > shown ? 50 : 0));
+        if (dx + devW > width && dx > 0) {
+            dx = 0;
+            dy += devH + 12;
+        }
+        const QRectF r(dx, dy, devW, devH);
+        m_deviceRects[d] = r;
+        addRect(r, QPen(QColor(0x34, 0x49, 0x5e), 1.2), QBrush(QColor(0xf8, 0xf9, 0xf9)))->setZValue(-3);
+        text(this, devices[d].name, r.topLeft() + QPointF(5, 1), 8, true);
+        for (int i = 0; i < shown; ++i) {
+            HctxCell cell;
+            cell.rect = addRect(r.left() + kGap + i * (cellW + kGap), r.top() + kCaption + 2, cellW, cellH,
+                                QPen(QColor(0x7f, 0x8c, 0x8d)), QBrush(Qt::white));
+            cell.rect->setData(1, devices[d].firstHctx + i);
+            cell.label = text(this, QStringLiteral("hctx %1").arg(i), cell.rect->rect().topLeft() + QPointF(2, 1), 6);
+            m_hctxs[static_cast<std::size_t>(devices[d].firstHctx + i)] = cell;
+        }
+        if (devices[d].nrHctx > shown)
+            text(this, QStringLiteral("+%1").arg(devices[d].nrHctx - shown),
+                 QPointF(r.left() + kGap + shown * (cellW + kGap), r.top() + kCaption + 10), 7);
+        text(this, QStringLiteral("at the device"), QPointF(r.left() + 5, r.bottom() - 50), 6);
+        dx += devW + 12;
+    }
+    if (devices.size() > static_cast<std::size_t>(kMaxDevicesShown))
+        text(this, QStringLiteral("+%1 more devices not drawn").arg(devices.size() - kMaxDevicesShown), QPointF(dx, dy + 20), 8);
+    const QRectF bounds = itemsBoundingRect().adjusted(-20, -20, 20, 60);
+    m_tokens = new TokenLayer(bounds);
+    addItem(m_tokens);
+    setSceneRect(bounds);
+}
+
+QPointF TopologyScene::cpuCenter(int cpu) const
+{
+    const auto& t = m_cpus[static_cast<std::size_t>(cpu)];
+    return t.rect ? t.rect->rect().center() : QPointF();
+}
+
+QPointF TopologyScene::hctxCenter(int hctx) const
+{
+    const auto& c = m_hctxs[static_cast<std::size_t>(hctx)];
+    if (c.rect)
+        return c.rect->rect().center();
+    const int d = m_hctxDevice[static_cast<std::size_t>(hctx)];
+    return d >= 0 && m_deviceRects[static_cast<std::size_t>(d)].isValid() ? m_deviceRects[static_cast<std::size_t>(d)].center()
+                                                                        : QPointF();
+}
+
+int TopologyScene::drawnTokens() const
+{
+    return m_tokens ? m_tokens->size() : 0;
+}
+
+void TopologyScene::update(const Snapshot& snap, const std::vector<TraceRecord>& trace, double frameMs)
+{
+    const double dt = static_cast<double>(snap.now.ns() - m_lastNow);
+    for (std::size_t c = 0; dt > 0 && c < m_cpus.size() && c < snap.cpus.size(); ++c) {
+        const CpuSnapshot& s = snap.cpus[c];
+        CpuTile& tile = m_cpus[c];
+        tile.rect->setBrush(contextColor(static_cast<int>(s.running), s.idle));
+        std::int64_t busy = 0;
+        for (int k = 0; k < kExecContexts; ++k) {
+            const auto idx = c * kExecContexts + static_cast<std::size_t>(k);
+            busy += s.busy_ns[static_cast<std::size_t>(k)] - m_lastBusy[idx];
+            m_lastBusy[idx] = s.busy_ns[static_cast<std::size_t>(k)];
+        }
+        QString detail = QStringLiteral("%1% busy").arg(std::min(100.0, 100.0 * static_cast<double>(busy) / dt), 0, 'f', 0);
+        QStringList extra;
+        if (s.softirqPending)
+            extra << QStringLiteral("sirq %1").arg(s.softirqPending, 0, 16);
+        if (s.doneListLen)
+            extra << QStringLiteral("done %1").arg(s.doneListLen);
+        if (s.callSingleLen)
+            extra << QStringLiteral("csd %1").arg(s.callSingleLen);
+        if (!extra.isEmpty())
+            detail += QLatin1Char('\n') + extra.join(QLatin1Char(' '));
+        tile.detail->setText(detail);
+    }
+    if (dt > 0)
+        m_lastNow = snap.now.ns();
+    for (std::size_t h = 0; h < m_hctxs.size() && h < snap.hctxs.size(); ++h) {
+        HctxCell& cell = m_hctxs[h];
+        if (!cell.rect)
+            continue;
+        const HctxSnapshot& s = snap.hctxs[h];
+        cell.rect->setPen(s.restart ? QPen(QColor(0xc0, 0x39, 0x2b), 2.5) : QPen(QColor(0x7f, 0x8c, 0x8d), 1));
+        cell.label->setText(QStringLiteral("hctx %1\ndisp %2 sch %3\ntags %4/%5")
+                                .arg(s.index)
+                                .arg(s.dispatchLen)
+                                .arg(s.schedLen)
+                                .arg(s.tagsInUse)
+                                .arg(s.tagDepth));
+    }
+    // Tokens: a sample when there are too many to draw.
+    std::vector<TokenLayer::Token> tokens;
+    std::vector<QPointF> origins;
+    const std::size_t stride = snap.requests.size() > static_cast<std::size_t>(kMaxTokens)
+        ? (snap.requests.size() + kMaxTokens - 1) / kMaxTokens
+        : 1;
+    std::map<int, int> perPlace;
+    for (std::size_t i = 0; i < snap.requests.size(); i += stride) {
+        const RequestSnapshot& r = snap.requests[i];
+        TokenLayer::Token t;
+        t.id = r.id;
+        t.state = r.state;
+        t.stuck = r.stuck;
+        QPointF base;
+        int place = 0;
+        switch (r.state) {
+        case RqState::Sched:
+            base = hctxCenter(r.hctx) + QPointF(-10, 22);
+            place = r.hctx * 4;
+            break;
+        case RqState::Dispatch:
+            base = hctxCenter(r.hctx) + QPointF(10, 22);
+            place = r.hctx * 4 + 1;
+            break;
+        case RqState::AtDevice: {
+            const int d = m_hctxDevice[static_cast<std::size_t>(r.hctx)];
+            const QRectF dr = d >= 0 ? m_deviceRects[static_cast<std::size_t>(d)] : QRectF();
+            base = dr.isValid() ? QPointF(dr.left() + 10, dr.bottom() - 34) : hctxCenter(r.hctx);
+            place = -1 - d;
+            break;
+        }
+        case RqState::Complete:
+        case RqState::Free:
+            base = cpuCenter(r.cpu) + QPointF(0, 10);
+            place = 1000000 + r.cpu;
+            break;
+        }
+        // Spread tokens sharing a place into a small grid.
+        const int n = perPlace[place]++;
+        int cols = 6;
+        if (r.state == RqState::AtDevice) {
+            const int d = m_hctxDevice[static_cast<std::size_t>(r.hctx)];
+            const QRectF dr = d >= 0 ? m_deviceRects[static_cast<std::size_t>(d)] : QRectF();
+            cols = dr.isValid() ? std::max(4, static_cast<int>((dr.width() - 16) / 7)) : 16;
+        }
+        t.target = base + QPointF((n % cols) * 7.0, (n / cols % 5) * 7.0);
+        tokens.push_back(t);
+        origins.push_back(cpuCenter(r.cpu));
+    }
+    m_tokens->setTargets(tokens, origins);
+    m_sampled = stride > 1;
+    m_inFlight = static_cast<int>(snap.requests.size());
+    for (const auto& rec : trace) {
+        if (rec.kind == TraceKind::IpiSend && rec.cpu >= 0 && rec.arg >= 0
+            && static_cast<std::size_t>(rec.arg) < m_cpus.size())
+            m_tokens->addArc(cpuCenter(rec.cpu), cpuCenter(rec.arg));
+    }
+    m_tokens->advance(frameMs);
+}
+
+int TopologyScene::requestsInFlight() const
+{
+    return m_inFlight;
+}
+
+bool TopologyScene::sampled() const
+{
+    return m_sampled;
+}
+
+void TopologyScene::setFollowed(int request)
+{
+    if (m_tokens)
+        m_tokens->setFollowed(request);
+}
+
+CanvasSelection TopologyScene::selectionAt(const QPointF& p) const
+{
+    if (m_tokens) {
+        if (const auto* t = m_tokens->tokenAt(p))
+            return { CanvasSelection::Kind::Request, t->id };
+    }
+    for (std::size_t c = 0; c < m_cpus.size(); ++c)
+        if (m_cpus[c].rect && m_cpus[c].rect->rect().contains(p))
+            return { CanvasSelection::Kind::Cpu, static_cast<int>(c) };
+    for (std::size_t h = 0; h < m_hctxs.size(); ++h)
+        if (m_hctxs[h].rect && m_hctxs[h].rect->rect().contains(p))
+            return { CanvasSelection::Kind::Hctx, static_cast<int>(h) };
+    return {};
+}
+
+void TopologyScene::mousePressEvent(QGraphicsSceneMouseEvent* event)
+{
+    const CanvasSelection s = selectionAt(event->scenePos());
+    if (s.kind == CanvasSelection::Kind::Request)
+        setFollowed(s.index);
+    emit clicked(s);
+    QGraphicsScene::mousePressEvent(event);
+}
+
+} // namespace blkmq

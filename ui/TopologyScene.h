@@ -1,0 +1,83 @@
+#pragma once
+
+#include "sim/Snapshot.h"
+#include "sim/TraceRecord.h"
+#include "topo/Topology.h"
+
+#include <QGraphicsScene>
+#include <QHash>
+#include <QPointF>
+
+#include <memory>
+#include <vector>
+
+class QGraphicsRectItem;
+class QGraphicsSimpleTextItem;
+
+namespace blkmq {
+
+class TokenLayer;
+
+struct DeviceLayout {
+    QString name;
+    int firstHctx = 0;
+    int nrHctx = 0;
+};
+
+// What the user clicked on the canvas.
+struct CanvasSelection {
+    enum class Kind { None, Cpu, Hctx, Request } kind = Kind::None;
+    int index = -1;
+};
+
+// The machine as the kernel numbers it: nodes ⊃ LLC domains ⊃ cores ⊃ CPU
+// tiles, then the devices with their hctxs, and the requests in flight as
+// tokens that move between them. Rebuilt per scenario; updated per frame
+// from a snapshot, never from engine state.
+class TopologyScene : public QGraphicsScene {
+    Q_OBJECT
+public:
+    explicit TopologyScene(QObject* parent = nullptr);
+    ~TopologyScene() override;
+
+    void build(const Topology& topo, const std::vector<DeviceLayout>& devices);
+    // frameMs: wall time since the last frame (for animation)
+    void update(const Snapshot& snap, const std::vector<TraceRecord>& trace, double frameMs);
+    int drawnTokens() const;
+    int requestsInFlight() const;
+    bool sampled() const;
+    QPointF cpuCenter(int cpu) const;
+    QPointF hctxCenter(int hctx) const;
+    CanvasSelection selectionAt(const QPointF& scenePos) const;
+    void setFollowed(int request);
+
+    static QColor contextColor(int context, bool idle);
+
+signals:
+    void clicked(blkmq::CanvasSelection selection);
+
+protected:
+    void mousePressEvent(QGraphicsSceneMouseEvent* event) override;
+
+private:
+    struct CpuTile {
+        QGraphicsRectItem* rect = nullptr;
+        QGraphicsSimpleTextItem* label = nullptr;
+        QGraphicsSimpleTextItem* detail = nullptr;
+    };
+    struct HctxCell {
+        QGraphicsRectItem* rect = nullptr;
+        QGraphicsSimpleTextItem* label = nullptr;
+    };
+    std::vector<CpuTile> m_cpus;
+    std::vector<HctxCell> m_hctxs; // by global hctx index; null when not drawn
+    std::vector<QRectF> m_deviceRects; // per device
+    std::vector<int> m_hctxDevice;
+    TokenLayer* m_tokens = nullptr;
+    std::vector<std::int64_t> m_lastBusy;
+    std::int64_t m_lastNow = 0;
+    int m_inFlight = 0;
+    bool m_sampled = false;
+};
+
+} // namespace blkmq

@@ -1,5 +1,6 @@
 // TBB headers first: oneapi/tbb/profiling.h declares emit(), which Qt's
 // `emit` macro would break (TOOLCHAIN.md).
+#include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/task_arena.h>
 
 #include "EngineRunner.h"
@@ -8,6 +9,7 @@
 
 #include <QMetaObject>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <thread>
@@ -16,7 +18,12 @@ namespace blkmq {
 
 // One arena slot, none reserved for the GUI thread: the simulation always
 // runs on a TBB worker, and the GUI thread only ever waits for it to stop.
+// A runner keeps its worker for as long as it runs, so the process asks TBB
+// for two workers more than it would have (an A/B comparison runs two); the
+// same value from every runner, since TBB applies the smallest one.
 struct EngineRunner::Impl {
+    tbb::global_control workers { tbb::global_control::max_allowed_parallelism,
+                                  std::max<std::size_t>(2, std::thread::hardware_concurrency()) + 2 };
     tbb::task_arena arena { 1, 0 };
     std::mutex mutex;
     std::condition_variable idle;
@@ -45,6 +52,7 @@ void EngineRunner::load(const Scenario& scenario)
     m_running = false;
     m_steps = 0;
     m_stallSeen = false;
+    m_simNs = 0;
     m_rowsTaken = m_markersTaken = 0;
     std::lock_guard lock(m_outMutex);
     m_out = RunnerOutput {};
@@ -142,6 +150,7 @@ RunnerOutput EngineRunner::drain()
 
 void EngineRunner::collect()
 {
+    m_simNs = m_engine->now().ns();
     m_engine->publishSnapshot();
     const auto& rows = m_engine->series().rows();
     const auto& markers = m_engine->markers();
@@ -238,6 +247,8 @@ void EngineRunner::workerLoop(std::uint64_t generation)
                 target = m_engine->now() + maxLag;
             }
         }
+        if (m_leader) // lockstep: never ahead of the runner we are compared with
+            target = std::min(target, SimTime(m_leader->simulatedNs()));
         if (target <= m_engine->now()) {
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
             continue;
@@ -247,6 +258,7 @@ void EngineRunner::workerLoop(std::uint64_t generation)
         while (m_engine->now() < target && clock::now() < chunkEnd && !m_stop) {
             const SimTime next = std::min(target, m_engine->now() + usec(50));
             m_engine->runUntil(next);
+            m_simNs = m_engine->now().ns();
         }
         if (checkStall() && m_pauseOnStall) {
             m_running = false;

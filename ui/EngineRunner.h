@@ -50,6 +50,9 @@ public:
     void setSpeed(double speed);
     double speed() const { return m_speed.load(); }
     void setPauseOnStall(bool on) { m_pauseOnStall = on; }
+    // A/B comparison: this runner never runs ahead of `leader`'s simulated time.
+    void followLeader(const EngineRunner* leader) { m_leader = leader; }
+    std::int64_t simulatedNs() const { return m_simNs.load(); }
 
     void post(const Command& c);
     std::shared_ptr<const Snapshot> snapshot() const;
@@ -79,6 +82,8 @@ private:
     std::atomic<double> m_speed { 1e-4 };
     std::atomic<bool> m_pauseOnStall { true };
     std::atomic<bool> m_reanchor { true };
+    std::atomic<std::int64_t> m_simNs { 0 }; // published by the worker for followers
+    const EngineRunner* m_leader = nullptr;
     std::uint64_t m_generation = 0;
     std::mutex m_outMutex;
     RunnerOutput m_out;

@@ -4,6 +4,7 @@
 #include "EventLogModel.h"
 #include "PatchPanel.h"
 #include "PlotPanel.h"
+#include "ScenarioPanel.h"
 #include "TimePlot.h"
 #include "TokenLayer.h"
 #include "scenario/ScenarioLoader.h"
@@ -15,7 +16,9 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QCheckBox>
 #include <QComboBox>
+#include <QSpinBox>
 #include <QDateTime>
 #include <QDockWidget>
 #include <QFileDialog>
@@ -27,6 +30,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSaveFile>
+#include <QScrollArea>
 #include <QScrollBar>
 #include <QSettings>
 #include <QSlider>
@@ -69,7 +73,11 @@ MainWindow::MainWindow(QWidget* parent)
     , m_logFilter(new QSortFilterProxyModel(this))
     , m_logView(new QTableView)
     , m_inspector(new QTextBrowser)
-    , m_description(new QTextBrowser)
+    , m_scenarioPanel(new ScenarioPanel)
+    , m_patchesB(new PatchPanel)
+    , m_compareTable(new QLabel)
+    , m_compareBox(new QCheckBox(tr("Run B beside A (same scenario and seed, in lockstep)")))
+    , m_seed(new QSpinBox)
     , m_banner(new QLabel)
     , m_time(new QLabel)
     , m_speedLabel(new QLabel)
@@ -120,11 +128,15 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_timer, &QTimer::timeout, this, &MainWindow::frame);
     m_timer->start(16);
 
+    resize(1500, 920);
+}
+
+void MainWindow::restoreSettings()
+{
     QSettings settings;
-    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    if (settings.contains(QStringLiteral("window/geometry")))
+        restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
-    if (!settings.contains(QStringLiteral("window/geometry")))
-        resize(1500, 920);
 }
 
 MainWindow::~MainWindow() = default;
@@ -165,6 +177,14 @@ void MainWindow::buildActions()
     tb->addSeparator();
     m_time->setMinimumWidth(190);
     tb->addWidget(m_time);
+    tb->addSeparator();
+    tb->addWidget(new QLabel(tr(" Seed ")));
+    m_seed->setRange(0, 2147483647);
+    connect(m_seed, &QSpinBox::editingFinished, this, [this] {
+        if (static_cast<std::uint64_t>(m_seed->value()) != m_runner->scenario().seed)
+            applyOverrides({ "seed=" + std::to_string(m_seed->value()) });
+    });
+    tb->addWidget(m_seed);
     tb->addSeparator();
     tb->addWidget(new QLabel(tr(" Scenario ")));
     for (const auto& p : ScenarioLoader::presets())
@@ -221,16 +241,46 @@ void MainWindow::buildDocks()
     const auto dock = [this](const QString& title, QWidget* w, Qt::DockWidgetArea area) {
         auto* d = new QDockWidget(title, this);
         d->setObjectName(title);
-        d->setWidget(w);
+        if (area == Qt::RightDockWidgetArea) { // panels scroll rather than force the window taller
+            auto* scroll = new QScrollArea;
+            scroll->setWidgetResizable(true);
+            scroll->setFrameShape(QFrame::NoFrame);
+            scroll->setWidget(w);
+            d->setWidget(scroll);
+        } else {
+            d->setWidget(w);
+        }
         addDockWidget(area, d);
         return d;
     };
     auto* patches = dock(tr("Kernel patches"), m_patches, Qt::RightDockWidgetArea);
-    auto* about = dock(tr("Scenario"), m_description, Qt::RightDockWidgetArea);
+    auto* about = dock(tr("Scenario"), m_scenarioPanel, Qt::RightDockWidgetArea);
     auto* inspect = dock(tr("Inspector"), m_inspector, Qt::RightDockWidgetArea);
+    auto* compareBox = new QWidget;
+    auto* cbl = new QVBoxLayout(compareBox);
+    cbl->addWidget(m_compareBox);
+    cbl->addWidget(new QLabel(tr("Kernel patches of run B (dashed curves):")));
+    cbl->addWidget(m_patchesB);
+    m_compareTable->setTextFormat(Qt::RichText);
+    cbl->addWidget(m_compareTable);
+    m_patchesB->setEnabled(false);
+    auto* compare = dock(tr("Compare A/B"), compareBox, Qt::RightDockWidgetArea);
     tabifyDockWidget(about, inspect);
+    tabifyDockWidget(patches, compare);
     about->raise();
-    (void)patches;
+    patches->raise();
+    connect(m_compareBox, &QCheckBox::toggled, this, &MainWindow::setCompare);
+    connect(m_patchesB, &PatchPanel::commandRequested, this, [this](const Command& c) {
+        nlohmann::json doc = nlohmann::json::parse(m_liveJsonB);
+        if (ScenarioLoader::applySet(doc, c.path + "=" + c.value) && ScenarioLoader::fromJson(doc))
+            m_liveJsonB = doc.dump();
+        if (m_runnerB)
+            m_runnerB->post(c);
+    });
+    connect(m_scenarioPanel, &ScenarioPanel::applyRequested, this, [this](const std::vector<std::string>& sets) {
+        if (const QString err = applyOverrides(sets); !err.isEmpty())
+            m_scenarioPanel->showError(err);
+    });
 
     auto* logBox = new QWidget;
     auto* ll = new QVBoxLayout(logBox);
@@ -285,6 +335,7 @@ void MainWindow::loadScenario(const Scenario& scenario)
         DeviceLayout l;
         l.name = q(scenario.devices[d].name);
         l.nrHctx = scenario.devices[d].submit_queues;
+        l.tagDepth = scenario.devices[d].hw_queue_depth;
         l.firstHctx = d == 0 ? 0 : devices.back().firstHctx + devices.back().nrHctx;
         devices.push_back(l);
     }
@@ -301,13 +352,10 @@ void MainWindow::loadScenario(const Scenario& scenario)
     const int idx = m_presets->findText(q(scenario.name));
     if (idx >= 0)
         m_presets->setCurrentIndex(idx);
-    m_description->setHtml(QStringLiteral("<h3>%1</h3><p>%2</p><p><i>%3 CPUs (%4), %5 device(s), seed %6, %7 simulated.</i></p>")
-                               .arg(q(scenario.name).toHtmlEscaped(), q(scenario.description).toHtmlEscaped())
-                               .arg(scenario.topology.nrCpus())
-                               .arg(q(scenario.topology.name()).toHtmlEscaped())
-                               .arg(scenario.devices.size())
-                               .arg(scenario.seed)
-                               .arg(q(formatDuration(scenario.duration))));
+    m_scenarioPanel->setScenario(scenario);
+    m_seed->setValue(static_cast<int>(std::min<std::uint64_t>(scenario.seed, 2147483647)));
+    if (m_runnerB)
+        loadB();
     setWindowTitle(tr("BlkMQ Lab — %1").arg(q(scenario.name)));
     frame();
 }
@@ -322,10 +370,100 @@ void MainWindow::applyCommand(const Command& c)
 
 void MainWindow::runOrPause()
 {
-    if (m_runner->isRunning())
+    if (m_runner->isRunning()) {
         m_runner->pause();
-    else
+        if (m_runnerB)
+            m_runnerB->pause();
+    } else {
         m_runner->run();
+        if (m_runnerB)
+            m_runnerB->run();
+    }
+}
+
+QString MainWindow::applyOverrides(const std::vector<std::string>& sets)
+{
+    nlohmann::json doc = nlohmann::json::parse(m_liveJson);
+    for (const auto& set : sets) {
+        auto r = ScenarioLoader::applySet(doc, set);
+        if (!r)
+            return q(r.error());
+    }
+    auto s = ScenarioLoader::fromJson(doc);
+    if (!s)
+        return q(s.error());
+    m_runner->pause();
+    loadScenario(*s);
+    return {};
+}
+
+void MainWindow::setCompare(bool on)
+{
+    m_compareBox->setChecked(on);
+    m_patchesB->setEnabled(on);
+    if (on == (m_runnerB != nullptr))
+        return;
+    if (on) {
+        m_runnerB = new EngineRunner(this);
+        m_runnerB->followLeader(m_runner);
+        m_runnerB->setPauseOnStall(false);
+        m_patchesB->setKernel(m_runner->scenario().kernel);
+        loadB();
+        m_plots->setCompare(true, tr("B"));
+        if (m_runner->isRunning())
+            m_runnerB->run();
+    } else {
+        delete m_runnerB;
+        m_runnerB = nullptr;
+        m_plots->setCompare(false);
+        m_compareTable->clear();
+    }
+}
+
+void MainWindow::loadB()
+{
+    // Run B: scenario A as loaded, with B's kernel settings.
+    nlohmann::json doc = nlohmann::json::parse(m_runner->scenario().sourceJson);
+    for (const auto& set : m_patchesB->currentSets())
+        ScenarioLoader::applySet(doc, set);
+    auto s = ScenarioLoader::fromJson(doc);
+    if (!s) {
+        m_compareTable->setText(q(s.error()).toHtmlEscaped());
+        return;
+    }
+    m_liveJsonB = s->sourceJson;
+    m_runnerB->setSpeed(m_runner->speed());
+    m_runnerB->load(*s);
+    m_plots->setCompare(true, tr("B"));
+}
+
+void MainWindow::updateCompareTable()
+{
+    if (!m_runnerB)
+        return;
+    const auto a = m_runner->snapshot();
+    const auto b = m_runnerB->snapshot();
+    if (!a || !b)
+        return;
+    const auto rate = [](const Snapshot& s, std::uint64_t n) {
+        return s.now.ns() > 0 ? static_cast<double>(n) / s.now.seconds() : 0.0;
+    };
+    QString html = tr("<table cellspacing=4><tr><th></th><th>A</th><th>B</th></tr>");
+    const auto row = [&](const QString& name, double x, double y, int digits) {
+        html += QStringLiteral("<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td></tr>")
+                    .arg(name)
+                    .arg(x, 0, 'f', digits)
+                    .arg(y, 0, 'f', digits);
+    };
+    row(tr("simulated ms"), a->now.seconds() * 1e3, b->now.seconds() * 1e3, 3);
+    row(tr("IOPS (k)"), rate(*a, a->counters.completed) / 1e3, rate(*b, b->counters.completed) / 1e3, 1);
+    row(tr("remote completions"), static_cast<double>(a->counters.remote), static_cast<double>(b->counters.remote), 0);
+    row(tr("IPIs"), static_cast<double>(a->counters.ipis), static_cast<double>(b->counters.ipis), 0);
+    row(tr("softirq raises"), static_cast<double>(a->counters.softirq_raises), static_cast<double>(b->counters.softirq_raises), 0);
+    row(tr("ksoftirqd wake-ups"), static_cast<double>(a->counters.ksoftirqd_wakeups), static_cast<double>(b->counters.ksoftirqd_wakeups), 0);
+    row(tr("restart hctx visits"), static_cast<double>(a->counters.restart_hctx_visits), static_cast<double>(b->counters.restart_hctx_visits), 0);
+    html += QStringLiteral("</table>");
+    m_compareTable->setText(html);
 }
 
 void MainWindow::step()
@@ -341,6 +479,8 @@ void MainWindow::stepToInteresting()
 void MainWindow::reset()
 {
     m_runner->pause();
+    if (m_runnerB)
+        m_runnerB->pause();
     auto s = ScenarioLoader::fromText(m_liveJson, "scenario");
     loadScenario(s ? *s : m_runner->scenario());
 }
@@ -349,6 +489,8 @@ void MainWindow::setSpeedIndex(int index)
 {
     const double s = kSpeeds[std::clamp(index, 0, kSpeedSteps - 1)];
     m_runner->setSpeed(s);
+    if (m_runnerB)
+        m_runnerB->setSpeed(s);
     m_speedLabel->setText(speedText(s));
 }
 
@@ -374,6 +516,11 @@ void MainWindow::frame()
     if (snap) {
         m_scene->update(*snap, out.trace, frameMs);
         m_shownNs = snap->now.ns();
+    }
+    if (m_runnerB) {
+        RunnerOutput b = m_runnerB->drain();
+        m_plots->append(b.rows, 1);
+        updateCompareTable();
     }
     m_plots->replot();
     refreshInspector();
@@ -407,7 +554,7 @@ void MainWindow::showSelection(const CanvasSelection& s)
 {
     m_selection = s;
     for (auto* d : findChildren<QDockWidget*>())
-        if (d->widget() == m_inspector)
+        if (d->widget() && d->widget()->isAncestorOf(m_inspector))
             d->raise();
     refreshInspector();
 }
@@ -615,6 +762,8 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* event)
 void MainWindow::closeEvent(QCloseEvent* event)
 {
     m_runner->pause();
+    if (m_runnerB)
+        m_runnerB->pause();
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());

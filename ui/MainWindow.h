@@ -10,6 +10,8 @@
 #include <memory>
 
 class QAction;
+class QCheckBox;
+class QSpinBox;
 class QComboBox;
 class QGraphicsView;
 class QLabel;
@@ -26,6 +28,7 @@ class EngineRunner;
 class EventLogModel;
 class PatchPanel;
 class PlotPanel;
+class ScenarioPanel;
 
 // The laboratory: topology canvas with requests in flight, controls, the
 // patch panel, live plots, the stall banner, the event log, an inspector,
@@ -37,6 +40,8 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
+    // Window geometry and dock layout from the last session (QSettings).
+    void restoreSettings();
     // Loads a scenario (a preset or a validated file) and shows it paused at t = 0.
     void loadScenario(const Scenario& scenario);
     bool loadPreset(const QString& name, const std::vector<std::string>& sets = {});
@@ -49,6 +54,13 @@ public:
     QSortFilterProxyModel* eventLogFilter() const { return m_logFilter; }
     QLabel* stallBanner() const { return m_banner; }
     QTextBrowser* inspector() const { return m_inspector; }
+    ScenarioPanel* scenarioPanel() const { return m_scenarioPanel; }
+    // A/B comparison: run B on the same scenario and seed with its own patch set.
+    void setCompare(bool on);
+    EngineRunner* runnerB() const { return m_runnerB; }
+    PatchPanel* patchPanelB() const { return m_patchesB; }
+    // Applies --set overrides to the current scenario and reloads it; an error message or empty.
+    QString applyOverrides(const std::vector<std::string>& sets);
     const std::vector<SeriesRow>& seriesRows() const { return m_rows; }
     std::int64_t shownTimeNs() const { return m_shownNs; }
 
@@ -81,6 +93,8 @@ private:
     void saveScenario();
     void exportChartDialog();
     void addRecent(const QString& path);
+    void loadB();
+    void updateCompareTable();
 
     EngineRunner* m_runner;
     TopologyScene* m_scene;
@@ -91,7 +105,13 @@ private:
     QSortFilterProxyModel* m_logFilter;
     QTableView* m_logView;
     QTextBrowser* m_inspector;
-    QTextBrowser* m_description;
+    ScenarioPanel* m_scenarioPanel;
+    EngineRunner* m_runnerB = nullptr;
+    PatchPanel* m_patchesB;
+    QLabel* m_compareTable;
+    QCheckBox* m_compareBox;
+    QSpinBox* m_seed;
+    std::string m_liveJsonB;
     QLabel* m_banner;
     QLabel* m_time;
     QLabel* m_speedLabel;

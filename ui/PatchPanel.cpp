@@ -108,6 +108,17 @@ void PatchPanel::setKernel(const KernelSpec& kernel)
     m_updating = false;
 }
 
+std::vector<std::string> PatchPanel::currentSets() const
+{
+    std::vector<std::string> sets { std::string("kernel.threadirqs=") + (m_threadirqs->isChecked() ? "true" : "false"),
+                                    "kernel.restart=" + m_restart->currentData().toString().toStdString(),
+                                    "kernel.dispatch=\"" + m_dispatch->currentData().toString().toStdString() + "\"",
+                                    std::string("kernel.tag_fair_share=") + (m_fairShare->isChecked() ? "true" : "false") };
+    for (const auto& [id, box] : m_patches)
+        sets.push_back("kernel.patches." + id + "=" + (box->isChecked() ? "true" : "false"));
+    return sets;
+}
+
 QCheckBox* PatchPanel::patchBox(const std::string& id) const
 {
     auto it = m_patches.find(id);

@@ -6,6 +6,8 @@
 #include <QWidget>
 
 #include <map>
+#include <string>
+#include <vector>
 
 class QCheckBox;
 class QComboBox;
@@ -21,6 +23,8 @@ public:
     explicit PatchPanel(QWidget* parent = nullptr);
     void setKernel(const KernelSpec& kernel); // shows a scenario's settings without emitting
     QCheckBox* patchBox(const std::string& id) const;
+    // The panel's settings as --set overrides (for loading run B of a comparison).
+    std::vector<std::string> currentSets() const;
     QComboBox* restartBox() const { return m_restart; }
 
 signals:

@@ -43,17 +43,23 @@ TimePlot* PlotPanel::add(const QString& title, const QString& unit)
     return p;
 }
 
-void PlotPanel::append(const std::vector<SeriesRow>& rows)
+void PlotPanel::append(const std::vector<SeriesRow>& rows, int set)
 {
     for (const SeriesRow& r : rows) {
         const double t = static_cast<double>(r.t_ns) / 1e6;
-        m_plots[0]->append(t, { r.iops });
-        m_plots[1]->append(t, { r.lat_mean_ns / 1e3, r.lat_p99_ns / 1e3 });
-        m_plots[2]->append(t, { r.remote_pct });
-        m_plots[3]->append(t, { r.ipis_per_s, r.softirq_raises_per_s, r.ksoftirqd_wakeups_per_s });
-        m_plots[4]->append(t, { r.tag_local_hit_pct });
-        m_plots[5]->append(t, { r.restart_calls_per_s, r.restart_cpu_pct });
+        m_plots[0]->append(t, { r.iops }, set);
+        m_plots[1]->append(t, { r.lat_mean_ns / 1e3, r.lat_p99_ns / 1e3 }, set);
+        m_plots[2]->append(t, { r.remote_pct }, set);
+        m_plots[3]->append(t, { r.ipis_per_s, r.softirq_raises_per_s, r.ksoftirqd_wakeups_per_s }, set);
+        m_plots[4]->append(t, { r.tag_local_hit_pct }, set);
+        m_plots[5]->append(t, { r.restart_calls_per_s, r.restart_cpu_pct }, set);
     }
+}
+
+void PlotPanel::setCompare(bool on, const QString& label)
+{
+    for (auto* p : m_plots)
+        p->setCompare(on, label);
 }
 
 void PlotPanel::addMarker(double tMs, const QString& text, bool alarm)

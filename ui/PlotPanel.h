@@ -18,7 +18,8 @@ class PlotPanel : public QWidget {
 public:
     explicit PlotPanel(QWidget* parent = nullptr);
 
-    void append(const std::vector<SeriesRow>& rows);
+    void append(const std::vector<SeriesRow>& rows, int set = 0);
+    void setCompare(bool on, const QString& label = {});
     void addMarker(double tMs, const QString& text, bool alarm);
     void clear();
     void replot();

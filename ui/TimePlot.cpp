@@ -47,15 +47,36 @@ int TimePlot::addCurve(const QString& name, const QColor& color)
     return static_cast<int>(m_curves.size()) - 1;
 }
 
-void TimePlot::append(double tMs, const std::vector<double>& values)
+void TimePlot::setCompare(bool on, const QString& label)
 {
-    for (std::size_t i = 0; i < m_curves.size() && i < values.size(); ++i) {
-        auto data = m_curves[i]->data();
+    for (auto* g : m_compare)
+        m_plot->removeGraph(g);
+    m_compare.clear();
+    if (on) {
+        for (auto* g : m_curves) {
+            QCPGraph* twin = m_plot->addGraph();
+            QPen pen = g->pen();
+            pen.setStyle(Qt::DashLine);
+            twin->setPen(pen);
+            twin->setName(g->name() + u" ("_qs + label + u')');
+            m_compare.push_back(twin);
+        }
+    }
+    m_plot->legend->setVisible(m_curves.size() + m_compare.size() > 1);
+    replot();
+}
+
+void TimePlot::append(double tMs, const std::vector<double>& values, int set)
+{
+    const auto& curves = set == 0 ? m_curves : m_compare;
+    for (std::size_t i = 0; i < curves.size() && i < values.size(); ++i) {
+        auto data = curves[i]->data();
         data->add(QCPGraphData(tMs, values[i]));
         if (data->size() > pointBudget())
             data->removeBefore(data->at(data->size() - pointBudget())->key);
     }
-    m_latest = tMs;
+    if (set == 0)
+        m_latest = tMs;
 }
 
 int TimePlot::pointCount(int curve) const
@@ -83,6 +104,8 @@ void TimePlot::clear()
 {
     for (auto* g : m_curves)
         g->data()->clear();
+    for (auto* g : m_compare)
+        g->data()->clear();
     m_plot->clearItems();
     m_latest = 0;
     replot();
@@ -92,7 +115,9 @@ void TimePlot::replot()
 {
     bool found = false;
     QCPRange x, y;
-    for (auto* g : m_curves) {
+    std::vector<QCPGraph*> all = m_curves;
+    all.insert(all.end(), m_compare.begin(), m_compare.end());
+    for (auto* g : all) {
         bool ok = false;
         const QCPRange kr = g->data()->keyRange(ok);
         if (!ok)

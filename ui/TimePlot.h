@@ -20,7 +20,9 @@ public:
 
     int addCurve(const QString& name, const QColor& color);
     // Appends one point per curve (x in simulated ms); keeps at most pointBudget() points.
-    void append(double tMs, const std::vector<double>& values);
+    // set 1 is the A/B comparison's run B: dashed twins of the curves.
+    void append(double tMs, const std::vector<double>& values, int set = 0);
+    void setCompare(bool on, const QString& label = {});
     void addMarker(double tMs, const QString& text, const QColor& color);
     void clear();
     void replot(); // queued: cheap to call every frame
@@ -37,6 +39,7 @@ private:
     QCustomPlot* m_plot;
     QString m_title;
     std::vector<QCPGraph*> m_curves;
+    std::vector<QCPGraph*> m_compare;
     double m_latest = 0;
 };
 

@@ -1,5 +1,6 @@
 #include "TopologyScene.h"
 
+#include "TagMapItem.h"
 #include "TokenLayer.h"
 
 #include <QBrush>
@@ -132,7 +133,7 @@ void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>&
     m_deviceRects.assign(devices.size(), QRectF());
     double dy = maxY + 24;
     double dx = 0;
-    const double cellW = 56, cellH = 34, devH = kCaption + cellH + 64;
+    const double cellW = 56, cellH = 34, tagMapH = 40, devH = kCaption + cellH + tagMapH + 70;
     for (std::size_t d = 0; d < devices.size(); ++d) {
         for (int i = 0; i < devices[d].nrHctx; ++i)
             m_hctxDevice[static_cast<std::size_t>(devices[d].firstHctx + i)] = static_cast<int>(d);
@@ -154,11 +155,17 @@ void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>&
                                 QPen(QColor(0x7f, 0x8c, 0x8d)), QBrush(Qt::white));
             cell.rect->setData(1, devices[d].firstHctx + i);
             cell.label = text(this, QStringLiteral("hctx %1").arg(i), cell.rect->rect().topLeft() + QPointF(2, 1), 6);
+            if (devices[d].tagDepth > 0 && devices[d].tagDepth <= 4096) {
+                cell.tags = new TagMapItem(QRectF(cell.rect->rect().left(), cell.rect->rect().bottom() + 3, cellW, tagMapH),
+                                           devices[d].tagDepth);
+                addItem(cell.tags);
+            }
             m_hctxs[static_cast<std::size_t>(devices[d].firstHctx + i)] = cell;
         }
         if (devices[d].nrHctx > shown)
             text(this, QStringLiteral("+%1").arg(devices[d].nrHctx - shown),
                  QPointF(r.left() + kGap + shown * (cellW + kGap), r.top() + kCaption + 10), 7);
+        text(this, QStringLiteral("tags (blue: in use)"), QPointF(r.left() + 5, r.top() + kCaption + cellH + tagMapH + 6), 6);
         text(this, QStringLiteral("at the device"), QPointF(r.left() + 5, r.bottom() - 50), 6);
         dx += devW + 12;
     }
@@ -224,6 +231,8 @@ void TopologyScene::update(const Snapshot& snap, const std::vector<TraceRecord>&
             continue;
         const HctxSnapshot& s = snap.hctxs[h];
         cell.rect->setPen(s.restart ? QPen(QColor(0xc0, 0x39, 0x2b), 2.5) : QPen(QColor(0x7f, 0x8c, 0x8d), 1));
+        if (cell.tags && static_cast<std::size_t>(s.tags) < snap.tagMaps.size())
+            cell.tags->setMap(snap.tagMaps[static_cast<std::size_t>(s.tags)]);
         cell.label->setText(QStringLiteral("hctx %1\ndisp %2 sch %3\ntags %4/%5")
                                 .arg(s.index)
                                 .arg(s.dispatchLen)

@@ -16,12 +16,14 @@ class QGraphicsSimpleTextItem;
 
 namespace blkmq {
 
+class TagMapItem;
 class TokenLayer;
 
 struct DeviceLayout {
     QString name;
     int firstHctx = 0;
     int nrHctx = 0;
+    int tagDepth = 0;
 };
 
 // What the user clicked on the canvas.
@@ -40,6 +42,7 @@ public:
     explicit TopologyScene(QObject* parent = nullptr);
     ~TopologyScene() override;
 
+    // tagDepth: driver tags per hw queue of each device (for the tag maps)
     void build(const Topology& topo, const std::vector<DeviceLayout>& devices);
     // frameMs: wall time since the last frame (for animation)
     void update(const Snapshot& snap, const std::vector<TraceRecord>& trace, double frameMs);
@@ -68,6 +71,7 @@ private:
     struct HctxCell {
         QGraphicsRectItem* rect = nullptr;
         QGraphicsSimpleTextItem* label = nullptr;
+        TagMapItem* tags = nullptr;
     };
     std::vector<CpuTile> m_cpus;
     std::vector<HctxCell> m_hctxs; // by global hctx index; null when not drawn

@@ -75,8 +75,8 @@ int main(int argc, char** argv)
             return fail(QStringLiteral("--speed takes simulated seconds per wall second (e.g. 1e-4) or max"));
         window.runner()->setSpeed(x);
     }
-    if (parser.isSet(shot))
-        window.resize(1500, 920); // screenshots have a fixed size, whatever was saved last time
+    if (!parser.isSet(shot)) // screenshots keep the default layout, whatever was saved last time
+        window.restoreSettings();
     window.show();
     if (parser.isSet(run))
         window.runner()->run();

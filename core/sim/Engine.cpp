@@ -285,10 +285,23 @@ void Engine::publishSnapshot()
         o.atDevice = h.atDevice;
         o.cqLen = h.cq.size;
         o.restart = h.restart;
+        o.tags = h.tags;
         o.tagsInUse = m_block->tags(h.tags).alloc->inUse();
         o.tagsHeld = h.tagsHeld;
         o.tagDepth = m_block->tags(h.tags).alloc->depth();
         s->hctxs.push_back(o);
+    }
+    std::size_t nTags = 0;
+    for (const TagSet& set : m_block->tagSets())
+        nTags = std::max(nTags, static_cast<std::size_t>(set.firstTags + set.nrHwQueues));
+    s->tagMaps.resize(nTags);
+    for (std::size_t t = 0; t < nTags; ++t) {
+        const TagAllocator& a = *m_block->tags(static_cast<int>(t)).alloc;
+        if (a.depth() > 4096)
+            continue;
+        s->tagMaps[t].resize(static_cast<std::size_t>(a.depth()));
+        for (int tag = 0; tag < a.depth(); ++tag)
+            s->tagMaps[t][static_cast<std::size_t>(tag)] = a.isSet(tag);
     }
     for (int i = 0; i < static_cast<int>(m_block->poolSize()); ++i) {
         const Request& r = m_block->request(i);

@@ -31,6 +31,7 @@ struct HctxSnapshot {
     int atDevice = 0;
     int cqLen = 0;
     bool restart = false;
+    int tags = 0; // index into Snapshot::tagMaps
     int tagsInUse = 0; // of the tags this hctx shares
     int tagsHeld = 0; // by this hctx's requests
     int tagDepth = 0;
@@ -54,6 +55,7 @@ struct Snapshot {
     Counters counters;
     std::vector<CpuSnapshot> cpus;
     std::vector<HctxSnapshot> hctxs;
+    std::vector<std::vector<std::uint8_t>> tagMaps; // per driver-tags object: 1 = in use (empty above 4096 tags)
     std::vector<RequestSnapshot> requests;
     std::size_t markers = 0;
     std::string fingerprint;

@@ -4,6 +4,7 @@
 #include "MainWindow.h"
 #include "PatchPanel.h"
 #include "PlotPanel.h"
+#include "ScenarioPanel.h"
 #include "TimePlot.h"
 #include "scenario/ScenarioLoader.h"
 
@@ -15,6 +16,9 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QXmlStreamReader>
@@ -168,6 +172,50 @@ private slots:
         QVERIFY(!w.exportChart(QStringLiteral("/nonexistent-dir/c.png")).isEmpty());
         QVERIFY(!w.exportChart(path("c.bmp")).isEmpty());
         QVERIFY(!QFile::exists(path("c.bmp")));
+    }
+
+    void scenarioParametersReload()
+    {
+        MainWindow w;
+        QVERIFY(w.loadPreset(QStringLiteral("default")));
+        QCOMPARE(w.applyOverrides({ "workload.jobs.0.iodepth=3", "seed=9" }), QString());
+        QCOMPARE(w.runner()->scenario().jobs[0].iodepth, 3);
+        QCOMPARE(w.runner()->scenario().seed, std::uint64_t(9));
+        QCOMPARE(w.scenarioPanel()->seedBox()->value(), 9);
+        // a bad value names the field and leaves the running scenario alone
+        const QString err = w.applyOverrides({ "topology=\"0c\"" });
+        QVERIFY(err.contains(QStringLiteral("topology")));
+        QCOMPARE(w.runner()->scenario().topologyText, std::string("2n:1p:4c:1t"));
+        // the panel produces overrides only for what was edited
+        w.scenarioPanel()->seedBox()->setValue(11);
+        const auto sets = w.scenarioPanel()->overrides();
+        QCOMPARE(sets.size(), std::size_t(1));
+        QCOMPARE(sets[0], std::string("seed=11"));
+    }
+
+    void compareRunsBInLockstep()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(w.loadPreset(QStringLiteral("nvme-tcp-napi"), { "duration=\"3ms\"" }));
+        const int graphs = w.plotPanel()->plots()[3]->plot()->graphCount();
+        w.setCompare(true);
+        QVERIFY(w.runnerB());
+        QCOMPARE(w.plotPanel()->plots()[3]->plot()->graphCount(), 2 * graphs);
+        w.patchPanelB()->patchBox("complete-remote-softirq")->setChecked(true);
+        w.runner()->setSpeed(1e-3);
+        w.runnerB()->setSpeed(1e-3);
+        w.runOrPause();
+        QTRY_VERIFY_WITH_TIMEOUT(w.runnerB()->snapshot()->now.ns() > 1000000, 20000);
+        QVERIFY(w.runnerB()->simulatedNs() <= w.runner()->simulatedNs()); // never ahead of A
+        w.runOrPause();
+        const auto a = w.runner()->snapshot();
+        const auto b = w.runnerB()->snapshot();
+        QCOMPARE(a->counters.complete_by_context[static_cast<int>(ExecContext::Hardirq)] > 0, true);
+        QCOMPARE(b->counters.complete_by_context[static_cast<int>(ExecContext::Hardirq)], std::uint64_t(0));
+        QTRY_VERIFY(!w.plotPanel()->plots()[3]->plot()->graph(graphs)->data()->isEmpty()); // B's dashed curve
+        w.setCompare(false);
+        QCOMPARE(w.plotPanel()->plots()[3]->plot()->graphCount(), graphs);
     }
 
     void eventLogModelIsSound()

@@ -67,6 +67,12 @@ void EngineRunner::startWorker()
         m_impl->active = true;
     }
     m_impl->arena.enqueue([this, gen] {
+        {
+            // Pairs with the lock above: what the GUI thread did before starting
+            // the worker (load a new engine, post) happens-before the loop, in a
+            // way ThreadSanitizer sees without instrumented TBB.
+            std::lock_guard lock(m_impl->mutex);
+        }
         workerLoop(gen);
         std::lock_guard lock(m_impl->mutex);
         m_impl->active = false;
@@ -84,9 +90,11 @@ void EngineRunner::stopWorker()
 
 void EngineRunner::run()
 {
-    if (m_running || m_engine->finished())
+    if (m_running)
         return;
-    stopWorker();
+    stopWorker(); // a step or a command may still be in progress
+    if (m_engine->finished())
+        return;
     m_running = true;
     m_reanchor = true;
     emit stateChanged(true);

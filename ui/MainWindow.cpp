@@ -617,6 +617,22 @@ void MainWindow::refreshInspector()
                                                        : QStringLiteral("-"));
         break;
     }
+    case CanvasSelection::Kind::Tags: {
+        const HctxSnapshot& h = snap->hctxs[static_cast<std::size_t>(m_selection.index)];
+        const auto& map = snap->tagMaps[static_cast<std::size_t>(h.tags)];
+        QStringList used;
+        for (std::size_t t = 0; t < map.size(); ++t)
+            if (map[t])
+                used << QString::number(t);
+        html = tr("<h3>driver tags of %1 hctx %2</h3><p>%3 of %4 in use%5</p><p>in use: %6</p>")
+                   .arg(q(m_runner->scenario().devices[static_cast<std::size_t>(h.dev)].name))
+                   .arg(h.index)
+                   .arg(h.tagsInUse)
+                   .arg(h.tagDepth)
+                   .arg(h.tagsHeld != h.tagsInUse ? tr(" (%1 by this hctx; the set is shared)").arg(h.tagsHeld) : QString())
+                   .arg(used.isEmpty() ? tr("none") : used.join(QStringLiteral(", ")));
+        break;
+    }
     case CanvasSelection::Kind::None:
         break;
     }
@@ -710,10 +726,21 @@ void MainWindow::exportChartDialog()
     const QString which = QInputDialog::getItem(this, tr("Export chart"), tr("Chart"), names, 0, false, &ok);
     if (!ok)
         return;
+    const int index = static_cast<int>(names.indexOf(which));
+    const QSize shown = m_plots->plots()[static_cast<std::size_t>(index)]->size();
+    const QString sizeText = QInputDialog::getText(this, tr("Export chart"), tr("Size in pixels (width x height)"), QLineEdit::Normal,
+                                                   QStringLiteral("%1x%2").arg(shown.width()).arg(shown.height()), &ok);
+    const QStringList wh = sizeText.split(QLatin1Char('x'));
+    const QSize size = wh.size() == 2 ? QSize(wh[0].trimmed().toInt(), wh[1].trimmed().toInt()) : QSize();
+    if (!ok || size.width() < 50 || size.height() < 50 || size.width() > 10000 || size.height() > 10000) {
+        if (ok)
+            QMessageBox::warning(this, tr("Export chart"), tr("The size must look like 900x300 (50 to 10000 pixels each)."));
+        return;
+    }
     const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), QString(), tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
     if (path.isEmpty())
         return;
-    if (const QString err = exportChart(path, static_cast<int>(names.indexOf(which))); !err.isEmpty())
+    if (const QString err = exportChart(path, index, size); !err.isEmpty())
         QMessageBox::critical(this, tr("Export failed"), err);
 }
 

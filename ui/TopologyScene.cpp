@@ -272,10 +272,13 @@ void TopologyScene::update(const Snapshot& snap, const std::vector<TraceRecord>&
             break;
         }
         case RqState::Complete:
-        case RqState::Free:
-            base = cpuCenter(r.cpu) + QPointF(0, 10);
-            place = 1000000 + r.cpu;
+        case RqState::Free: {
+            // On the CPU whose queue holds it: the vector's CPU, then (by IPI) the submitter.
+            const int cpu = r.atCpu >= 0 ? r.atCpu : r.cpu;
+            base = cpuCenter(cpu) + QPointF(-14, 8);
+            place = 1000000 + cpu;
             break;
+        }
         }
         // Spread tokens sharing a place into a small grid.
         const int n = perPlace[place]++;
@@ -325,9 +328,12 @@ CanvasSelection TopologyScene::selectionAt(const QPointF& p) const
     for (std::size_t c = 0; c < m_cpus.size(); ++c)
         if (m_cpus[c].rect && m_cpus[c].rect->rect().contains(p))
             return { CanvasSelection::Kind::Cpu, static_cast<int>(c) };
-    for (std::size_t h = 0; h < m_hctxs.size(); ++h)
+    for (std::size_t h = 0; h < m_hctxs.size(); ++h) {
         if (m_hctxs[h].rect && m_hctxs[h].rect->rect().contains(p))
             return { CanvasSelection::Kind::Hctx, static_cast<int>(h) };
+        if (m_hctxs[h].tags && m_hctxs[h].tags->boundingRect().contains(p))
+            return { CanvasSelection::Kind::Tags, static_cast<int>(h) };
+    }
     return {};
 }
 

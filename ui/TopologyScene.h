@@ -28,7 +28,7 @@ struct DeviceLayout {
 
 // What the user clicked on the canvas.
 struct CanvasSelection {
-    enum class Kind { None, Cpu, Hctx, Request } kind = Kind::None;
+    enum class Kind { None, Cpu, Hctx, Request, Tags } kind = Kind::None;
     int index = -1;
 };
 

@@ -79,6 +79,7 @@ void BlockLayer::onDeviceDone(int rq)
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(r.hctx)];
     RequestQueue& q = m_queues[static_cast<std::size_t>(r.dev)];
     --hctx.atDevice;
+    r.state = RqState::Complete; // the device is done; the completion path has it now
     m_sim.trace(TraceKind::DeviceDone, hctx.vectorCpu, rq, r.hctx);
     switch (q.spec.irqmode) {
     case IrqMode::Napi: {

@@ -303,12 +303,28 @@ void Engine::publishSnapshot()
         for (int tag = 0; tag < a.depth(); ++tag)
             s->tagMaps[t][static_cast<std::size_t>(tag)] = a.isSet(tag);
     }
+    // Where completing requests are: the CPU whose list holds them.
+    std::vector<int> atCpu(m_block->poolSize(), -1);
+    const auto mark = [&](const RqList& list, int cpu) {
+        for (int rq = list.head; rq >= 0; rq = m_block->request(rq).next)
+            atCpu[static_cast<std::size_t>(rq)] = cpu;
+    };
+    for (const Hctx& h : m_block->hctxs())
+        mark(h.cq, h.vectorCpu);
+    for (int c = 0; c < m_machine->nrCpus(); ++c) {
+        const BlkCpu& b = m_block->blkCpu(c);
+        mark(b.callSingleQueue, c);
+        mark(b.csdBatch, c);
+        mark(b.done, c);
+        mark(b.doneBatch, c);
+    }
     for (int i = 0; i < static_cast<int>(m_block->poolSize()); ++i) {
         const Request& r = m_block->request(i);
         if (r.state == RqState::Free)
             continue;
         const bool stuck = std::find(m_stuck.begin(), m_stuck.end(), i) != m_stuck.end();
-        s->requests.push_back({ i, r.cpu, r.hctx, r.state, r.submitted.ns(), r.dispatched.ns(), stuck });
+        s->requests.push_back({ i, r.cpu, r.hctx, r.state, r.submitted.ns(), r.dispatched.ns(), stuck,
+                                atCpu[static_cast<std::size_t>(i)] });
     }
     std::lock_guard lock(m_snapshotMutex);
     m_snapshot = std::move(s);

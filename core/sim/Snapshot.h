@@ -45,6 +45,7 @@ struct RequestSnapshot {
     std::int64_t submitted_ns = 0;
     std::int64_t dispatched_ns = 0;
     bool stuck = false; // the stall detector names it
+    int atCpu = -1; // completing: the CPU whose queue holds it (completion queue, IPI queue, done list)
 };
 
 // An immutable picture of one engine at one instant, for the GUI and

@@ -18,5 +18,7 @@ int presetsCommand(const std::vector<std::string>& args);
 int costsCommand(const std::vector<std::string>& args);
 int patchesCommand(const std::vector<std::string>& args);
 int validateCommand(const std::vector<std::string>& args);
+int exploreCommand(const std::vector<std::string>& args);
+int sweepCommand(const std::vector<std::string>& args);
 
 } // namespace blkmq::cli

@@ -9,6 +9,10 @@ const char* kUsage = R"(blkmqlab-cli — the Linux blk-mq laboratory, headless
 usage:
   blkmqlab-cli run [FILE] [--preset NAME] [--set key=value]... [--duration D] [--seed N]
                    [--json FILE|-] [--csv FILE] [--fail-on-stall] [--quiet]
+  blkmqlab-cli explore [FILE] [--preset NAME] [--set key=value]... [--seeds N] [--first-seed S]
+                       [--duration D] [--threads T] [--json FILE|-] [--fail-on-stall]
+  blkmqlab-cli sweep [FILE] [--preset NAME] --vary key=v1,v2,... [--set key=value]...
+                     [--duration D] [--threads T] [--json FILE|-]
   blkmqlab-cli presets
   blkmqlab-cli topology <spec | preset | file.xml | host>
   blkmqlab-cli patches        the kernel patches that kernel.patches.<id> switches
@@ -39,6 +43,10 @@ int main(int argc, char** argv)
     }
     if (cmd == "run")
         return blkmq::cli::runCommand(args);
+    if (cmd == "explore")
+        return blkmq::cli::exploreCommand(args);
+    if (cmd == "sweep")
+        return blkmq::cli::sweepCommand(args);
     if (cmd == "presets")
         return blkmq::cli::presetsCommand(args);
     if (cmd == "topology")
@@ -49,6 +57,6 @@ int main(int argc, char** argv)
         return blkmq::cli::patchesCommand(args);
     if (cmd == "costs")
         return blkmq::cli::costsCommand(args);
-    std::cerr << "blkmqlab-cli: unknown command '" << cmd << "' (commands: run, presets, topology, patches, costs, validate, help)\n";
+    std::cerr << "blkmqlab-cli: unknown command '" << cmd << "' (commands: run, explore, sweep, presets, topology, patches, costs, validate, help)\n";
     return blkmq::cli::kExitUsage;
 }

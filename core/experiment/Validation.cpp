@@ -14,48 +14,11 @@ namespace {
 std::vector<Claim> allClaims()
 {
     std::vector<Claim> c;
-    {
+    const auto claim = [&](std::string family, std::string source, std::string text, std::string preset,
+                           std::vector<std::string> sets, std::string metric, std::string per,
+                           std::vector<std::string> compare, double lo, double hi, std::string band) {
         Claim k;
-        k.family = "baseline";
-        k.source = "seed 000, Jens Axboe";
-        k.text = "single core IOPS at 2.8M";
-        k.preset = "single-core-null";
-        k.metric = "/io/iops";
-        k.lo = 2.8e6 * 0.95;
-        k.hi = 2.8e6 * 1.05;
-        k.band = "2.8M ± 5%";
-        k.calibrated = true;
-        c.push_back(k);
-        k.text = "no remote IPI for that test case";
-        k.metric = "/completion/ipis";
-        k.lo = k.hi = 0;
-        k.band = "0";
-        k.calibrated = false;
-        c.push_back(k);
-    }
-    {
-        Claim k;
-        k.family = "baseline";
-        k.source = "seed 000, Daniel Wagner";
-        k.text = "2x Gold 6130, NVMe with per-CPU queues, 32 jobs QD 64: 0% remote completions";
-        k.preset = "nvme-2s64-mq";
-        k.metric = "/completion/remote_pct";
-        k.lo = k.hi = 0;
-        k.band = "0%";
-        c.push_back(k);
-        k.text = "the same with one hw queue: 56.4% remote completions";
-        k.preset = "nvme-2s64-1q";
-        k.lo = 46.4;
-        k.hi = 66.4;
-        k.band = "56.4% ± 10 points";
-        c.push_back(k);
-    }
-    const std::string series = "seed 000, Sebastian Andrzej Siewior";
-    const auto completion = [&](std::string source, std::string text, std::string preset, std::vector<std::string> sets,
-                                std::string metric, std::string per, std::vector<std::string> compare, double lo,
-                                double hi, std::string band) {
-        Claim k;
-        k.family = "completion";
+        k.family = std::move(family);
         k.source = std::move(source);
         k.text = std::move(text);
         k.preset = std::move(preset);
@@ -67,6 +30,23 @@ std::vector<Claim> allClaims()
         k.hi = hi;
         k.band = std::move(band);
         c.push_back(k);
+    };
+    claim("baseline", "seed 000, Jens Axboe", "single core IOPS at 2.8M", "single-core-null", {}, "/io/iops", "", {},
+          2.8e6 * 0.95, 2.8e6 * 1.05, "2.8M ± 5%");
+    c.back().calibrated = true;
+    claim("baseline", "seed 000, Jens Axboe", "no remote IPI for that test case", "single-core-null", {}, "/completion/ipis",
+          "", {}, 0, 0, "0");
+    claim("baseline", "seed 000, Daniel Wagner",
+          "2x Gold 6130, NVMe with per-CPU queues, 32 jobs QD 64: 0% remote completions", "nvme-2s64-mq", {},
+          "/completion/remote_pct", "", {}, 0, 0, "0%");
+    claim("baseline", "seed 000, Daniel Wagner", "the same with one hw queue: 56.4% remote completions", "nvme-2s64-1q", {},
+          "/completion/remote_pct", "", {}, 46.4, 66.4, "56.4% ± 10 points");
+    const std::string series = "seed 000, Sebastian Andrzej Siewior";
+    const auto completion = [&](std::string source, std::string text, std::string preset, std::vector<std::string> sets,
+                                std::string metric, std::string per, std::vector<std::string> compare, double lo,
+                                double hi, std::string band) {
+        claim("completion", std::move(source), std::move(text), std::move(preset), std::move(sets), std::move(metric),
+              std::move(per), std::move(compare), lo, hi, std::move(band));
     };
     const std::string p1 = "kernel.patches.complete-no-remote-threaded=true";
     const std::string p2 = "kernel.patches.complete-remote-softirq=true";
@@ -92,9 +72,8 @@ std::vector<Claim> allClaims()
                "nvme-tcp-napi", {}, "/completion/remote_pct", "", {}, 50, 100, "most (50..100%)");
     const auto restart = [&](std::string text, std::string preset, std::vector<std::string> sets, std::string metric,
                              std::string per, std::vector<std::string> compare, double lo, double hi, std::string band) {
-        completion("seed 002, Roman Pen", std::move(text), std::move(preset), std::move(sets), std::move(metric),
-                   std::move(per), std::move(compare), lo, hi, std::move(band));
-        c.back().family = "restart";
+        claim("restart", "seed 002, Roman Pen", std::move(text), std::move(preset), std::move(sets), std::move(metric),
+              std::move(per), std::move(compare), lo, hi, std::move(band));
     };
     for (const char* v : { "rr-shared-queue-counter", "rr-shared", "rr-shared-tags-counter", "own-hctx" }) {
         const bool buggy = std::string(v) == "rr-shared-queue-counter";

@@ -2,6 +2,7 @@
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -127,6 +128,43 @@ private slots:
                                 u"--fail-on-stall"_qs });
         QCOMPARE(fine.code, 0);
         QVERIFY(!fine.out.contains(u"STALL"_qs));
+    }
+
+    void exploreFindsChanceStallsWhateverTheThreads()
+    {
+        const QStringList args { u"explore"_qs, u"--preset"_qs, u"shared-hctx-stall-random"_qs, u"--seeds"_qs, u"12"_qs,
+                                 u"--json"_qs, u"-"_qs };
+        const auto one = cli(args + QStringList { u"--threads"_qs, u"1"_qs });
+        const auto two = cli(args + QStringList { u"--threads"_qs, u"2"_qs });
+        QCOMPARE(one.code, 0);
+        QCOMPARE(one.out, two.out); // same runs, same order, same fingerprints
+        const QJsonObject doc = QJsonDocument::fromJson(one.out.toUtf8()).object();
+        const int stalled = doc[u"stalled_runs"_qs].toInt();
+        QVERIFY(stalled > 0 && stalled < 12);
+        QCOMPARE(doc[u"runs"_qs].toArray().size(), 12);
+        const auto good = cli({ u"explore"_qs, u"--preset"_qs, u"shared-hctx-stall-random"_qs, u"--seeds"_qs, u"12"_qs,
+                                u"--set"_qs, u"kernel.restart=rr-shared-tags-counter"_qs, u"--fail-on-stall"_qs });
+        QCOMPARE(good.code, 0);
+        QVERIFY(good.out.contains(u"0 of 12 seeds"_qs));
+        const auto bad = cli({ u"explore"_qs, u"--preset"_qs, u"shared-hctx-stall-random"_qs, u"--seeds"_qs, u"12"_qs, u"--fail-on-stall"_qs });
+        QCOMPARE(bad.code, 3);
+    }
+
+    void sweepTabulatesOneRunPerValue()
+    {
+        const auto r = cli({ u"sweep"_qs, u"--preset"_qs, u"default"_qs, u"--vary"_qs, u"devices.nvme0.rq_affinity=0,1,2"_qs,
+                             u"--duration"_qs, u"3ms"_qs, u"--json"_qs, u"-"_qs });
+        QCOMPARE(r.code, 0);
+        const auto runs = QJsonDocument::fromJson(r.out.toUtf8()).object()[u"runs"_qs].toArray();
+        QCOMPARE(runs.size(), 3);
+        const auto remote = [&](int i) { return runs[i].toObject()[u"summary"_qs].toObject()[u"completion"_qs].toObject()[u"remote_pct"_qs].toDouble(); };
+        QCOMPARE(remote(0), 0.0);
+        QVERIFY(remote(1) > 40 && remote(1) < 55);
+        QVERIFY(remote(2) > 99);
+        const auto bad = cli({ u"sweep"_qs, u"--vary"_qs, u"devices.nvme0.rq_affinity=1,7"_qs });
+        QCOMPARE(bad.code, 2);
+        QVERIFY(bad.err.contains(u"devices[0].rq_affinity"_qs));
+        QCOMPARE(cli({ u"sweep"_qs }).code, 2);
     }
 
     void invalidScenarioLeavesNoOutputFile()

@@ -15,24 +15,25 @@ TagMapItem::TagMapItem(const QRectF& rect, int depth)
 
 void TagMapItem::setMap(const std::vector<std::uint8_t>& map)
 {
-    if (map != m_map) {
-        m_map = map;
-        update();
-    }
+    if (map == m_map && !m_image.isNull())
+        return;
+    m_map = map;
+    const int rows = (m_depth + m_cols - 1) / m_cols;
+    m_image = QImage(m_cols, rows, QImage::Format_RGB32);
+    m_image.fill(Qt::white);
+    const QRgb used = qRgb(0x2e, 0x86, 0xc1), free = qRgb(0xe5, 0xe8, 0xe8);
+    for (int t = 0; t < m_depth; ++t)
+        m_image.setPixel(t % m_cols, t / m_cols, static_cast<std::size_t>(t) < m_map.size() && m_map[static_cast<std::size_t>(t)] ? used : free);
+    update();
 }
 
 void TagMapItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*)
 {
-    const int rows = (m_depth + m_cols - 1) / m_cols;
-    const double w = m_rect.width() / m_cols;
-    const double h = std::min(w, m_rect.height() / std::max(1, rows));
-    painter->setPen(Qt::NoPen);
-    for (int t = 0; t < m_depth; ++t) {
-        const bool used = static_cast<std::size_t>(t) < m_map.size() && m_map[static_cast<std::size_t>(t)];
-        painter->setBrush(used ? QColor(0x2e, 0x86, 0xc1) : QColor(0xe5, 0xe8, 0xe8));
-        painter->drawRect(QRectF(m_rect.left() + (t % m_cols) * w, m_rect.top() + (t / m_cols) * h, std::max(1.0, w - 0.6),
-                                 std::max(1.0, h - 0.6)));
-    }
+    if (m_image.isNull())
+        setMap(m_map);
+    const double cell = std::min(m_rect.width() / m_image.width(), m_rect.height() / m_image.height());
+    painter->setRenderHint(QPainter::SmoothPixmapTransform, false);
+    painter->drawImage(QRectF(m_rect.topLeft(), QSizeF(cell * m_image.width(), cell * m_image.height())), m_image);
 }
 
 } // namespace blkmq

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QGraphicsItem>
+#include <QImage>
 
 #include <vector>
 
@@ -19,6 +20,7 @@ private:
     int m_depth;
     int m_cols;
     std::vector<std::uint8_t> m_map;
+    QImage m_image; // one pixel per tag, scaled when painted: thousands of tags cost one blit
 };
 
 } // namespace blkmq

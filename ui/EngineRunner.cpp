@@ -23,7 +23,7 @@ namespace blkmq {
 // same value from every runner, since TBB applies the smallest one.
 struct EngineRunner::Impl {
     tbb::global_control workers { tbb::global_control::max_allowed_parallelism,
-                                  std::max<std::size_t>(2, std::thread::hardware_concurrency()) + 2 };
+        std::max<std::size_t>(2, std::thread::hardware_concurrency()) + 2 };
     tbb::task_arena arena { 1, 0 };
     std::mutex mutex;
     std::condition_variable idle;
@@ -36,10 +36,7 @@ EngineRunner::EngineRunner(QObject* parent)
 {
 }
 
-EngineRunner::~EngineRunner()
-{
-    stopWorker();
-}
+EngineRunner::~EngineRunner() { stopWorker(); }
 
 void EngineRunner::load(const Scenario& scenario)
 {
@@ -137,10 +134,7 @@ void EngineRunner::post(const Command& c)
     }
 }
 
-std::shared_ptr<const Snapshot> EngineRunner::snapshot() const
-{
-    return m_engine ? m_engine->snapshot() : nullptr;
-}
+std::shared_ptr<const Snapshot> EngineRunner::snapshot() const { return m_engine ? m_engine->snapshot() : nullptr; }
 
 RunnerOutput EngineRunner::drain()
 {
@@ -219,8 +213,9 @@ void EngineRunner::workerLoop(std::uint64_t generation)
                 if (!m_engine->step())
                     break;
                 const Counters& c = m_engine->counters();
-                if (c.ipis != before.ipis || c.ksoftirqd_wakeups != before.ksoftirqd_wakeups || c.restarts != before.restarts
-                    || c.requeued != before.requeued || m_engine->stallDetected() != m_stallSeen)
+                if (c.ipis != before.ipis || c.ksoftirqd_wakeups != before.ksoftirqd_wakeups
+                    || c.restarts != before.restarts || c.requeued != before.requeued
+                    || m_engine->stallDetected() != m_stallSeen)
                     break;
             }
             m_stepInteresting = false;

@@ -41,10 +41,7 @@ int EventLogModel::rowCount(const QModelIndex& parent) const
     return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
 }
 
-int EventLogModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
+int EventLogModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QString EventLogModel::kindName(TraceKind k)
 {
@@ -101,7 +98,9 @@ QString EventLogModel::describe(const TraceRecord& r)
         return QStringLiteral("in %1").arg(QString::fromLatin1(execContextName(static_cast<ExecContext>(r.arg))));
     case TraceKind::IrqEnter:
     case TraceKind::IrqExit:
-        return r.arg == 0 ? QStringLiteral("device vector") : r.arg == 1 ? QStringLiteral("IPI") : QStringLiteral("kind %1").arg(r.arg);
+        return r.arg == 0 ? QStringLiteral("device vector")
+            : r.arg == 1  ? QStringLiteral("IPI")
+                          : QStringLiteral("kind %1").arg(r.arg);
     default:
         return QString();
     }

@@ -56,7 +56,8 @@ QString speedText(double s)
     if (s <= 0)
         return QObject::tr("as fast as possible");
     const double perSecond = s * 1e9; // ns of simulated time per wall second
-    return QString::fromStdString(formatDuration(SimTime(static_cast<std::int64_t>(perSecond)))) + QObject::tr(" per second");
+    return QString::fromStdString(formatDuration(SimTime(static_cast<std::int64_t>(perSecond))))
+        + QObject::tr(" per second");
 }
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
@@ -93,8 +94,8 @@ MainWindow::MainWindow(QWidget* parent)
     m_view->installEventFilter(this);
     m_banner->setWordWrap(true);
     m_banner->setTextFormat(Qt::RichText);
-    m_banner->setStyleSheet(QStringLiteral(
-        "QLabel { background: #fdecea; color: #7b241c; border: 2px solid #c0392b; border-radius: 4px; padding: 6px; }"));
+    m_banner->setStyleSheet(QStringLiteral("QLabel { background: #fdecea; color: #7b241c; border: 2px solid #c0392b; "
+                                           "border-radius: 4px; padding: 6px; }"));
     m_banner->hide();
     m_legend->setTextFormat(Qt::RichText);
     m_legend->setWordWrap(true);
@@ -459,22 +460,19 @@ void MainWindow::updateCompareTable()
     row(tr("IOPS (k)"), rate(*a, a->counters.completed) / 1e3, rate(*b, b->counters.completed) / 1e3, 1);
     row(tr("remote completions"), static_cast<double>(a->counters.remote), static_cast<double>(b->counters.remote), 0);
     row(tr("IPIs"), static_cast<double>(a->counters.ipis), static_cast<double>(b->counters.ipis), 0);
-    row(tr("softirq raises"), static_cast<double>(a->counters.softirq_raises), static_cast<double>(b->counters.softirq_raises), 0);
-    row(tr("ksoftirqd wake-ups"), static_cast<double>(a->counters.ksoftirqd_wakeups), static_cast<double>(b->counters.ksoftirqd_wakeups), 0);
-    row(tr("restart hctx visits"), static_cast<double>(a->counters.restart_hctx_visits), static_cast<double>(b->counters.restart_hctx_visits), 0);
+    row(tr("softirq raises"), static_cast<double>(a->counters.softirq_raises),
+        static_cast<double>(b->counters.softirq_raises), 0);
+    row(tr("ksoftirqd wake-ups"), static_cast<double>(a->counters.ksoftirqd_wakeups),
+        static_cast<double>(b->counters.ksoftirqd_wakeups), 0);
+    row(tr("restart hctx visits"), static_cast<double>(a->counters.restart_hctx_visits),
+        static_cast<double>(b->counters.restart_hctx_visits), 0);
     html += QStringLiteral("</table>");
     m_compareTable->setText(html);
 }
 
-void MainWindow::step()
-{
-    m_runner->step();
-}
+void MainWindow::step() { m_runner->step(); }
 
-void MainWindow::stepToInteresting()
-{
-    m_runner->stepToInteresting();
-}
+void MainWindow::stepToInteresting() { m_runner->stepToInteresting(); }
 
 void MainWindow::reset()
 {
@@ -507,7 +505,8 @@ void MainWindow::frame()
         m_rows.insert(m_rows.end(), out.rows.begin(), out.rows.end());
     }
     for (const Marker& m : out.markers)
-        m_plots->addMarker(static_cast<double>(m.t_ns) / 1e6, q(m.text), m.text.rfind("stall", 0) == 0 || m.text.rfind("rejected", 0) == 0);
+        m_plots->addMarker(static_cast<double>(m.t_ns) / 1e6, q(m.text),
+            m.text.rfind("stall", 0) == 0 || m.text.rfind("rejected", 0) == 0);
     const bool atBottom = m_logView->verticalScrollBar()->value() >= m_logView->verticalScrollBar()->maximum() - 2;
     m_log->append(out.trace);
     if (atBottom && !out.trace.empty())
@@ -529,25 +528,31 @@ void MainWindow::frame()
 
 void MainWindow::updateStatus()
 {
-    m_time->setText(tr("t = %1 ms of %2").arg(static_cast<double>(m_shownNs) / 1e6, 0, 'f', 4).arg(q(formatDuration(m_runner->scenario().duration))));
+    m_time->setText(tr("t = %1 ms of %2")
+                        .arg(static_cast<double>(m_shownNs) / 1e6, 0, 'f', 4)
+                        .arg(q(formatDuration(m_runner->scenario().duration))));
     QString legend;
     for (int c = 0; c < kExecContexts; ++c)
         legend += QStringLiteral("<span style='background:%1'>&nbsp;%2&nbsp;</span> ")
-                      .arg(TopologyScene::contextColor(c, false).name(), QString::fromLatin1(execContextName(static_cast<ExecContext>(c))));
-    legend += QStringLiteral("<span style='background:%1'>&nbsp;idle&nbsp;</span> &nbsp; requests: ").arg(TopologyScene::contextColor(0, true).name());
+                      .arg(TopologyScene::contextColor(c, false).name(),
+                          QString::fromLatin1(execContextName(static_cast<ExecContext>(c))));
+    legend += QStringLiteral("<span style='background:%1'>&nbsp;idle&nbsp;</span> &nbsp; requests: ")
+                  .arg(TopologyScene::contextColor(0, true).name());
     for (RqState s : { RqState::Sched, RqState::Dispatch, RqState::AtDevice, RqState::Complete })
         legend += QStringLiteral("<span style='color:%1'>&#9679;</span> %2 ")
                       .arg(TokenLayer::stateColor(s).name(),
-                           s == RqState::Sched ? tr("scheduler") : s == RqState::Dispatch ? tr("hctx->dispatch")
-                               : s == RqState::AtDevice                                 ? tr("device")
-                                                                                         : tr("completing"));
-    legend += tr("&nbsp; <span style='color:#c0392b'>&#9711;</span> stuck &nbsp; red arc: IPI &nbsp; red frame: RESTART set");
+                          s == RqState::Sched          ? tr("scheduler")
+                              : s == RqState::Dispatch ? tr("hctx->dispatch")
+                              : s == RqState::AtDevice ? tr("device")
+                                                       : tr("completing"));
+    legend += tr(
+        "&nbsp; <span style='color:#c0392b'>&#9711;</span> stuck &nbsp; red arc: IPI &nbsp; red frame: RESTART set");
     legend += tr(" &nbsp; %1 in flight").arg(m_scene->requestsInFlight());
     if (m_scene->sampled())
         legend += tr(" (a sample of %1 drawn)").arg(m_scene->drawnTokens());
     m_legend->setText(legend);
-    statusBar()->showMessage(m_dropped ? tr("event log: %1 events skipped while the display fell behind").arg(m_dropped)
-                                       : QString());
+    statusBar()->showMessage(
+        m_dropped ? tr("event log: %1 events skipped while the display fell behind").arg(m_dropped) : QString());
 }
 
 void MainWindow::showSelection(const CanvasSelection& s)
@@ -584,8 +589,10 @@ void MainWindow::refreshInspector()
     }
     case CanvasSelection::Kind::Hctx: {
         const HctxSnapshot& h = snap->hctxs[static_cast<std::size_t>(m_selection.index)];
-        html = QStringLiteral("<h3>%1 hctx %2</h3><p>interrupt vector on CPU %3<br>hctx->dispatch: %4<br>scheduler FIFO: %5<br>"
-                              "at the device: %6<br>completion queue: %7<br>RESTART: %8<br>driver tags: %9 of %10 in use, %11 held here</p>")
+        html = QStringLiteral(
+            "<h3>%1 hctx %2</h3><p>interrupt vector on CPU %3<br>hctx->dispatch: %4<br>scheduler FIFO: %5<br>"
+            "at the device: %6<br>completion queue: %7<br>RESTART: %8<br>driver tags: %9 of %10 in use, %11 held "
+            "here</p>")
                    .arg(q(m_runner->scenario().devices[static_cast<std::size_t>(h.dev)].name))
                    .arg(h.index)
                    .arg(h.vectorCpu)
@@ -600,12 +607,14 @@ void MainWindow::refreshInspector()
         break;
     }
     case CanvasSelection::Kind::Request: {
-        auto it = std::find_if(snap->requests.begin(), snap->requests.end(), [&](auto& r) { return r.id == m_selection.index; });
+        auto it = std::find_if(
+            snap->requests.begin(), snap->requests.end(), [&](auto& r) { return r.id == m_selection.index; });
         if (it == snap->requests.end()) {
             html = tr("<h3>request #%1</h3><p>completed.</p>").arg(m_selection.index);
             break;
         }
-        const char* where[] = { "free", "in the scheduler FIFO", "on hctx->dispatch", "at the device", "on its way to ->complete" };
+        const char* where[]
+            = { "free", "in the scheduler FIFO", "on hctx->dispatch", "at the device", "on its way to ->complete" };
         html = tr("<h3>request #%1</h3><p>%2%3<br>submitted on CPU %4 at %5 µs<br>hctx %6<br>dispatched at %7 µs</p>")
                    .arg(it->id)
                    .arg(QString::fromLatin1(where[static_cast<int>(it->state)]))
@@ -613,8 +622,9 @@ void MainWindow::refreshInspector()
                    .arg(it->cpu)
                    .arg(static_cast<double>(it->submitted_ns) / 1e3, 0, 'f', 3)
                    .arg(it->hctx)
-                   .arg(it->state >= RqState::AtDevice ? QString::number(static_cast<double>(it->dispatched_ns) / 1e3, 'f', 3)
-                                                       : QStringLiteral("-"));
+                   .arg(it->state >= RqState::AtDevice
+                           ? QString::number(static_cast<double>(it->dispatched_ns) / 1e3, 'f', 3)
+                           : QStringLiteral("-"));
         break;
     }
     case CanvasSelection::Kind::Tags: {
@@ -629,7 +639,8 @@ void MainWindow::refreshInspector()
                    .arg(h.index)
                    .arg(h.tagsInUse)
                    .arg(h.tagDepth)
-                   .arg(h.tagsHeld != h.tagsInUse ? tr(" (%1 by this hctx; the set is shared)").arg(h.tagsHeld) : QString())
+                   .arg(h.tagsHeld != h.tagsInUse ? tr(" (%1 by this hctx; the set is shared)").arg(h.tagsHeld)
+                                                  : QString())
                    .arg(used.isEmpty() ? tr("none") : used.join(QStringLiteral(", ")));
         break;
     }
@@ -728,16 +739,18 @@ void MainWindow::exportChartDialog()
         return;
     const int index = static_cast<int>(names.indexOf(which));
     const QSize shown = m_plots->plots()[static_cast<std::size_t>(index)]->size();
-    const QString sizeText = QInputDialog::getText(this, tr("Export chart"), tr("Size in pixels (width x height)"), QLineEdit::Normal,
-                                                   QStringLiteral("%1x%2").arg(shown.width()).arg(shown.height()), &ok);
+    const QString sizeText = QInputDialog::getText(this, tr("Export chart"), tr("Size in pixels (width x height)"),
+        QLineEdit::Normal, QStringLiteral("%1x%2").arg(shown.width()).arg(shown.height()), &ok);
     const QStringList wh = sizeText.split(QLatin1Char('x'));
     const QSize size = wh.size() == 2 ? QSize(wh[0].trimmed().toInt(), wh[1].trimmed().toInt()) : QSize();
     if (!ok || size.width() < 50 || size.height() < 50 || size.width() > 10000 || size.height() > 10000) {
         if (ok)
-            QMessageBox::warning(this, tr("Export chart"), tr("The size must look like 900x300 (50 to 10000 pixels each)."));
+            QMessageBox::warning(
+                this, tr("Export chart"), tr("The size must look like 900x300 (50 to 10000 pixels each)."));
         return;
     }
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), QString(), tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export chart"), QString(), tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
     if (path.isEmpty())
         return;
     if (const QString err = exportChart(path, index, size); !err.isEmpty())

@@ -18,9 +18,11 @@ QString q(const std::string& s) { return QString::fromStdString(s); }
 const char* restartHelp(const std::string& v)
 {
     if (v == "own-hctx")
-        return "Restart only the completing hctx; an hctx without a driver tag waits on dispatch_wait (v4.15+, 358a3a6bccb7).";
+        return "Restart only the completing hctx; an hctx without a driver tag waits on dispatch_wait (v4.15+, "
+               "358a3a6bccb7).";
     if (v == "rr-shared")
-        return "Bart Van Assche, 6d8c6c0f97ad (v4.11): with shared tags, walk every hctx of every queue round robin until one restarts.";
+        return "Bart Van Assche, 6d8c6c0f97ad (v4.11): with shared tags, walk every hctx of every queue round robin "
+               "until one restarts.";
     if (v == "rr-shared-queue-counter")
         return "+ 8e8320c9315c: skip the walk when the completing queue's shared_hctx_restart is 0. Stalls (seed 002).";
     return "Roman Pen's RFC (seed 002): the counter lives in the tag set. Fixes the stall; the walk stays costly.";
@@ -35,7 +37,8 @@ PatchPanel::PatchPanel(QWidget* parent)
     auto* completion = new QGroupBox(tr("Completion (2020 series, seed 000)"), this);
     auto* cl = new QVBoxLayout(completion);
     m_threadirqs = new QCheckBox(tr("threadirqs (boot option)"), completion);
-    m_threadirqs->setToolTip(tr("Device interrupt handlers run in irq threads; softirqs raised by IPIs are left to ksoftirqd."));
+    m_threadirqs->setToolTip(
+        tr("Device interrupt handlers run in irq threads; softirqs raised by IPIs are left to ksoftirqd."));
     cl->addWidget(m_threadirqs);
     connect(m_threadirqs, &QCheckBox::toggled, this, [this](bool on) {
         if (!m_updating)
@@ -75,7 +78,8 @@ PatchPanel::PatchPanel(QWidget* parent)
     form->addRow(tr("dispatch"), m_dispatch);
     connect(m_dispatch, &QComboBox::currentIndexChanged, this, [this] {
         if (!m_updating)
-            emit commandRequested({ "kernel.dispatch", "\"" + m_dispatch->currentData().toString().toStdString() + "\"" });
+            emit commandRequested(
+                { "kernel.dispatch", "\"" + m_dispatch->currentData().toString().toStdString() + "\"" });
     });
     m_fairShare = new QCheckBox(tr("fair tag sharing (0d2602ca30e4)"), restart);
     form->addRow(m_fairShare);
@@ -111,9 +115,9 @@ void PatchPanel::setKernel(const KernelSpec& kernel)
 std::vector<std::string> PatchPanel::currentSets() const
 {
     std::vector<std::string> sets { std::string("kernel.threadirqs=") + (m_threadirqs->isChecked() ? "true" : "false"),
-                                    "kernel.restart=" + m_restart->currentData().toString().toStdString(),
-                                    "kernel.dispatch=\"" + m_dispatch->currentData().toString().toStdString() + "\"",
-                                    std::string("kernel.tag_fair_share=") + (m_fairShare->isChecked() ? "true" : "false") };
+        "kernel.restart=" + m_restart->currentData().toString().toStdString(),
+        "kernel.dispatch=\"" + m_dispatch->currentData().toString().toStdString() + "\"",
+        std::string("kernel.tag_fair_share=") + (m_fairShare->isChecked() ? "true" : "false") };
     for (const auto& [id, box] : m_patches)
         sets.push_back("kernel.patches." + id + "=" + (box->isChecked() ? "true" : "false"));
     return sets;

@@ -29,7 +29,8 @@ PlotPanel::PlotPanel(QWidget* parent)
     irq->addCurve(tr("IPIs"), QColor(0xc0, 0x39, 0x2b));
     irq->addCurve(tr("softirq raises"), QColor(0xd4, 0xac, 0x0d));
     irq->addCurve(tr("ksoftirqd wake-ups"), QColor(0x7d, 0x3c, 0x98));
-    add(tr("Tag allocations without a remote cacheline"), tr("%"))->addCurve(tr("local hits"), QColor(0x11, 0x78, 0x64));
+    add(tr("Tag allocations without a remote cacheline"), tr("%"))
+        ->addCurve(tr("local hits"), QColor(0x11, 0x78, 0x64));
     auto* restart = add(tr("RESTART"), tr("calls/s, % CPU"));
     restart->addCurve(tr("restart calls/s"), QColor(0x28, 0x74, 0xa6));
     restart->addCurve(tr("walk CPU %"), QColor(0xa0, 0x40, 0x00));
@@ -81,9 +82,6 @@ void PlotPanel::replot()
             p->replot();
 }
 
-void PlotPanel::setPlotVisible(int i, bool visible)
-{
-    m_plots[static_cast<std::size_t>(i)]->setVisible(visible);
-}
+void PlotPanel::setPlotVisible(int i, bool visible) { m_plots[static_cast<std::size_t>(i)]->setVisible(visible); }
 
 } // namespace blkmq

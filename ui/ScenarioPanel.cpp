@@ -68,7 +68,8 @@ ScenarioPanel::ScenarioPanel(QWidget* parent)
     auto* form = new QFormLayout(box);
     form->addRow(tr("seed"), m_seed);
     form->addRow(tr("duration"), m_duration);
-    m_topology->setToolTip(tr("a spec such as 2n:1p:8c:2t, a preset (gordeev-2n16, axboe-4s64, ...), host, or an hwloc .xml file"));
+    m_topology->setToolTip(
+        tr("a spec such as 2n:1p:8c:2t, a preset (gordeev-2n16, axboe-4s64, ...), host, or an hwloc .xml file"));
     form->addRow(tr("topology"), m_topology);
     for (const char* m : kIrqModes)
         m_irqmode->addItem(QString::fromLatin1(m));
@@ -94,11 +95,12 @@ void ScenarioPanel::setScenario(const Scenario& s)
 {
     m_loaded = s;
     m_error->clear();
-    m_text->setHtml(QStringLiteral("<h3>%1</h3><p>%2</p><p><i>%3 CPUs (%4), %5 device(s).</i></p>")
-                        .arg(QString::fromStdString(s.name).toHtmlEscaped(), QString::fromStdString(s.description).toHtmlEscaped())
-                        .arg(s.topology.nrCpus())
-                        .arg(QString::fromStdString(s.topology.name()).toHtmlEscaped())
-                        .arg(s.devices.size()));
+    m_text->setHtml(
+        QStringLiteral("<h3>%1</h3><p>%2</p><p><i>%3 CPUs (%4), %5 device(s).</i></p>")
+            .arg(QString::fromStdString(s.name).toHtmlEscaped(), QString::fromStdString(s.description).toHtmlEscaped())
+            .arg(s.topology.nrCpus())
+            .arg(QString::fromStdString(s.topology.name()).toHtmlEscaped())
+            .arg(s.devices.size()));
     m_seed->setValue(static_cast<int>(std::min<std::uint64_t>(s.seed, 2147483647)));
     m_duration->setText(QString::fromStdString(formatDuration(s.duration)));
     m_topology->setText(QString::fromStdString(s.topologyText));
@@ -152,9 +154,6 @@ std::vector<std::string> ScenarioPanel::overrides() const
     return sets;
 }
 
-void ScenarioPanel::showError(const QString& message)
-{
-    m_error->setText(message);
-}
+void ScenarioPanel::showError(const QString& message) { m_error->setText(message); }
 
 } // namespace blkmq

@@ -23,7 +23,8 @@ void TagMapItem::setMap(const std::vector<std::uint8_t>& map)
     m_image.fill(Qt::white);
     const QRgb used = qRgb(0x2e, 0x86, 0xc1), free = qRgb(0xe5, 0xe8, 0xe8);
     for (int t = 0; t < m_depth; ++t)
-        m_image.setPixel(t % m_cols, t / m_cols, static_cast<std::size_t>(t) < m_map.size() && m_map[static_cast<std::size_t>(t)] ? used : free);
+        m_image.setPixel(t % m_cols, t / m_cols,
+            static_cast<std::size_t>(t) < m_map.size() && m_map[static_cast<std::size_t>(t)] ? used : free);
     update();
 }
 

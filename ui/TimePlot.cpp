@@ -17,8 +17,8 @@ TimePlot::TimePlot(const QString& title, const QString& unit, QWidget* parent)
     layout->addWidget(m_plot);
     m_plot->setMinimumHeight(125);
     m_plot->plotLayout()->insertRow(0);
-    auto* caption = new QCPTextElement(m_plot, title + (unit.isEmpty() ? QString() : u" ("_qs + unit + u')'),
-                                       QFont(font().family(), 9, QFont::Bold));
+    auto* caption = new QCPTextElement(
+        m_plot, title + (unit.isEmpty() ? QString() : u" ("_qs + unit + u')'), QFont(font().family(), 9, QFont::Bold));
     m_plot->plotLayout()->addElement(0, 0, caption);
     m_plot->xAxis->setLabel(u"simulated time (ms)"_qs);
     m_plot->legend->setVisible(false);
@@ -79,10 +79,7 @@ void TimePlot::append(double tMs, const std::vector<double>& values, int set)
         m_latest = tMs;
 }
 
-int TimePlot::pointCount(int curve) const
-{
-    return m_curves[static_cast<std::size_t>(curve)]->data()->size();
-}
+int TimePlot::pointCount(int curve) const { return m_curves[static_cast<std::size_t>(curve)]->data()->size(); }
 
 void TimePlot::addMarker(double tMs, const QString& text, const QColor& color)
 {
@@ -134,15 +131,9 @@ void TimePlot::replot()
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
-bool TimePlot::savePng(const QString& path, int width, int height)
-{
-    return m_plot->savePng(path, width, height);
-}
+bool TimePlot::savePng(const QString& path, int width, int height) { return m_plot->savePng(path, width, height); }
 
-bool TimePlot::savePdf(const QString& path, int width, int height)
-{
-    return m_plot->savePdf(path, width, height);
-}
+bool TimePlot::savePdf(const QString& path, int width, int height) { return m_plot->savePdf(path, width, height); }
 
 bool TimePlot::saveSvg(const QString& path, int width, int height)
 {

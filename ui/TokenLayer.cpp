@@ -85,8 +85,8 @@ void TokenLayer::advance(double frameMs)
         t.pos += (t.target - t.pos) * k;
     for (auto& a : m_arcs)
         a.age += frameMs;
-    m_arcs.erase(std::remove_if(m_arcs.begin(), m_arcs.end(), [](const Arc& a) { return a.age > kArcLifeMs; }),
-                 m_arcs.end());
+    m_arcs.erase(
+        std::remove_if(m_arcs.begin(), m_arcs.end(), [](const Arc& a) { return a.age > kArcLifeMs; }), m_arcs.end());
     update();
 }
 

@@ -98,15 +98,17 @@ void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>&
             for (auto& [core, cpus] : cores) {
                 const double cx = llcX + kGap + (k % cols) * (coreW + kGap);
                 const double cy = kCaption + kPad + kCaption + (k / cols) * (coreH + kGap);
-                auto* coreBox = addRect(cx, cy, coreW, coreH, QPen(QColor(0xbd, 0xc3, 0xc7)), QBrush(QColor(0xf4, 0xf6, 0xf6)));
+                auto* coreBox
+                    = addRect(cx, cy, coreW, coreH, QPen(QColor(0xbd, 0xc3, 0xc7)), QBrush(QColor(0xf4, 0xf6, 0xf6)));
                 coreBox->setZValue(-1);
                 for (std::size_t t = 0; t < cpus.size(); ++t) {
                     const int cpu = cpus[t];
                     CpuTile tile;
                     tile.rect = addRect(cx + kGap + static_cast<double>(t) * (kTileW + kGap), cy + kGap, kTileW, kTileH,
-                                        QPen(QColor(0x95, 0xa5, 0xa6)), QBrush(contextColor(0, true)));
+                        QPen(QColor(0x95, 0xa5, 0xa6)), QBrush(contextColor(0, true)));
                     tile.rect->setData(0, cpu);
-                    tile.label = text(this, QStringLiteral("CPU %1").arg(cpu), tile.rect->rect().topLeft() + QPointF(3, 1), 7, true);
+                    tile.label = text(
+                        this, QStringLiteral("CPU %1").arg(cpu), tile.rect->rect().topLeft() + QPointF(3, 1), 7, true);
                     tile.detail = text(this, QString(), tile.rect->rect().topLeft() + QPointF(3, 14), 6);
                     m_cpus[static_cast<std::size_t>(cpu)] = tile;
                 }
@@ -116,7 +118,8 @@ void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>&
             nodeH = std::max(nodeH, llcH);
         }
         const double nodeW = llcX - nodeX + kPad - kGap;
-        auto* nodeBox = addRect(nodeX, 0, nodeW, nodeH + kCaption + 2 * kPad, QPen(QColor(0x34, 0x49, 0x5e), 1.5), Qt::NoBrush);
+        auto* nodeBox
+            = addRect(nodeX, 0, nodeW, nodeH + kCaption + 2 * kPad, QPen(QColor(0x34, 0x49, 0x5e), 1.5), Qt::NoBrush);
         nodeBox->setZValue(-3);
         text(this, QStringLiteral("node %1").arg(node), QPointF(nodeX + 6, 2), 8, true);
         x += nodeW + 2 * kPad;
@@ -152,25 +155,28 @@ void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>&
         for (int i = 0; i < shown; ++i) {
             HctxCell cell;
             cell.rect = addRect(r.left() + kGap + i * (cellW + kGap), r.top() + kCaption + 2, cellW, cellH,
-                                QPen(QColor(0x7f, 0x8c, 0x8d)), QBrush(Qt::white));
+                QPen(QColor(0x7f, 0x8c, 0x8d)), QBrush(Qt::white));
             cell.rect->setData(1, devices[d].firstHctx + i);
             cell.label = text(this, QStringLiteral("hctx %1").arg(i), cell.rect->rect().topLeft() + QPointF(2, 1), 6);
             if (devices[d].tagDepth > 0 && devices[d].tagDepth <= 4096) {
-                cell.tags = new TagMapItem(QRectF(cell.rect->rect().left(), cell.rect->rect().bottom() + 3, cellW, tagMapH),
-                                           devices[d].tagDepth);
+                cell.tags
+                    = new TagMapItem(QRectF(cell.rect->rect().left(), cell.rect->rect().bottom() + 3, cellW, tagMapH),
+                        devices[d].tagDepth);
                 addItem(cell.tags);
             }
             m_hctxs[static_cast<std::size_t>(devices[d].firstHctx + i)] = cell;
         }
         if (devices[d].nrHctx > shown)
             text(this, QStringLiteral("+%1").arg(devices[d].nrHctx - shown),
-                 QPointF(r.left() + kGap + shown * (cellW + kGap), r.top() + kCaption + 10), 7);
-        text(this, QStringLiteral("tags (blue: in use)"), QPointF(r.left() + 5, r.top() + kCaption + cellH + tagMapH + 6), 6);
+                QPointF(r.left() + kGap + shown * (cellW + kGap), r.top() + kCaption + 10), 7);
+        text(this, QStringLiteral("tags (blue: in use)"),
+            QPointF(r.left() + 5, r.top() + kCaption + cellH + tagMapH + 6), 6);
         text(this, QStringLiteral("at the device"), QPointF(r.left() + 5, r.bottom() - 50), 6);
         dx += devW + 12;
     }
     if (devices.size() > static_cast<std::size_t>(kMaxDevicesShown))
-        text(this, QStringLiteral("+%1 more devices not drawn").arg(devices.size() - kMaxDevicesShown), QPointF(dx, dy + 20), 8);
+        text(this, QStringLiteral("+%1 more devices not drawn").arg(devices.size() - kMaxDevicesShown),
+            QPointF(dx, dy + 20), 8);
     const QRectF bounds = itemsBoundingRect().adjusted(-20, -20, 20, 60);
     m_tokens = new TokenLayer(bounds);
     addItem(m_tokens);
@@ -189,14 +195,12 @@ QPointF TopologyScene::hctxCenter(int hctx) const
     if (c.rect)
         return c.rect->rect().center();
     const int d = m_hctxDevice[static_cast<std::size_t>(hctx)];
-    return d >= 0 && m_deviceRects[static_cast<std::size_t>(d)].isValid() ? m_deviceRects[static_cast<std::size_t>(d)].center()
-                                                                        : QPointF();
+    return d >= 0 && m_deviceRects[static_cast<std::size_t>(d)].isValid()
+        ? m_deviceRects[static_cast<std::size_t>(d)].center()
+        : QPointF();
 }
 
-int TopologyScene::drawnTokens() const
-{
-    return m_tokens ? m_tokens->size() : 0;
-}
+int TopologyScene::drawnTokens() const { return m_tokens ? m_tokens->size() : 0; }
 
 void TopologyScene::update(const Snapshot& snap, const std::vector<TraceRecord>& trace, double frameMs)
 {
@@ -211,7 +215,8 @@ void TopologyScene::update(const Snapshot& snap, const std::vector<TraceRecord>&
             busy += s.busy_ns[static_cast<std::size_t>(k)] - m_lastBusy[idx];
             m_lastBusy[idx] = s.busy_ns[static_cast<std::size_t>(k)];
         }
-        QString detail = QStringLiteral("%1% busy").arg(std::min(100.0, 100.0 * static_cast<double>(busy) / dt), 0, 'f', 0);
+        QString detail
+            = QStringLiteral("%1% busy").arg(std::min(100.0, 100.0 * static_cast<double>(busy) / dt), 0, 'f', 0);
         QStringList extra;
         if (s.softirqPending)
             extra << QStringLiteral("sirq %1").arg(s.softirqPending, 0, 16);
@@ -303,15 +308,9 @@ void TopologyScene::update(const Snapshot& snap, const std::vector<TraceRecord>&
     m_tokens->advance(frameMs);
 }
 
-int TopologyScene::requestsInFlight() const
-{
-    return m_inFlight;
-}
+int TopologyScene::requestsInFlight() const { return m_inFlight; }
 
-bool TopologyScene::sampled() const
-{
-    return m_sampled;
-}
+bool TopologyScene::sampled() const { return m_sampled; }
 
 void TopologyScene::setFollowed(int request)
 {

@@ -135,13 +135,14 @@ int exploreCommand(const std::vector<std::string>& args)
             firstExplanation = st["explanation"].get<std::string>();
             firstSeed = runs[i].seed;
         }
-        doc["runs"].push_back({ { "seed", runs[i].seed }, { "stalled", stalled }, { "first_stuck_ns", st["first_stuck_ns"] },
-                                { "iops", out[i].summary["io"]["iops"] }, { "fingerprint", out[i].fingerprint } });
+        doc["runs"].push_back(
+            { { "seed", runs[i].seed }, { "stalled", stalled }, { "first_stuck_ns", st["first_stuck_ns"] },
+                { "iops", out[i].summary["io"]["iops"] }, { "fingerprint", out[i].fingerprint } });
     }
     doc["stalled_runs"] = stalls;
     if (o.jsonOut != "-") {
-        std::cout << runs.front().name << ": " << stalls << " of " << seeds << " seeds (" << first << ".." << first + seeds - 1
-                  << ") stalled\n";
+        std::cout << runs.front().name << ": " << stalls << " of " << seeds << " seeds (" << first << ".."
+                  << first + seeds - 1 << ") stalled\n";
         for (const auto& r : doc["runs"])
             if (r["stalled"].get<bool>())
                 std::cout << "  seed " << r["seed"].get<std::uint64_t>() << ": stuck at "

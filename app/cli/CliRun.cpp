@@ -26,10 +26,7 @@ struct RunOptions {
     bool quiet = false;
 };
 
-std::string usageError(const std::string& what)
-{
-    return "blkmqlab-cli run: " + what + " (see blkmqlab-cli help)";
-}
+std::string usageError(const std::string& what) { return "blkmqlab-cli run: " + what + " (see blkmqlab-cli help)"; }
 
 // Returns an error message, or empty when the options are complete.
 std::string parseOptions(const std::vector<std::string>& args, RunOptions& o)
@@ -93,61 +90,64 @@ std::string report(const nlohmann::json& s)
     const auto& lat = s["latency_ns"];
     const auto& clat = s["clat_ns"];
     const auto& c = s["completion"];
-    std::snprintf(line, sizeof line, "%s: seed %llu, %.3f ms simulated on %d CPUs\n", s["scenario"].get<std::string>().c_str(),
-                  static_cast<unsigned long long>(s["seed"].get<std::uint64_t>()), s["sim_time_ns"].get<double>() / 1e6,
-                  s["topology"]["cpus"].get<int>());
+    std::snprintf(line, sizeof line, "%s: seed %llu, %.3f ms simulated on %d CPUs\n",
+        s["scenario"].get<std::string>().c_str(), static_cast<unsigned long long>(s["seed"].get<std::uint64_t>()),
+        s["sim_time_ns"].get<double>() / 1e6, s["topology"]["cpus"].get<int>());
     out << line;
     out << "  io:         IOPS=" << formatQuantity(io["iops"].get<double>());
     std::snprintf(line, sizeof line, ", BW=%.1f MB/s, completed=%llu, in flight=%d\n", io["bw_mbps"].get<double>(),
-                  static_cast<unsigned long long>(io["completed"].get<std::uint64_t>()), io["in_flight"].get<int>());
+        static_cast<unsigned long long>(io["completed"].get<std::uint64_t>()), io["in_flight"].get<int>());
     out << line;
     const auto lats = [&](const char* name, const nlohmann::json& l) {
         std::snprintf(line, sizeof line, "  %-11s mean=%.2f us, p50=%.2f, p99=%.2f, p99.9=%.2f, max=%.2f us\n", name,
-                      l["mean"].get<double>() / 1e3, l["p50"].get<double>() / 1e3, l["p99"].get<double>() / 1e3,
-                      l["p999"].get<double>() / 1e3, l["max"].get<double>() / 1e3);
+            l["mean"].get<double>() / 1e3, l["p50"].get<double>() / 1e3, l["p99"].get<double>() / 1e3,
+            l["p999"].get<double>() / 1e3, l["max"].get<double>() / 1e3);
         out << line;
     };
     lats("lat:", lat);
     lats("clat (D2C):", clat);
     const auto& by = c["by_context"];
     std::snprintf(line, sizeof line,
-                  "  completion: remote=%llu (%.1f%%), IPIs=%llu, softirq raises=%llu, ksoftirqd wake-ups=%llu\n"
-                  "              ->complete in hardirq=%llu softirq=%llu ksoftirqd=%llu process=%llu irq_thread=%llu\n",
-                  static_cast<unsigned long long>(c["remote"].get<std::uint64_t>()), c["remote_pct"].get<double>(),
-                  static_cast<unsigned long long>(c["ipis"].get<std::uint64_t>()),
-                  static_cast<unsigned long long>(c["softirq_raises"].get<std::uint64_t>()),
-                  static_cast<unsigned long long>(c["ksoftirqd_wakeups"].get<std::uint64_t>()),
-                  static_cast<unsigned long long>(by["hardirq"].get<std::uint64_t>()),
-                  static_cast<unsigned long long>(by["softirq"].get<std::uint64_t>()),
-                  static_cast<unsigned long long>(by["ksoftirqd"].get<std::uint64_t>()),
-                  static_cast<unsigned long long>(by["process"].get<std::uint64_t>()),
-                  static_cast<unsigned long long>(by["irq_thread"].get<std::uint64_t>()));
+        "  completion: remote=%llu (%.1f%%), IPIs=%llu, softirq raises=%llu, ksoftirqd wake-ups=%llu\n"
+        "              ->complete in hardirq=%llu softirq=%llu ksoftirqd=%llu process=%llu irq_thread=%llu\n",
+        static_cast<unsigned long long>(c["remote"].get<std::uint64_t>()), c["remote_pct"].get<double>(),
+        static_cast<unsigned long long>(c["ipis"].get<std::uint64_t>()),
+        static_cast<unsigned long long>(c["softirq_raises"].get<std::uint64_t>()),
+        static_cast<unsigned long long>(c["ksoftirqd_wakeups"].get<std::uint64_t>()),
+        static_cast<unsigned long long>(by["hardirq"].get<std::uint64_t>()),
+        static_cast<unsigned long long>(by["softirq"].get<std::uint64_t>()),
+        static_cast<unsigned long long>(by["ksoftirqd"].get<std::uint64_t>()),
+        static_cast<unsigned long long>(by["process"].get<std::uint64_t>()),
+        static_cast<unsigned long long>(by["irq_thread"].get<std::uint64_t>()));
     out << line;
     const auto& delay = c["delay_ns"];
     if (delay["samples"].get<std::uint64_t>() > 0) {
-        std::snprintf(line, sizeof line, "              blk_mq_complete_request -> ->complete: mean=%.2f us, p99=%.2f us\n",
-                      delay["mean"].get<double>() / 1e3, delay["p99"].get<double>() / 1e3);
+        std::snprintf(line, sizeof line,
+            "              blk_mq_complete_request -> ->complete: mean=%.2f us, p99=%.2f us\n",
+            delay["mean"].get<double>() / 1e3, delay["p99"].get<double>() / 1e3);
         out << line;
     }
     const auto& r = s["restart"];
     const auto& t = s["tags"];
     std::snprintf(line, sizeof line,
-                  "  restart:    calls=%llu, restarts=%llu;  tags: allocs=%llu, local hits=%.1f%%, sleeps=%llu\n",
-                  static_cast<unsigned long long>(r["calls"].get<std::uint64_t>()),
-                  static_cast<unsigned long long>(r["restarts"].get<std::uint64_t>()),
-                  static_cast<unsigned long long>(t["allocs"].get<std::uint64_t>()), t["local_hit_pct"].get<double>(),
-                  static_cast<unsigned long long>(t["sleeps"].get<std::uint64_t>()));
+        "  restart:    calls=%llu, restarts=%llu;  tags: allocs=%llu, local hits=%.1f%%, sleeps=%llu\n",
+        static_cast<unsigned long long>(r["calls"].get<std::uint64_t>()),
+        static_cast<unsigned long long>(r["restarts"].get<std::uint64_t>()),
+        static_cast<unsigned long long>(t["allocs"].get<std::uint64_t>()), t["local_hit_pct"].get<double>(),
+        static_cast<unsigned long long>(t["sleeps"].get<std::uint64_t>()));
     out << line;
     const auto& busy = s["cpu"]["busy"];
-    std::snprintf(line, sizeof line, "  cpu busy:   task %.1f%%, hardirq %.1f%%, softirq %.1f%%, ksoftirqd %.1f%%, irq thread %.1f%%, kworker %.1f%%\n",
-                  busy["task_pct"].get<double>(), busy["hardirq_pct"].get<double>(), busy["softirq_pct"].get<double>(),
-                  busy["ksoftirqd_pct"].get<double>(), busy["irq_thread_pct"].get<double>(), busy["kworker_pct"].get<double>());
+    std::snprintf(line, sizeof line,
+        "  cpu busy:   task %.1f%%, hardirq %.1f%%, softirq %.1f%%, ksoftirqd %.1f%%, irq thread %.1f%%, kworker "
+        "%.1f%%\n",
+        busy["task_pct"].get<double>(), busy["hardirq_pct"].get<double>(), busy["softirq_pct"].get<double>(),
+        busy["ksoftirqd_pct"].get<double>(), busy["irq_thread_pct"].get<double>(), busy["kworker_pct"].get<double>());
     out << line;
     const auto& st = s["stall"];
     if (st["detected"].get<bool>()) {
         std::snprintf(line, sizeof line, "  STALL at %.3f ms (%zu request(s) stuck then, %zu at the end):\n",
-                      st["first_stuck_ns"].get<double>() / 1e6, st["stuck_requests"].get<std::size_t>(),
-                      st["stuck_at_end"].get<std::size_t>());
+            st["first_stuck_ns"].get<double>() / 1e6, st["stuck_requests"].get<std::size_t>(),
+            st["stuck_at_end"].get<std::size_t>());
         out << line << "    " << st["explanation"].get<std::string>() << '\n';
     }
     for (const auto& m : s["markers"]) {
@@ -155,9 +155,10 @@ std::string report(const nlohmann::json& s)
         out << line << m["text"].get<std::string>() << '\n';
     }
     const auto& e = s["engine"];
-    std::snprintf(line, sizeof line, "  engine:     %llu events in %.3f s wall (%.2fM events/s, real-time factor %.3f)\n",
-                  static_cast<unsigned long long>(e["events"].get<std::uint64_t>()), e["wall_s"].get<double>(),
-                  e["events_per_s"].get<double>() / 1e6, e["realtime_factor"].get<double>());
+    std::snprintf(line, sizeof line,
+        "  engine:     %llu events in %.3f s wall (%.2fM events/s, real-time factor %.3f)\n",
+        static_cast<unsigned long long>(e["events"].get<std::uint64_t>()), e["wall_s"].get<double>(),
+        e["events_per_s"].get<double>() / 1e6, e["realtime_factor"].get<double>());
     out << line;
     out << "  fingerprint " << s["fingerprint"].get<std::string>() << '\n';
     return out.str();
@@ -172,8 +173,9 @@ int runCommand(const std::vector<std::string>& args)
         std::cerr << err << '\n';
         return kExitUsage;
     }
-    Result<Scenario> scenario = o.file.empty() ? ScenarioLoader::fromPreset(o.preset.empty() ? "default" : o.preset, o.sets)
-                                               : ScenarioLoader::fromFile(o.file, o.sets);
+    Result<Scenario> scenario = o.file.empty()
+        ? ScenarioLoader::fromPreset(o.preset.empty() ? "default" : o.preset, o.sets)
+        : ScenarioLoader::fromFile(o.file, o.sets);
     if (!scenario) {
         std::cerr << "blkmqlab-cli: " << scenario.error() << '\n';
         return kExitUsage;

@@ -57,6 +57,7 @@ int main(int argc, char** argv)
         return blkmq::cli::patchesCommand(args);
     if (cmd == "costs")
         return blkmq::cli::costsCommand(args);
-    std::cerr << "blkmqlab-cli: unknown command '" << cmd << "' (commands: run, explore, sweep, presets, topology, patches, costs, validate, help)\n";
+    std::cerr << "blkmqlab-cli: unknown command '" << cmd
+              << "' (commands: run, explore, sweep, presets, topology, patches, costs, validate, help)\n";
     return blkmq::cli::kExitUsage;
 }

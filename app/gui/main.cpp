@@ -33,15 +33,23 @@ int main(int argc, char** argv)
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("BlkMQ Lab: watch the Linux blk-mq layer at work"));
     parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("a scenario file (JSON)"), QStringLiteral("[FILE]"));
-    const QCommandLineOption preset(QStringLiteral("preset"), QStringLiteral("start on a built-in scenario"), QStringLiteral("NAME"));
-    const QCommandLineOption set(QStringLiteral("set"), QStringLiteral("override a scenario field (dotted path)"), QStringLiteral("key=value"));
+    parser.addPositionalArgument(
+        QStringLiteral("FILE"), QStringLiteral("a scenario file (JSON)"), QStringLiteral("[FILE]"));
+    const QCommandLineOption preset(
+        QStringLiteral("preset"), QStringLiteral("start on a built-in scenario"), QStringLiteral("NAME"));
+    const QCommandLineOption set(
+        QStringLiteral("set"), QStringLiteral("override a scenario field (dotted path)"), QStringLiteral("key=value"));
     const QCommandLineOption run(QStringLiteral("run"), QStringLiteral("start running at once"));
-    const QCommandLineOption speed(QStringLiteral("speed"), QStringLiteral("simulated seconds per wall second, or max"), QStringLiteral("X"));
-    const QCommandLineOption shot(QStringLiteral("screenshot"), QStringLiteral("save the window as PNG"), QStringLiteral("FILE"));
-    const QCommandLineOption after(QStringLiteral("after"), QStringLiteral("simulated time to reach before the screenshot/export"), QStringLiteral("DUR"));
-    const QCommandLineOption chart(QStringLiteral("export-chart"), QStringLiteral("export the throughput chart (.png/.svg/.pdf)"), QStringLiteral("FILE"));
-    const QCommandLineOption quit(QStringLiteral("quit-after"), QStringLiteral("quit once this much simulated time has run"), QStringLiteral("DUR"));
+    const QCommandLineOption speed(
+        QStringLiteral("speed"), QStringLiteral("simulated seconds per wall second, or max"), QStringLiteral("X"));
+    const QCommandLineOption shot(
+        QStringLiteral("screenshot"), QStringLiteral("save the window as PNG"), QStringLiteral("FILE"));
+    const QCommandLineOption after(QStringLiteral("after"),
+        QStringLiteral("simulated time to reach before the screenshot/export"), QStringLiteral("DUR"));
+    const QCommandLineOption chart(QStringLiteral("export-chart"),
+        QStringLiteral("export the throughput chart (.png/.svg/.pdf)"), QStringLiteral("FILE"));
+    const QCommandLineOption quit(QStringLiteral("quit-after"),
+        QStringLiteral("quit once this much simulated time has run"), QStringLiteral("DUR"));
     parser.addOptions({ preset, set, run, speed, shot, after, chart, quit });
     parser.process(app);
 
@@ -51,8 +59,9 @@ int main(int argc, char** argv)
     const QStringList files = parser.positionalArguments();
     if (files.size() > 1 || (!files.isEmpty() && parser.isSet(preset)))
         return fail(QStringLiteral("give one scenario FILE or --preset, not both"));
-    auto scenario = files.isEmpty() ? ScenarioLoader::fromPreset(parser.isSet(preset) ? parser.value(preset).toStdString() : "default", sets)
-                                    : ScenarioLoader::fromFile(files.first().toStdString(), sets);
+    auto scenario = files.isEmpty()
+        ? ScenarioLoader::fromPreset(parser.isSet(preset) ? parser.value(preset).toStdString() : "default", sets)
+        : ScenarioLoader::fromFile(files.first().toStdString(), sets);
     if (!scenario)
         return fail(QString::fromStdString(scenario.error()));
     const auto duration = [&](const QCommandLineOption& o) -> std::optional<SimTime> {

@@ -46,7 +46,8 @@ void BlockLayer::startDevice(int cpu, int rq)
         break;
     case IrqMode::Nvme:
     case IrqMode::Napi:
-        m_sim.schedule(m_machine.opNow() + SimTime(serviceTime(r.dev)), EventKind::DeviceDone, EventPriority::Hardware, rq);
+        m_sim.schedule(
+            m_machine.opNow() + SimTime(serviceTime(r.dev)), EventKind::DeviceDone, EventPriority::Hardware, rq);
         break;
     case IrqMode::Kthread: // queued for the driver thread, which issues one command at a time
         q.kthreadPending.pushBack(m_pool, rq);
@@ -88,8 +89,9 @@ void BlockLayer::onDeviceDone(int rq)
         const auto& rss = q.spec.rss_cpus;
         const std::uint64_t flow = (static_cast<std::uint64_t>(r.dev) << 32 | static_cast<std::uint32_t>(hctx.index))
             * 0x9e3779b97f4a7c15ULL;
-        const int target = rss.empty() ? static_cast<int>((flow >> 32) % static_cast<std::uint64_t>(m_sim.topo.nrCpus()))
-                                       : rss[static_cast<std::size_t>((flow >> 32) % rss.size())];
+        const int target = rss.empty()
+            ? static_cast<int>((flow >> 32) % static_cast<std::uint64_t>(m_sim.topo.nrCpus()))
+            : rss[static_cast<std::size_t>((flow >> 32) % rss.size())];
         m_cpu[static_cast<std::size_t>(target)].rx.push_back(rq);
         raiseRx(target);
         return;
@@ -108,13 +110,15 @@ void BlockLayer::onDeviceDone(int rq)
     hctx.cq.pushBack(m_pool, rq);
     if (!hctx.irqRaised) {
         hctx.irqRaised = true;
-        m_machine.raiseIrq(hctx.vectorCpu, IrqKind::DeviceVector, r.hctx, m_sim.now + SimTime(m_sim.costs.irq_delivery_ns));
+        m_machine.raiseIrq(
+            hctx.vectorCpu, IrqKind::DeviceVector, r.hctx, m_sim.now + SimTime(m_sim.costs.irq_delivery_ns));
     }
 }
 
 int BlockLayer::poll(int cpu, int dev)
 {
-    Hctx& hctx = m_hctxs[static_cast<std::size_t>(m_queues[static_cast<std::size_t>(dev)].cpuToHctx[static_cast<std::size_t>(cpu)])];
+    Hctx& hctx = m_hctxs[static_cast<std::size_t>(
+        m_queues[static_cast<std::size_t>(dev)].cpuToHctx[static_cast<std::size_t>(cpu)])];
     m_machine.charge(m_sim.costs.poll_ns);
     int found = 0;
     while (!hctx.pollCq.empty()) {
@@ -197,8 +201,8 @@ void BlockLayer::sendCompletionIpi(int cpu, int target, int rq)
     m_machine.charge(m_sim.costs.ipi_send_ns);
     ++m_sim.counters.ipis;
     m_sim.trace(TraceKind::IpiSend, cpu, rq, target, m_machine.opNow());
-    m_machine.raiseIrq(target, IrqKind::CallFunction, 0,
-                       m_machine.opNow() + SimTime(m_sim.costs.ipiLatency(m_sim.topo, cpu, target)));
+    m_machine.raiseIrq(
+        target, IrqKind::CallFunction, 0, m_machine.opNow() + SimTime(m_sim.costs.ipiLatency(m_sim.topo, cpu, target)));
 }
 
 // Moving a list head's cacheline to the CPU that writes it.
@@ -378,8 +382,8 @@ void BlockLayer::performCompletionOp(int cpu, Op op, OpStack& stack)
         } else if (q.kthreadCurrent < 0 && !q.kthreadPending.empty()) {
             q.kthreadCurrent = q.kthreadPending.popFront(m_pool);
             m_machine.charge(m_sim.costs.queue_rq_ns);
-            m_sim.schedule(m_machine.opNow() + SimTime(serviceTime(op.a)), EventKind::DeviceDone, EventPriority::Hardware,
-                           q.kthreadCurrent);
+            m_sim.schedule(m_machine.opNow() + SimTime(serviceTime(op.a)), EventKind::DeviceDone,
+                EventPriority::Hardware, q.kthreadCurrent);
             m_machine.sleepTask(m_machine.currentTask()); // wait for the command to finish
         } else {
             m_machine.sleepTask(m_machine.currentTask());

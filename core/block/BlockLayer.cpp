@@ -25,7 +25,8 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
         q.spec = spec;
         q.nrHwQueues = spec.submit_queues;
         const int dev = static_cast<int>(m_queues.size());
-        auto set = std::find_if(m_tagSets.begin(), m_tagSets.end(), [&](const TagSet& t) { return t.name == spec.tag_set; });
+        auto set
+            = std::find_if(m_tagSets.begin(), m_tagSets.end(), [&](const TagSet& t) { return t.name == spec.tag_set; });
         if (set == m_tagSets.end()) {
             TagSet t;
             t.name = spec.tag_set;
@@ -69,16 +70,19 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
             const int vector = static_cast<int>(m_hctxs.size()) - 1;
             // Every vector gets its irq thread so threadirqs can be switched live.
             if (spec.irqmode == IrqMode::Nvme)
-                m_machine.setVectorThread(vector, m_machine.createTask(TaskKind::IrqThread, m_hctxs.back().vectorCpu, vector, true));
+                m_machine.setVectorThread(
+                    vector, m_machine.createTask(TaskKind::IrqThread, m_hctxs.back().vectorCpu, vector, true));
         }
         for (int c = 0; c < nrCpus; ++c)
             q.cpuToHctx[static_cast<std::size_t>(c)] = q.firstHctx + map[static_cast<std::size_t>(c)];
         if (spec.irqmode == IrqMode::Kthread)
-            q.kthread = m_machine.createTask(TaskKind::Kthread, m_hctxs[static_cast<std::size_t>(q.firstHctx)].vectorCpu, dev, false);
+            q.kthread = m_machine.createTask(
+                TaskKind::Kthread, m_hctxs[static_cast<std::size_t>(q.firstHctx)].vectorCpu, dev, false);
         m_queues.push_back(std::move(q));
     }
     for (Hctx& h : m_hctxs)
-        h.tagShared = m_tagSets[static_cast<std::size_t>(m_queues[static_cast<std::size_t>(h.dev)].tagSet)].queues.size() > 1;
+        h.tagShared
+            = m_tagSets[static_cast<std::size_t>(m_queues[static_cast<std::size_t>(h.dev)].tagSet)].queues.size() > 1;
     for (const auto& step : scenario.script)
         m_scriptIds.push_back(step.id);
     setKernel(scenario.kernel);

@@ -25,10 +25,7 @@ std::string ms(SimTime t)
 
 } // namespace
 
-std::string BlockLayer::requestName(int rq) const
-{
-    return requestName(rq, request(rq).script, request(rq).job);
-}
+std::string BlockLayer::requestName(int rq) const { return requestName(rq, request(rq).script, request(rq).job); }
 
 std::string BlockLayer::requestName(int rq, int script, int job) const
 {
@@ -76,7 +73,9 @@ StallReport BlockLayer::findStalls(SimTime maxAge, const std::vector<bool>& live
                 << (inFifo ? "in the scheduler FIFO" : "on hctx->dispatch") << " since " << ms(r.waitSince) << "; ";
             if (hctx.restart)
                 why << hname << " has RESTART set since " << ms(hctx.restartSince)
-                    << (inFifo ? " (its dispatch found hctx->dispatch non-empty and left the scheduler's requests where they were)" : "")
+                    << (inFifo ? " (its dispatch found hctx->dispatch non-empty and left the scheduler's requests "
+                                 "where they were)"
+                               : "")
                     << "; ";
             else
                 why << hname << " has no RESTART mark; ";
@@ -91,13 +90,12 @@ StallReport BlockLayer::findStalls(SimTime maxAge, const std::vector<bool>& live
                 const Hctx& from = m_hctxs[static_cast<std::size_t>(n.hctx)];
                 const RequestQueue& fq = m_queues[static_cast<std::size_t>(from.dev)];
                 why << ". The last blk_mq_sched_restart() on the tag set (at " << ms(n.at) << ", freeing "
-                    << requestName(n.freedRq, n.freedScript, n.freedJob)
-                    << " of " << fq.spec.name << ") ";
+                    << requestName(n.freedRq, n.freedScript, n.freedJob) << " of " << fq.spec.name << ") ";
                 switch (n.outcome) {
                 case RestartNote::Outcome::CounterZero:
                     why << "returned early because "
                         << (m_restart == RestartVariant::RrSharedTagsCounter ? "tag set '" + set.name + "'"
-                                                                               : fq.spec.name)
+                                                                             : fq.spec.name)
                         << "'s shared_hctx_restart was 0, although " << hname << " was marked";
                     break;
                 case RestartNote::Outcome::Restarted: {
@@ -122,7 +120,9 @@ StallReport BlockLayer::findStalls(SimTime maxAge, const std::vector<bool>& live
     if (!report.stuck.empty()) {
         report.explanation = why.str();
         if (report.stuck.size() > 1)
-            report.explanation.append(" ").append(std::to_string(report.stuck.size() - 1)).append(" more request(s) are stuck.");
+            report.explanation.append(" ")
+                .append(std::to_string(report.stuck.size() - 1))
+                .append(" more request(s) are stuck.");
     }
     return report;
 }

@@ -29,7 +29,8 @@ struct Request {
     SimTime submitted; // blk_mq_submit_bio
     SimTime dispatched; // ->queue_rq accepted it
     SimTime completeCalled { -1 };
-    SimTime waitSince; // entered the scheduler FIFO or hctx->dispatch // blk_mq_complete_request() was called (-1: not yet, or bypassed)
+    SimTime waitSince; // entered the scheduler FIFO or hctx->dispatch // blk_mq_complete_request() was called (-1: not
+                       // yet, or bypassed)
 };
 
 } // namespace blkmq

@@ -21,7 +21,7 @@ struct CompletionPatches {
             return it != k.patches.end() && it->second;
         };
         return { on("complete-no-remote-threaded"), on("complete-remote-softirq"), on("complete-llist"),
-                 on("complete-local-bh"), on("complete-process-direct") };
+            on("complete-local-bh"), on("complete-process-direct") };
     }
 };
 
@@ -30,8 +30,8 @@ class CompletionPolicy {
 public:
     // rq_affinity: 0 clears QUEUE_FLAG_SAME_COMP, 1 sets it (the default),
     // 2 also sets QUEUE_FLAG_SAME_FORCE.
-    static bool needIpi(const Topology& topo, const CompletionPatches& p, bool threadirqs, int cur, int submitCpu,
-                        int rqAffinity)
+    static bool needIpi(
+        const Topology& topo, const CompletionPatches& p, bool threadirqs, int cur, int submitCpu, int rqAffinity)
     {
         if (rqAffinity == 0)
             return false; // !SAME_COMP

@@ -156,7 +156,7 @@ void Machine::wakeTask(int id, int fromCpu)
     }
     t.wakePending = true;
     m_sim.schedule(opNow() + SimTime(m_sim.costs.ipiLatency(m_sim.topo, fromCpu, t.cpu)), EventKind::TaskWake,
-                   EventPriority::Cpu, id);
+        EventPriority::Cpu, id);
 }
 
 void Machine::onTaskWake(int id)
@@ -230,7 +230,8 @@ OpStack* Machine::pickStack(int cpu, ExecContext& ctx)
         Op handler { OpCode::CsdFlush, irq.arg };
         switch (irq.kind) {
         case IrqKind::DeviceVector:
-            handler = { m_threadirqs && vectorThread(irq.arg) >= 0 ? OpCode::WakeIrqThread : OpCode::HandleCq, irq.arg };
+            handler
+                = { m_threadirqs && vectorThread(irq.arg) >= 0 ? OpCode::WakeIrqThread : OpCode::HandleCq, irq.arg };
             break;
         case IrqKind::Timer:
             handler = { OpCode::TimerComplete, irq.arg };
@@ -297,7 +298,7 @@ void Machine::onBoundary(int cpu)
         if (m_charge > 0 || guard > 100000) {
             c.boundaryPending = true;
             m_sim.schedule(m_sim.now + SimTime(std::max<std::int64_t>(m_charge, 1)), EventKind::CpuBoundary,
-                           EventPriority::Cpu, cpu);
+                EventPriority::Cpu, cpu);
             break;
         }
     }
@@ -374,7 +375,8 @@ void Machine::performMachineOp(int cpu, Op op, OpStack& stack)
     }
     case OpCode::SoftirqAfter:
         if (c.softirqPending) {
-            if ((opNow() - c.softirqStart).ns() < k.softirq_time_limit_ns && c.softirqRestarts + 1 < k.softirq_restart_limit) {
+            if ((opNow() - c.softirqStart).ns() < k.softirq_time_limit_ns
+                && c.softirqRestarts + 1 < k.softirq_restart_limit) {
                 ++c.softirqRestarts;
                 stack.push_back({ OpCode::SoftirqLoop, 0 });
                 break;

@@ -56,6 +56,13 @@ using OpStack = std::vector<Op>;
 
 enum class IrqKind : std::uint8_t { DeviceVector, CallFunction, Timer, NicRx, Usb };
 
-enum SoftirqNr : std::uint8_t { HI_SOFTIRQ, TIMER_SOFTIRQ, NET_TX_SOFTIRQ, NET_RX_SOFTIRQ, BLOCK_SOFTIRQ, NR_SOFTIRQS_MODELLED };
+enum SoftirqNr : std::uint8_t {
+    HI_SOFTIRQ,
+    TIMER_SOFTIRQ,
+    NET_TX_SOFTIRQ,
+    NET_RX_SOFTIRQ,
+    BLOCK_SOFTIRQ,
+    NR_SOFTIRQS_MODELLED
+};
 
 } // namespace blkmq

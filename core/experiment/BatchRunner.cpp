@@ -34,8 +34,8 @@ std::vector<RunOutcome> BatchRunner::runParallel(const std::vector<Scenario>& sc
 {
     std::unique_ptr<tbb::global_control> limit;
     if (threads > 0)
-        limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
-                                                      static_cast<std::size_t>(threads));
+        limit = std::make_unique<tbb::global_control>(
+            tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
     std::vector<RunOutcome> out(scenarios.size());
     tbb::parallel_for(std::size_t(0), scenarios.size(), [&](std::size_t i) { out[i] = runOne(scenarios[i]); });
     return out;

@@ -32,61 +32,62 @@ std::vector<Claim> allClaims()
         c.push_back(k);
     };
     claim("baseline", "seed 000, Jens Axboe", "single core IOPS at 2.8M", "single-core-null", {}, "/io/iops", "", {},
-          2.8e6 * 0.95, 2.8e6 * 1.05, "2.8M ± 5%");
+        2.8e6 * 0.95, 2.8e6 * 1.05, "2.8M ± 5%");
     c.back().calibrated = true;
-    claim("baseline", "seed 000, Jens Axboe", "no remote IPI for that test case", "single-core-null", {}, "/completion/ipis",
-          "", {}, 0, 0, "0");
+    claim("baseline", "seed 000, Jens Axboe", "no remote IPI for that test case", "single-core-null", {},
+        "/completion/ipis", "", {}, 0, 0, "0");
     claim("baseline", "seed 000, Daniel Wagner",
-          "2x Gold 6130, NVMe with per-CPU queues, 32 jobs QD 64: 0% remote completions", "nvme-2s64-mq", {},
-          "/completion/remote_pct", "", {}, 0, 0, "0%");
-    claim("baseline", "seed 000, Daniel Wagner", "the same with one hw queue: 56.4% remote completions", "nvme-2s64-1q", {},
-          "/completion/remote_pct", "", {}, 46.4, 66.4, "56.4% ± 10 points");
+        "2x Gold 6130, NVMe with per-CPU queues, 32 jobs QD 64: 0% remote completions", "nvme-2s64-mq", {},
+        "/completion/remote_pct", "", {}, 0, 0, "0%");
+    claim("baseline", "seed 000, Daniel Wagner", "the same with one hw queue: 56.4% remote completions", "nvme-2s64-1q",
+        {}, "/completion/remote_pct", "", {}, 46.4, 66.4, "56.4% ± 10 points");
     const std::string series = "seed 000, Sebastian Andrzej Siewior";
     const auto completion = [&](std::string source, std::string text, std::string preset, std::vector<std::string> sets,
                                 std::string metric, std::string per, std::vector<std::string> compare, double lo,
                                 double hi, std::string band) {
         claim("completion", std::move(source), std::move(text), std::move(preset), std::move(sets), std::move(metric),
-              std::move(per), std::move(compare), lo, hi, std::move(band));
+            std::move(per), std::move(compare), lo, hi, std::move(band));
     };
     const std::string p1 = "kernel.patches.complete-no-remote-threaded=true";
     const std::string p2 = "kernel.patches.complete-remote-softirq=true";
     const std::string p3 = "kernel.patches.complete-llist=true";
     completion("seed 000, Daniel Wagner", "nvme-fc, 80 CPUs, 40 jobs QD 32: ca. 9.4% of completions remote",
-               "wagner-nvmefc-4s80", {}, "/completion/remote_pct", "", {}, 4.7, 14.1, "9.4% ± 50%");
+        "wagner-nvmefc-4s80", {}, "/completion/remote_pct", "", {}, 4.7, 14.1, "9.4% ± 50%");
     completion("seed 000, Daniel Wagner", "the same: patch 2 changes IOPS by less than 1% (3345k vs 3371k)",
-               "wagner-nvmefc-4s80", { p2 }, "/io/iops", "", { "seed=1" }, 0.99, 1.01, "ratio 0.99..1.01");
+        "wagner-nvmefc-4s80", { p2 }, "/io/iops", "", { "seed=1" }, 0.99, 1.01, "ratio 0.99..1.01");
     completion("seed 000, Jens Axboe", "single core IOPS unchanged by the series", "single-core-null", { p1, p2, p3 },
-               "/io/iops", "", { "seed=1" }, 0.99, 1.01, "ratio 0.99..1.01");
+        "/io/iops", "", { "seed=1" }, 0.99, 1.01, "ratio 0.99..1.01");
     completion(series, "threadirqs: a softirq raised from an SMP function call is run by ksoftirqd (patch 2 on)",
-               "threadirqs-rt", { p2 }, "/completion/by_context/ksoftirqd", "/completion/remote", {}, 0.95, 1.05,
-               "0.95..1.05 per remote completion");
+        "threadirqs-rt", { p2 }, "/completion/by_context/ksoftirqd", "/completion/remote", {}, 0.95, 1.05,
+        "0.95..1.05 per remote completion");
     completion(series, "patch 1: with threadirqs no request completes on a remote CPU", "threadirqs-rt", { p1 },
-               "/completion/ipis", "", {}, 0, 0, "0 IPIs");
+        "/completion/ipis", "", {}, 0, 0, "0 IPIs");
     completion(series, "usb-storage completes from preemptible context: the raise wakes ksoftirqd", "usb-storage", {},
-               "/completion/ksoftirqd_wakeups", "/io/completed", {}, 0.95, 1.05, "0.95..1.05 per request");
+        "/completion/ksoftirqd_wakeups", "/io/completed", {}, 0.95, 1.05, "0.95..1.05 per request");
     completion(series, "the same with complete-llist (preempt_disable around the raise)", "usb-storage", { p3 },
-               "/completion/ksoftirqd_wakeups", "/io/completed", {}, 0.95, 1.05, "0.95..1.05 per request");
+        "/completion/ksoftirqd_wakeups", "/io/completed", {}, 0.95, 1.05, "0.95..1.05 per request");
     completion(series, "local_bh_disable/enable instead: no ksoftirqd wake-up", "usb-storage",
-               { "kernel.patches.complete-local-bh=true" }, "/completion/ksoftirqd_wakeups", "", {}, 0, 0, "0");
+        { "kernel.patches.complete-local-bh=true" }, "/completion/ksoftirqd_wakeups", "", {}, 0, 0, "0");
     completion("seed 000, Sagi Grimberg", "nvme-tcp completing in NAPI context will probably always go to the IPI path",
-               "nvme-tcp-napi", {}, "/completion/remote_pct", "", {}, 50, 100, "most (50..100%)");
-    const auto restart = [&](std::string text, std::string preset, std::vector<std::string> sets, std::string metric,
-                             std::string per, std::vector<std::string> compare, double lo, double hi, std::string band) {
-        claim("restart", "seed 002, Roman Pen", std::move(text), std::move(preset), std::move(sets), std::move(metric),
-              std::move(per), std::move(compare), lo, hi, std::move(band));
-    };
+        "nvme-tcp-napi", {}, "/completion/remote_pct", "", {}, 50, 100, "most (50..100%)");
+    const auto restart
+        = [&](std::string text, std::string preset, std::vector<std::string> sets, std::string metric, std::string per,
+              std::vector<std::string> compare, double lo, double hi, std::string band) {
+              claim("restart", "seed 002, Roman Pen", std::move(text), std::move(preset), std::move(sets),
+                  std::move(metric), std::move(per), std::move(compare), lo, hi, std::move(band));
+          };
     for (const char* v : { "rr-shared-queue-counter", "rr-shared", "rr-shared-tags-counter", "own-hctx" }) {
         const bool buggy = std::string(v) == "rr-shared-queue-counter";
         restart(buggy ? "the six steps stall with the per-queue shared_hctx_restart counter (8e8320c9315c)"
                       : std::string("the six steps complete with ") + v,
-                "shared-hctx-stall", { std::string("kernel.restart=") + v }, "/stall/detected", "", {}, buggy ? 1 : 0,
-                buggy ? 1 : 0, buggy ? "stalls" : "no stall");
+            "shared-hctx-stall", { std::string("kernel.restart=") + v }, "/stall/detected", "", {}, buggy ? 1 : 0,
+            buggy ? 1 : 0, buggy ? "stalls" : "no stall");
         c.back().duration = "1ms";
     }
     restart("128 x 64 hctxs: reverting the walk gives 1280 vs 570 MB/s (2.2x)", "restart-128x64",
-            { "kernel.restart=own-hctx" }, "/io/bw_mbps", "", { "kernel.restart=rr-shared" }, 1.5, 3.0, "1.5x..3x");
+        { "kernel.restart=own-hctx" }, "/io/bw_mbps", "", { "kernel.restart=rr-shared" }, 1.5, 3.0, "1.5x..3x");
     restart("blk_mq_sched_restart took 488-3212 us per call (here in ns, with the walk)", "restart-128x64",
-            { "kernel.restart=rr-shared" }, "/restart/cpu_ns", "/restart/calls", {}, 488000, 3212000, "488k..3212k ns");
+        { "kernel.restart=rr-shared" }, "/restart/cpu_ns", "/restart/calls", {}, 488000, 3212000, "488k..3212k ns");
     return c;
 }
 
@@ -160,20 +161,22 @@ std::vector<ClaimResult> Validation::run(const std::vector<Claim>& claims)
 std::string Validation::markdown(const std::vector<ClaimResult>& results)
 {
     std::ostringstream out;
-    out << "| family | claim | source | run | simulated | band | holds |\n| --- | --- | --- | --- | --- | --- | --- |\n";
+    out << "| family | claim | source | run | simulated | band | holds |\n| --- | --- | --- | --- | --- | --- | --- "
+           "|\n";
     for (const auto& r : results) {
         std::string run = "`" + r.claim.preset + "`";
         for (const auto& set : r.claim.sets)
             run += " `" + set + "`";
-        out << "| " << r.claim.family << " | " << r.claim.text << " | " << r.claim.source << " | " << run << " | " << formatQuantity(r.simulated) << " (`" << r.claim.metric
+        out << "| " << r.claim.family << " | " << r.claim.text << " | " << r.claim.source << " | " << run << " | "
+            << formatQuantity(r.simulated) << " (`" << r.claim.metric
             << (r.claim.per.empty() ? "" : " / " + r.claim.per) << "`";
         if (!r.claim.compareSets.empty()) {
             out << ", ratio to";
             for (const auto& set : r.claim.compareSets)
                 out << (set == "seed=1" ? " the run without them" : " `" + set + "`");
         }
-        out << ") | " << r.claim.band << " | "
-            << (r.holds ? "yes" : "**no**") << (r.claim.calibrated ? " (calibrated)" : "") << " |\n";
+        out << ") | " << r.claim.band << " | " << (r.holds ? "yes" : "**no**")
+            << (r.claim.calibrated ? " (calibrated)" : "") << " |\n";
     }
     return out.str();
 }

@@ -80,7 +80,8 @@ struct KernelSpec {
     std::string dispatch = "v4.12"; // v4.12: leave the scheduler's requests after a dispatch-list run; v4.14: go on
     std::string tags = "bitmap";
     bool tag_fair_share = false;
-    SimTime tag_idle = SimTime(30'000'000'000); // an idle hctx stops counting as active this long after its last request
+    SimTime tag_idle
+        = SimTime(30'000'000'000); // an idle hctx stops counting as active this long after its last request
 };
 
 // A validated scenario. Built only by ScenarioLoader, which checks every

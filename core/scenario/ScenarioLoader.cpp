@@ -23,10 +23,7 @@ struct FieldError {
     std::string message;
 };
 
-[[noreturn]] void fail(const std::string& path, const std::string& what)
-{
-    throw FieldError { path + ": " + what };
-}
+[[noreturn]] void fail(const std::string& path, const std::string& what) { throw FieldError { path + ": " + what }; }
 
 std::string typeName(const json& v)
 {
@@ -59,8 +56,8 @@ public:
         if (!v)
             return def;
         if (!v->is_number_integer() || v->get<std::int64_t>() < lo || v->get<std::int64_t>() > hi)
-            fail(field(key), "must be an integer in " + std::to_string(lo) + ".." + std::to_string(hi) + " (got "
-                    + v->dump() + ")");
+            fail(field(key),
+                "must be an integer in " + std::to_string(lo) + ".." + std::to_string(hi) + " (got " + v->dump() + ")");
         return v->get<std::int64_t>();
     }
     bool boolean(const std::string& key, bool def)
@@ -103,7 +100,8 @@ public:
         else if (v->is_string())
             t = parseDuration(v->get<std::string>());
         if (!t || *t < lo)
-            fail(field(key), "must be a duration >= " + formatDuration(lo)
+            fail(field(key),
+                "must be a duration >= " + formatDuration(lo)
                     + " (nanoseconds, or a string with ns/us/ms/s such as \"10ms\"; got " + v->dump() + ")");
         return *t;
     }
@@ -126,7 +124,8 @@ std::vector<int> parseCpuList(const json& v, const std::string& path, int nrCpus
     std::vector<int> cpus;
     const auto add = [&](std::int64_t c) {
         if (c < 0 || c >= nrCpus)
-            fail(path, "CPU " + std::to_string(c) + " does not exist (the topology has CPUs 0.." + std::to_string(nrCpus - 1)
+            fail(path,
+                "CPU " + std::to_string(c) + " does not exist (the topology has CPUs 0.." + std::to_string(nrCpus - 1)
                     + ")");
         cpus.push_back(static_cast<int>(c));
     };
@@ -262,7 +261,8 @@ Scenario parse(const json& doc)
                         if (modes[k] == m->get<std::string>())
                             idx = static_cast<int>(k);
                 if (idx < 0)
-                    fail(r.field("irqmode"), "must be one of none, softirq, timer, nvme, napi, kthread (or 0, 1, 2 as null_blk) (got "
+                    fail(r.field("irqmode"),
+                        "must be one of none, softirq, timer, nvme, napi, kthread (or 0, 1, 2 as null_blk) (got "
                             + m->dump() + ")");
                 d.irqmode = static_cast<IrqMode>(idx);
             }
@@ -274,13 +274,15 @@ Scenario parse(const json& doc)
                         fail(r.field("irq_affinity"), "must be \"spread\" or an array with one CPU per hw queue");
                     for (const auto& e : *a) {
                         if (!e.is_number_integer() || e.get<int>() < 0 || e.get<int>() >= nrCpus)
-                            fail(r.field("irq_affinity"), "CPU " + e.dump() + " does not exist (the topology has CPUs 0.."
+                            fail(r.field("irq_affinity"),
+                                "CPU " + e.dump() + " does not exist (the topology has CPUs 0.."
                                     + std::to_string(nrCpus - 1) + ")");
                         d.irq_affinity.push_back(e.get<int>());
                     }
                     if (static_cast<int>(d.irq_affinity.size()) != d.submit_queues)
-                        fail(r.field("irq_affinity"), "must list one CPU per hw queue (" + std::to_string(d.submit_queues)
-                                + "), got " + std::to_string(d.irq_affinity.size()));
+                        fail(r.field("irq_affinity"),
+                            "must list one CPU per hw queue (" + std::to_string(d.submit_queues) + "), got "
+                                + std::to_string(d.irq_affinity.size()));
                 }
             }
             {
@@ -288,13 +290,15 @@ Scenario parse(const json& doc)
                 const std::string def = d.irqmode == IrqMode::Nvme && spread ? "managed" : "sequential";
                 const std::string map = r.choice("queue_map", def, { "managed", "sequential" });
                 if (map == "managed" && !spread)
-                    fail(r.field("queue_map"), "\"managed\" follows the spread interrupt vectors; it cannot go with an explicit irq_affinity");
+                    fail(r.field("queue_map"),
+                        "\"managed\" follows the spread interrupt vectors; it cannot go with an explicit irq_affinity");
                 d.queue_map = map == "managed" ? QueueMap::Managed : QueueMap::Sequential;
             }
             if (const json* rss = r.get("rss_cpus"))
                 d.rss_cpus = parseCpuList(*rss, r.field("rss_cpus"), nrCpus);
-            d.scheduler = r.choice("scheduler", "none", { "none", "mq-deadline" }) == "none" ? SchedulerKind::None
-                                                                                             : SchedulerKind::MqDeadline;
+            d.scheduler = r.choice("scheduler", "none", { "none", "mq-deadline" }) == "none"
+                ? SchedulerKind::None
+                : SchedulerKind::MqDeadline;
             d.rq_affinity = static_cast<int>(r.integer("rq_affinity", 1, 0, 2));
             d.queue_limit = static_cast<int>(r.integer("queue_limit", 0, 0, 1 << 20));
             const bool namedTagSet = r.has("tag_set");
@@ -342,7 +346,7 @@ Scenario parse(const json& doc)
             const auto& d = s.devices[i];
             if (namedTagSets[i] != SIZE_MAX && std::find(names.begin(), names.end(), d.tag_set) == names.end())
                 fail(arrayPath("devices", namedTagSets[i]) + ".tag_set",
-                     "names tag set '" + d.tag_set + "', which tag_sets does not declare");
+                    "names tag set '" + d.tag_set + "', which tag_sets does not declare");
         }
         for (std::size_t i = 0; i < names.size(); ++i)
             if (std::none_of(s.devices.begin(), s.devices.end(), [&](auto& d) { return d.tag_set == names[i]; }))
@@ -355,8 +359,9 @@ Scenario parse(const json& doc)
             if (s.devices[i].tag_set == s.devices[j].tag_set
                 && (s.devices[i].submit_queues != s.devices[j].submit_queues
                     || s.devices[i].hw_queue_depth != s.devices[j].hw_queue_depth))
-                fail("devices", "'" + s.devices[i].name + "' and '" + s.devices[j].name + "' share tag set '"
-                        + s.devices[i].tag_set + "' and so must have the same submit_queues and hw_queue_depth");
+                fail("devices",
+                    "'" + s.devices[i].name + "' and '" + s.devices[j].name + "' share tag set '" + s.devices[i].tag_set
+                        + "' and so must have the same submit_queues and hw_queue_depth");
         }
     }
     const auto deviceExists = [&](const std::string& name) {
@@ -420,7 +425,9 @@ Scenario parse(const json& doc)
                 ScriptStep st;
                 st.at = r.duration("at", SimTime(0), SimTime(0));
                 const std::string op = r.choice("op", "submit", { "submit", "complete", "run" });
-                st.op = op == "submit" ? ScriptStep::Op::Submit : op == "complete" ? ScriptStep::Op::Complete : ScriptStep::Op::Run;
+                st.op = op == "submit" ? ScriptStep::Op::Submit
+                    : op == "complete" ? ScriptStep::Op::Complete
+                                       : ScriptStep::Op::Run;
                 if (st.op == ScriptStep::Op::Run) {
                     // blk_mq_run_hw_queue() of the hctx `cpu` maps to, on that CPU
                     st.cpu = static_cast<int>(r.integer("cpu", 0, 0, nrCpus - 1));
@@ -444,9 +451,11 @@ Scenario parse(const json& doc)
                     st.bypass = r.boolean("bypass", false);
                     st.hold = r.boolean("hold", false);
                     st.run = r.boolean("run", true);
-                    const auto dev = std::find_if(s.devices.begin(), s.devices.end(), [&](auto& d) { return d.name == st.device; });
+                    const auto dev = std::find_if(
+                        s.devices.begin(), s.devices.end(), [&](auto& d) { return d.name == st.device; });
                     if (st.hold && (dev->irqmode == IrqMode::None || dev->irqmode == IrqMode::Softirq))
-                        fail(r.field("hold"), "needs a device with irqmode nvme or timer ('" + st.device
+                        fail(r.field("hold"),
+                            "needs a device with irqmode nvme or timer ('" + st.device
                                 + "' completes inside ->queue_rq)");
                 } else if (!ids.count(st.id)) {
                     fail(r.field("id"), "completes request '" + st.id + "', which no earlier step submits");
@@ -490,7 +499,7 @@ Scenario parse(const json& doc)
                     for (const auto& id : known)
                         list += (list.empty() ? "" : ", ") + id;
                     fail("kernel.patches." + it.key(),
-                         "unknown patch id (known: " + (list.empty() ? std::string("none in this build") : list) + ")");
+                        "unknown patch id (known: " + (list.empty() ? std::string("none in this build") : list) + ")");
                 }
                 if (!it->is_boolean())
                     fail("kernel.patches." + it.key(), "must be true or false (got " + it->dump() + ")");
@@ -546,7 +555,8 @@ Result<bool> ScenarioLoader::applySet(json& doc, const std::string& assignment)
 {
     const auto eq = assignment.find('=');
     if (eq == std::string::npos || eq == 0)
-        return Result<bool>::failure("--set '" + assignment + "': expected key=value with a dotted key such as kernel.threadirqs=true");
+        return Result<bool>::failure(
+            "--set '" + assignment + "': expected key=value with a dotted key such as kernel.threadirqs=true");
     const std::string path = assignment.substr(0, eq);
     const std::string text = assignment.substr(eq + 1);
     json value = json::parse(text, nullptr, false);
@@ -594,7 +604,7 @@ Result<bool> ScenarioLoader::applySet(json& doc, const std::string& assignment)
             if (!node->contains(k)) {
                 if (k == "devices" || k == "jobs" || k == "script")
                     return Result<bool>::failure("--set " + walked + ": the scenario has no " + k
-                                                 + " to address; give them in the scenario file");
+                        + " to address; give them in the scenario file");
                 (*node)[k] = json::object();
             }
             node = &(*node)[k];
@@ -603,8 +613,8 @@ Result<bool> ScenarioLoader::applySet(json& doc, const std::string& assignment)
     return true;
 }
 
-Result<Scenario> ScenarioLoader::fromText(const std::string& text, const std::string& origin,
-                                          const std::vector<std::string>& sets)
+Result<Scenario> ScenarioLoader::fromText(
+    const std::string& text, const std::string& origin, const std::vector<std::string>& sets)
 {
     json doc = json::parse(text, nullptr, false);
     if (doc.is_discarded()) {
@@ -681,7 +691,8 @@ const std::vector<std::string>& ScenarioLoader::knownPatches()
 
 const std::vector<std::string>& ScenarioLoader::restartVariants()
 {
-    static const std::vector<std::string> ids { "own-hctx", "rr-shared", "rr-shared-queue-counter", "rr-shared-tags-counter" };
+    static const std::vector<std::string> ids { "own-hctx", "rr-shared", "rr-shared-queue-counter",
+        "rr-shared-tags-counter" };
     return ids;
 }
 

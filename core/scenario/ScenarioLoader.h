@@ -19,8 +19,8 @@ struct PresetInfo {
 // error is one line that names the field and what is allowed.
 class ScenarioLoader {
 public:
-    static Result<Scenario> fromText(const std::string& text, const std::string& origin,
-                                     const std::vector<std::string>& sets = {});
+    static Result<Scenario> fromText(
+        const std::string& text, const std::string& origin, const std::vector<std::string>& sets = {});
     static Result<Scenario> fromFile(const std::string& path, const std::vector<std::string>& sets = {});
     static Result<Scenario> fromPreset(const std::string& name, const std::vector<std::string>& sets = {});
     static Result<Scenario> fromJson(const nlohmann::json& doc);

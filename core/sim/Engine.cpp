@@ -128,7 +128,7 @@ void Engine::scheduleNetPacket(int cpu, int load)
 {
     const double gap = m_sim->rng.exponential(1e9 / m_scenario.net_rx[static_cast<std::size_t>(load)].pps);
     m_sim->schedule(m_sim->now + SimTime(std::max<std::int64_t>(1, std::llround(gap))), EventKind::NetPacket,
-                    EventPriority::Hardware, cpu, load);
+        EventPriority::Hardware, cpu, load);
 }
 
 namespace {
@@ -233,9 +233,11 @@ void Engine::sample()
     r.softirq_raises_per_s = static_cast<double>(c.softirq_raises - p.softirq_raises) / dt;
     r.ksoftirqd_wakeups_per_s = static_cast<double>(c.ksoftirqd_wakeups - p.ksoftirqd_wakeups) / dt;
     r.restart_calls_per_s = static_cast<double>(c.restart_calls - p.restart_calls) / dt;
-    r.restart_cpu_pct = 100.0 * static_cast<double>(c.restart_cpu_ns - p.restart_cpu_ns) / (dt * 1e9 * m_machine->nrCpus());
+    r.restart_cpu_pct
+        = 100.0 * static_cast<double>(c.restart_cpu_ns - p.restart_cpu_ns) / (dt * 1e9 * m_machine->nrCpus());
     const auto allocs = c.tag_allocs - p.tag_allocs;
-    r.tag_local_hit_pct = allocs ? 100.0 * static_cast<double>(c.tag_local_hits - p.tag_local_hits) / static_cast<double>(allocs) : 0;
+    r.tag_local_hit_pct
+        = allocs ? 100.0 * static_cast<double>(c.tag_local_hits - p.tag_local_hits) / static_cast<double>(allocs) : 0;
     const LatencyHistogram& lat = m_workload->intervalLatency();
     r.lat_mean_ns = lat.mean();
     r.lat_p99_ns = static_cast<double>(lat.percentile(0.99));
@@ -246,8 +248,9 @@ void Engine::sample()
             busy[static_cast<std::size_t>(k)] += m_machine->cpu(cpu).busy[static_cast<std::size_t>(k)];
     const double capacity = dt * 1e9 * m_machine->nrCpus();
     for (int k = 0; k < kExecContexts; ++k)
-        r.busy_pct[static_cast<std::size_t>(k)]
-            = 100.0 * static_cast<double>(busy[static_cast<std::size_t>(k)] - m_lastBusy[static_cast<std::size_t>(k)]) / capacity;
+        r.busy_pct[static_cast<std::size_t>(k)] = 100.0
+            * static_cast<double>(busy[static_cast<std::size_t>(k)] - m_lastBusy[static_cast<std::size_t>(k)])
+            / capacity;
     m_lastBusy = busy;
     m_series.append(r);
     m_lastSample = c;
@@ -324,7 +327,7 @@ void Engine::publishSnapshot()
             continue;
         const bool stuck = std::find(m_stuck.begin(), m_stuck.end(), i) != m_stuck.end();
         s->requests.push_back({ i, r.cpu, r.hctx, r.state, r.submitted.ns(), r.dispatched.ns(), stuck,
-                                atCpu[static_cast<std::size_t>(i)] });
+            atCpu[static_cast<std::size_t>(i)] });
     }
     std::lock_guard lock(m_snapshotMutex);
     m_snapshot = std::move(s);

@@ -14,8 +14,8 @@ public:
     void add(const Event& e)
     {
         mix(static_cast<std::uint64_t>(e.time.ns()));
-        mix((static_cast<std::uint64_t>(e.kind) << 56) ^ (static_cast<std::uint64_t>(static_cast<std::uint32_t>(e.a)) << 24)
-            ^ static_cast<std::uint32_t>(e.b));
+        mix((static_cast<std::uint64_t>(e.kind) << 56)
+            ^ (static_cast<std::uint64_t>(static_cast<std::uint32_t>(e.a)) << 24) ^ static_cast<std::uint32_t>(e.b));
         mix(static_cast<std::uint32_t>(e.c));
     }
     void mix(std::uint64_t v)

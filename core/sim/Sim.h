@@ -20,7 +20,8 @@ struct Sim {
     {
     }
 
-    void schedule(SimTime at, EventKind kind, EventPriority prio, std::int32_t a = 0, std::int32_t b = 0, std::int32_t c = 0)
+    void schedule(
+        SimTime at, EventKind kind, EventPriority prio, std::int32_t a = 0, std::int32_t b = 0, std::int32_t c = 0)
     {
         Event e;
         e.time = at;

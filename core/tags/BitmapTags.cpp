@@ -28,10 +28,7 @@ void BitmapTags::touch(int word, int cpu, TagAccess& cost)
     }
 }
 
-bool BitmapTags::isSet(int tag) const
-{
-    return (m_words[static_cast<std::size_t>(tag / 64)] >> (tag % 64)) & 1;
-}
+bool BitmapTags::isSet(int tag) const { return (m_words[static_cast<std::size_t>(tag / 64)] >> (tag % 64)) & 1; }
 
 int BitmapTags::get(int cpu, TagAccess& cost)
 {

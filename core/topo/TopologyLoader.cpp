@@ -53,7 +53,7 @@ Result<Topology> TopologyLoader::fromSpec(const std::string& spec, const std::st
 {
     const auto bad = [&](const std::string& why) {
         return Result<Topology>::failure("topology: bad spec '" + spec + "': " + why
-                                         + " (grammar: [Nn:][Pp:][Ll:]Cc[:Tt], or nodes joined by '+', e.g. 2n:1p:8c:2t or 6c+2c)");
+            + " (grammar: [Nn:][Pp:][Ll:]Cc[:Tt], or nodes joined by '+', e.g. 2n:1p:8c:2t or 6c+2c)");
     };
     std::vector<NodeShape> nodes;
     for (auto nodeText : split(spec, '+')) {
@@ -68,7 +68,9 @@ Result<Topology> TopologyLoader::fromSpec(const std::string& spec, const std::st
             int v = 0;
             const char suffix = part.back();
             if (!takeCount(part, suffix, v))
-                return bad(std::string(part).append("' is not a positive count with a unit letter n, p, l, c or t").insert(0, 1, '\''));
+                return bad(std::string(part)
+                               .append("' is not a positive count with a unit letter n, p, l, c or t")
+                               .insert(0, 1, '\''));
             switch (suffix) {
             case 'n':
                 if (i != 0 || nodes.size() || split(spec, '+').size() > 1)
@@ -131,7 +133,7 @@ const std::vector<TopologyPreset>& TopologyLoader::presets()
 {
     static const std::vector<TopologyPreset> list = {
         { "gordeev-2n16", "2n:1p:4c:2t",
-          "Alexander Gordeev's 2-node 16-CPU SMT box (seed 004): SMT pairs 0,8; MC domain 0-3,8-11 per node" },
+            "Alexander Gordeev's 2-node 16-CPU SMT box (seed 004): SMT pairs 0,8; MC domain 0-3,8-11 per node" },
         { "gordeev-8asym", "6c+2c", "Gordeev's denser 8-CPU box with asymmetric nodes {0-5} and {6-7} (seed 004)" },
         { "axboe-4s64", "4n:1p:8c:2t", "Jens Axboe's 4 sockets, 32 cores / 64 threads (seed 004 percpu_ida runs)" },
         { "wagner-4s80", "4n:1p:10c:2t", "Daniel Wagner's 4x Xeon E7-4820 v3, 80 CPUs (seed 000 nvme-fc runs)" },
@@ -250,7 +252,8 @@ Result<Topology> TopologyLoader::fromHwlocXml(const std::string& path)
     setenv("HWLOC_XML_VERBOSE", "0", 0);
     if (hwloc_topology_set_xml(topo, path.c_str()) != 0 || hwloc_topology_load(topo) != 0) {
         hwloc_topology_destroy(topo);
-        return Result<Topology>::failure("topology: '" + path + "' is not a valid hwloc XML topology (lstopo --of xml)");
+        return Result<Topology>::failure(
+            "topology: '" + path + "' is not a valid hwloc XML topology (lstopo --of xml)");
     }
     auto result = fromHwloc(topo, std::filesystem::path(path).filename().string());
     hwloc_topology_destroy(topo);

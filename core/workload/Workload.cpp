@@ -18,7 +18,8 @@ std::vector<int> devicesFor(const BlockLayer& block, const std::string& name)
     for (std::size_t i = 0; i < block.queues().size(); ++i) {
         const std::string& n = block.queues()[i].spec.name;
         if (n.rfind(name, 0) == 0 && n.size() > name.size()
-            && std::all_of(n.begin() + static_cast<std::ptrdiff_t>(name.size()), n.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+            && std::all_of(n.begin() + static_cast<std::ptrdiff_t>(name.size()), n.end(),
+                [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
             out.push_back(static_cast<int>(i));
     }
     return out;
@@ -74,7 +75,8 @@ Workload::Workload(Sim& sim, Machine& machine, BlockLayer& block, const Scenario
     }
     for (const auto& step : m_script) {
         if (step.op != ScriptStep::Op::Complete && m_scriptTask[static_cast<std::size_t>(step.cpu)] < 0)
-            m_scriptTask[static_cast<std::size_t>(step.cpu)] = machine.createTask(TaskKind::Script, step.cpu, step.cpu, false);
+            m_scriptTask[static_cast<std::size_t>(step.cpu)]
+                = machine.createTask(TaskKind::Script, step.cpu, step.cpu, false);
     }
 }
 
@@ -229,7 +231,7 @@ void Workload::reap(Job& job)
     job.completedIous.clear();
     if (job.thinktime > 0) {
         m_sim.schedule(now + SimTime(job.thinktime), EventKind::ThinkDone, EventPriority::Cpu,
-                       static_cast<int>(&job - m_jobs.data()));
+            static_cast<int>(&job - m_jobs.data()));
         job.thinking = true;
         m_machine.sleepTask(job.task);
     }

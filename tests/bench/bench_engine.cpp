@@ -41,8 +41,8 @@ int main(int argc, char** argv)
         const double ios = s["io"]["completed"].get<double>();
         std::printf("  run %d: %.0f I/Os in %.3f s wall: %.2fM simulated I/Os per wall second, %.2fM events/s, "
                     "real-time factor %.3f (simulated IOPS %.3fM)\n",
-                    r + 1, ios, wall, ios / wall / 1e6, static_cast<double>(e.events()) / wall / 1e6,
-                    e.now().seconds() / wall, s["io"]["iops"].get<double>() / 1e6);
+            r + 1, ios, wall, ios / wall / 1e6, static_cast<double>(e.events()) / wall / 1e6, e.now().seconds() / wall,
+            s["io"]["iops"].get<double>() / 1e6);
         best = std::max(best, e.now().seconds() / wall);
     }
     std::printf("real-time factor (best): %.3f\n", best);
@@ -64,7 +64,7 @@ int main(int argc, char** argv)
         same &= serial[i].fingerprint == parallel[i].fingerprint;
     const double ts = std::chrono::duration<double>(t1 - t0).count();
     const double tp = std::chrono::duration<double>(t2 - t1).count();
-    std::printf("%u x default: serial %.3f s, TBB %.3f s, speed-up %.2fx on %u hardware threads, fingerprints %s\n", n, ts,
-                tp, ts / tp, std::thread::hardware_concurrency(), same ? "equal" : "DIFFER");
+    std::printf("%u x default: serial %.3f s, TBB %.3f s, speed-up %.2fx on %u hardware threads, fingerprints %s\n", n,
+        ts, tp, ts / tp, std::thread::hardware_concurrency(), same ? "equal" : "DIFFER");
     return same ? 0 : 1;
 }

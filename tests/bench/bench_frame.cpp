@@ -23,7 +23,8 @@ int main(int argc, char** argv)
     for (int i = 1; i + 1 < argc; ++i)
         if (!std::strcmp(argv[i], "--frames"))
             frames = std::max(10, std::atoi(argv[i + 1]));
-    qputenv("QT_QPA_PLATFORM", qgetenv("QT_QPA_PLATFORM").isEmpty() ? QByteArray("offscreen") : qgetenv("QT_QPA_PLATFORM"));
+    qputenv(
+        "QT_QPA_PLATFORM", qgetenv("QT_QPA_PLATFORM").isEmpty() ? QByteArray("offscreen") : qgetenv("QT_QPA_PLATFORM"));
     QApplication app(argc, argv);
     MainWindow w;
     w.resize(1500, 920);
@@ -49,7 +50,8 @@ int main(int argc, char** argv)
     std::sort(ms.begin(), ms.end());
     const double median = ms[ms.size() / 2];
     const double p99 = ms[std::min(ms.size() - 1, ms.size() * 99 / 100)];
-    std::printf("frame time with %d requests in flight over %d frames: median %.2f ms, p99 %.2f ms (target: median <= 16 ms)\n",
-                inFlight, frames, median, p99);
+    std::printf(
+        "frame time with %d requests in flight over %d frames: median %.2f ms, p99 %.2f ms (target: median <= 16 ms)\n",
+        inFlight, frames, median, p99);
     return 0;
 }

@@ -22,8 +22,8 @@ class TestCli : public QObject {
         p.start(QStringLiteral(BLKMQLAB_CLI), args);
         if (!p.waitForFinished(120000))
             return {};
-        return { p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, QString::fromUtf8(p.readAllStandardOutput()),
-                 QString::fromUtf8(p.readAllStandardError()) };
+        return { p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2,
+            QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError()) };
     }
 
 private slots:
@@ -40,15 +40,16 @@ private slots:
     {
         QTemporaryDir dir;
         const QString json = dir.filePath(u"s.json"_qs), csv = dir.filePath(u"s.csv"_qs);
-        const auto r = cli({ u"run"_qs, u"--preset"_qs, u"single-core-null"_qs, u"--duration"_qs, u"3ms"_qs, u"--json"_qs,
-                             json, u"--csv"_qs, csv, u"--quiet"_qs });
+        const auto r = cli({ u"run"_qs, u"--preset"_qs, u"single-core-null"_qs, u"--duration"_qs, u"3ms"_qs,
+            u"--json"_qs, json, u"--csv"_qs, csv, u"--quiet"_qs });
         QCOMPARE(r.code, 0);
         QVERIFY(r.out.isEmpty());
         QFile jf(json);
         QVERIFY(jf.open(QIODevice::ReadOnly));
         const QJsonObject s = QJsonDocument::fromJson(jf.readAll()).object();
-        for (const auto& key : { u"scenario"_qs, u"seed"_qs, u"sim_time_ns"_qs, u"io"_qs, u"latency_ns"_qs, u"clat_ns"_qs,
-                                u"completion"_qs, u"restart"_qs, u"stall"_qs, u"tags"_qs, u"engine"_qs, u"fingerprint"_qs })
+        for (const auto& key :
+            { u"scenario"_qs, u"seed"_qs, u"sim_time_ns"_qs, u"io"_qs, u"latency_ns"_qs, u"clat_ns"_qs,
+                u"completion"_qs, u"restart"_qs, u"stall"_qs, u"tags"_qs, u"engine"_qs, u"fingerprint"_qs })
             QVERIFY2(s.contains(key), qPrintable(key));
         QCOMPARE(s[u"sim_time_ns"_qs].toDouble(), 3e6);
         QVERIFY(s[u"io"_qs].toObject()[u"iops"_qs].toDouble() > 1e6);
@@ -62,14 +63,16 @@ private slots:
 
     void jsonToStdout()
     {
-        const auto r = cli({ u"run"_qs, u"--preset"_qs, u"single-core-null"_qs, u"--duration"_qs, u"1ms"_qs, u"--json"_qs, u"-"_qs });
+        const auto r = cli(
+            { u"run"_qs, u"--preset"_qs, u"single-core-null"_qs, u"--duration"_qs, u"1ms"_qs, u"--json"_qs, u"-"_qs });
         QCOMPARE(r.code, 0);
         QVERIFY(QJsonDocument::fromJson(r.out.toUtf8()).isObject());
     }
 
     void sameSeedSameFingerprint()
     {
-        const QStringList args { u"run"_qs, u"--preset"_qs, u"default"_qs, u"--duration"_qs, u"2ms"_qs, u"--json"_qs, u"-"_qs };
+        const QStringList args { u"run"_qs, u"--preset"_qs, u"default"_qs, u"--duration"_qs, u"2ms"_qs, u"--json"_qs,
+            u"-"_qs };
         const auto a = cli(args), b = cli(args);
         const auto fp = [](const Result& r) {
             return QJsonDocument::fromJson(r.out.toUtf8()).object()[u"fingerprint"_qs].toString();
@@ -84,21 +87,28 @@ private slots:
     {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("mentions");
-        QTest::newRow("unknown preset") << QStringList { u"run"_qs, u"--preset"_qs, u"nope"_qs } << u"unknown preset 'nope'"_qs;
-        QTest::newRow("malformed set") << QStringList { u"run"_qs, u"--set"_qs, u"kernel.threadirqs"_qs } << u"--set"_qs;
+        QTest::newRow("unknown preset") << QStringList { u"run"_qs, u"--preset"_qs, u"nope"_qs }
+                                        << u"unknown preset 'nope'"_qs;
+        QTest::newRow("malformed set") << QStringList { u"run"_qs, u"--set"_qs, u"kernel.threadirqs"_qs }
+                                       << u"--set"_qs;
         QTest::newRow("bad set value") << QStringList { u"run"_qs, u"--set"_qs, u"devices.0.hw_queue_depth=0"_qs }
                                        << u"devices[0].hw_queue_depth"_qs;
-        QTest::newRow("negative duration") << QStringList { u"run"_qs, u"--duration"_qs, u"-1ms"_qs } << u"--duration"_qs;
+        QTest::newRow("negative duration")
+            << QStringList { u"run"_qs, u"--duration"_qs, u"-1ms"_qs } << u"--duration"_qs;
         QTest::newRow("bad seed") << QStringList { u"run"_qs, u"--seed"_qs, u"x"_qs } << u"--seed"_qs;
         QTest::newRow("unknown option") << QStringList { u"run"_qs, u"--fast"_qs } << u"--fast"_qs;
         QTest::newRow("missing file") << QStringList { u"run"_qs, u"/nonexistent.json"_qs } << u"cannot open"_qs;
-        QTest::newRow("job on missing cpu") << QStringList { u"run"_qs, u"--set"_qs, u"workload.jobs.0.cpus_allowed=[99]"_qs }
-                                            << u"workload.jobs[0].cpus_allowed"_qs;
-        QTest::newRow("unknown patch") << QStringList { u"run"_qs, u"--set"_qs, u"kernel.patches.complete-magic=true"_qs }
-                                       << u"known: complete-no-remote-threaded, complete-remote-softirq, complete-llist"_qs;
-        QTest::newRow("unknown restart variant") << QStringList { u"run"_qs, u"--set"_qs, u"kernel.restart=never"_qs }
-                                                 << u"kernel.restart: must be one of own-hctx, rr-shared, rr-shared-queue-counter, rr-shared-tags-counter"_qs;
-        QTest::newRow("undeclared tag set") << QStringList { u"run"_qs, u"--preset"_qs, u"shared-hctx-stall"_qs, u"--set"_qs, u"devices.nullb1.tag_set=other"_qs }
+        QTest::newRow("job on missing cpu")
+            << QStringList { u"run"_qs, u"--set"_qs, u"workload.jobs.0.cpus_allowed=[99]"_qs }
+            << u"workload.jobs[0].cpus_allowed"_qs;
+        QTest::newRow("unknown patch") << QStringList {
+            u"run"_qs, u"--set"_qs, u"kernel.patches.complete-magic=true"_qs
+        } << u"known: complete-no-remote-threaded, complete-remote-softirq, complete-llist"_qs;
+        QTest::newRow("unknown restart variant") << QStringList {
+            u"run"_qs, u"--set"_qs, u"kernel.restart=never"_qs
+        } << u"kernel.restart: must be one of own-hctx, rr-shared, rr-shared-queue-counter, rr-shared-tags-counter"_qs;
+        QTest::newRow("undeclared tag set") << QStringList { u"run"_qs, u"--preset"_qs, u"shared-hctx-stall"_qs,
+            u"--set"_qs, u"devices.nullb1.tag_set=other"_qs }
                                             << u"devices[1].tag_set: names tag set 'other'"_qs;
         QTest::newRow("unknown command") << QStringList { u"fly"_qs } << u"unknown command"_qs;
         QTest::newRow("bad topology") << QStringList { u"topology"_qs, u"0c"_qs } << u"topology"_qs;
@@ -119,13 +129,14 @@ private slots:
     {
         QTemporaryDir dir;
         const QString json = dir.filePath(u"s.json"_qs);
-        const auto r = cli({ u"run"_qs, u"--preset"_qs, u"shared-hctx-stall"_qs, u"--fail-on-stall"_qs, u"--json"_qs, json });
+        const auto r
+            = cli({ u"run"_qs, u"--preset"_qs, u"shared-hctx-stall"_qs, u"--fail-on-stall"_qs, u"--json"_qs, json });
         QCOMPARE(r.code, 3);
         QVERIFY(r.out.contains(u"STALL at 0.600 ms"_qs));
         QVERIFY(r.out.contains(u"nullb1's shared_hctx_restart was 0"_qs));
         QVERIFY(QFile::exists(json)); // the summary is still written
-        const auto fine = cli({ u"run"_qs, u"--preset"_qs, u"shared-hctx-stall"_qs, u"--set"_qs, u"kernel.restart=rr-shared"_qs,
-                                u"--fail-on-stall"_qs });
+        const auto fine = cli({ u"run"_qs, u"--preset"_qs, u"shared-hctx-stall"_qs, u"--set"_qs,
+            u"kernel.restart=rr-shared"_qs, u"--fail-on-stall"_qs });
         QCOMPARE(fine.code, 0);
         QVERIFY(!fine.out.contains(u"STALL"_qs));
     }
@@ -133,7 +144,7 @@ private slots:
     void exploreFindsChanceStallsWhateverTheThreads()
     {
         const QStringList args { u"explore"_qs, u"--preset"_qs, u"shared-hctx-stall-random"_qs, u"--seeds"_qs, u"12"_qs,
-                                 u"--json"_qs, u"-"_qs };
+            u"--json"_qs, u"-"_qs };
         const auto one = cli(args + QStringList { u"--threads"_qs, u"1"_qs });
         const auto two = cli(args + QStringList { u"--threads"_qs, u"2"_qs });
         QCOMPARE(one.code, 0);
@@ -143,21 +154,28 @@ private slots:
         QVERIFY(stalled > 0 && stalled < 12);
         QCOMPARE(doc[u"runs"_qs].toArray().size(), 12);
         const auto good = cli({ u"explore"_qs, u"--preset"_qs, u"shared-hctx-stall-random"_qs, u"--seeds"_qs, u"12"_qs,
-                                u"--set"_qs, u"kernel.restart=rr-shared-tags-counter"_qs, u"--fail-on-stall"_qs });
+            u"--set"_qs, u"kernel.restart=rr-shared-tags-counter"_qs, u"--fail-on-stall"_qs });
         QCOMPARE(good.code, 0);
         QVERIFY(good.out.contains(u"0 of 12 seeds"_qs));
-        const auto bad = cli({ u"explore"_qs, u"--preset"_qs, u"shared-hctx-stall-random"_qs, u"--seeds"_qs, u"12"_qs, u"--fail-on-stall"_qs });
+        const auto bad = cli({ u"explore"_qs, u"--preset"_qs, u"shared-hctx-stall-random"_qs, u"--seeds"_qs, u"12"_qs,
+            u"--fail-on-stall"_qs });
         QCOMPARE(bad.code, 3);
     }
 
     void sweepTabulatesOneRunPerValue()
     {
-        const auto r = cli({ u"sweep"_qs, u"--preset"_qs, u"default"_qs, u"--vary"_qs, u"devices.nvme0.rq_affinity=0,1,2"_qs,
-                             u"--duration"_qs, u"3ms"_qs, u"--json"_qs, u"-"_qs });
+        const auto r = cli({ u"sweep"_qs, u"--preset"_qs, u"default"_qs, u"--vary"_qs,
+            u"devices.nvme0.rq_affinity=0,1,2"_qs, u"--duration"_qs, u"3ms"_qs, u"--json"_qs, u"-"_qs });
         QCOMPARE(r.code, 0);
         const auto runs = QJsonDocument::fromJson(r.out.toUtf8()).object()[u"runs"_qs].toArray();
         QCOMPARE(runs.size(), 3);
-        const auto remote = [&](int i) { return runs[i].toObject()[u"summary"_qs].toObject()[u"completion"_qs].toObject()[u"remote_pct"_qs].toDouble(); };
+        const auto remote = [&](int i) {
+            return runs[i]
+                .toObject()[u"summary"_qs]
+                .toObject()[u"completion"_qs]
+                .toObject()[u"remote_pct"_qs]
+                .toDouble();
+        };
         QCOMPARE(remote(0), 0.0);
         QVERIFY(remote(1) > 40 && remote(1) < 55);
         QVERIFY(remote(2) > 99);
@@ -182,7 +200,8 @@ private slots:
 
     void unwritableOutputIsAnError()
     {
-        const auto r = cli({ u"run"_qs, u"--duration"_qs, u"1ms"_qs, u"--json"_qs, u"/nonexistent-dir/out.json"_qs, u"--quiet"_qs });
+        const auto r = cli(
+            { u"run"_qs, u"--duration"_qs, u"1ms"_qs, u"--json"_qs, u"/nonexistent-dir/out.json"_qs, u"--quiet"_qs });
         QCOMPARE(r.code, 1);
         QVERIFY(r.err.contains(u"cannot write"_qs));
     }
@@ -232,7 +251,8 @@ private slots:
         QVERIFY(patches.out.contains(u"Christoph Hellwig"_qs));
         const auto p = cli({ u"presets"_qs });
         QCOMPARE(p.code, 0);
-        for (const auto& name : { u"default"_qs, u"single-core-null"_qs, u"nvme-2s64-mq"_qs, u"nvme-2s64-1q"_qs, u"wagner-4s80"_qs })
+        for (const auto& name :
+            { u"default"_qs, u"single-core-null"_qs, u"nvme-2s64-mq"_qs, u"nvme-2s64-1q"_qs, u"wagner-4s80"_qs })
             QVERIFY2(p.out.contains(name), qPrintable(name));
     }
 };

@@ -16,7 +16,10 @@ const char* kRemoteMq = R"({"topology":"2n:1p:2c:1t","duration":"3ms",
                 "completion_nsec":{"dist":"uniform","min":"1us","max":"4us"}}],
     "workload":{"jobs":[{"iodepth":16,"numjobs":2,"cpus_allowed":"2-3","cpus_allowed_policy":"split"}]}})";
 
-std::string patch(const char* id, bool on = true) { return std::string("kernel.patches.") + id + "=" + (on ? "true" : "false"); }
+std::string patch(const char* id, bool on = true)
+{
+    return std::string("kernel.patches.") + id + "=" + (on ? "true" : "false");
+}
 }
 
 class TestCompletion : public QObject {
@@ -57,7 +60,8 @@ private slots:
         QVERIFY(u(patched["completion"]["softirq_raises"]) > 0);
         QCOMPARE(u(base["completion"]["softirq_raises"]), std::uint64_t(0));
         // the extra hop costs time on the way to ->complete
-        QVERIFY(patched["completion"]["delay_ns"]["mean"].get<double>() > base["completion"]["delay_ns"]["mean"].get<double>());
+        QVERIFY(patched["completion"]["delay_ns"]["mean"].get<double>()
+            > base["completion"]["delay_ns"]["mean"].get<double>());
     }
 
     void llistSendsFewerIpisAndKeepsFifo()
@@ -76,7 +80,9 @@ private slots:
         QVERIFY(u(s["completion"]["ipis_saved"]) > u(b["completion"]["ipis_saved"]));
         // nothing lost
         QCOMPARE(u(s["io"]["submitted"]), u(s["io"]["completed"]) + u(s["io"]["in_flight"]));
-        QVERIFY(std::abs(static_cast<double>(u(s["io"]["completed"])) / static_cast<double>(u(b["io"]["completed"])) - 1.0) < 0.05);
+        QVERIFY(
+            std::abs(static_cast<double>(u(s["io"]["completed"])) / static_cast<double>(u(b["io"]["completed"])) - 1.0)
+            < 0.05);
         // FIFO: each CPU completes its blk_cpu_done in the order requests were added.
         std::vector<TraceRecord> out;
         QCOMPARE(ring.read(out), std::uint64_t(0));
@@ -161,9 +167,10 @@ private slots:
         const auto quiet = run(s);
         const auto busy = run(s, { R"(workload.net_rx=[{"cpus":[0],"pps":300000,"cost":"2us"}])" });
         // NET_RX runs before BLOCK in __do_softirq and eats CPU 0: completions wait longer
-        QVERIFY(busy["completion"]["delay_ns"]["p99"].get<double>() > quiet["completion"]["delay_ns"]["p99"].get<double>());
+        QVERIFY(
+            busy["completion"]["delay_ns"]["p99"].get<double>() > quiet["completion"]["delay_ns"]["p99"].get<double>());
         QVERIFY(busy["cpu"]["busy"]["softirq_pct"].get<double>() + busy["cpu"]["busy"]["ksoftirqd_pct"].get<double>()
-                > 20.0);
+            > 20.0);
     }
 
     void polledRequestsCompleteWhereFound()
@@ -199,8 +206,8 @@ private slots:
     void seriesLeavesSingleCoreAlone()
     {
         const auto base = run("single-core-null");
-        const auto all = run("single-core-null", { patch("complete-no-remote-threaded"), patch("complete-remote-softirq"),
-                                                   patch("complete-llist") });
+        const auto all = run("single-core-null",
+            { patch("complete-no-remote-threaded"), patch("complete-remote-softirq"), patch("complete-llist") });
         QCOMPARE(u(all["completion"]["ipis"]), std::uint64_t(0));
         QCOMPARE(base["io"]["iops"].get<double>(), all["io"]["iops"].get<double>());
     }

@@ -84,8 +84,9 @@ private slots:
         QFETCH(int, rqAffinity);
         QFETCH(int, cpu);
         QFETCH(double, remotePct);
-        const auto s = run(kTwoNodes, { "devices.nvme0.rq_affinity=" + std::to_string(rqAffinity),
-                                        "workload.jobs.0.numjobs=1", "workload.jobs.0.cpus_allowed=[" + std::to_string(cpu) + "]" });
+        const auto s = run(kTwoNodes,
+            { "devices.nvme0.rq_affinity=" + std::to_string(rqAffinity), "workload.jobs.0.numjobs=1",
+                "workload.jobs.0.cpus_allowed=[" + std::to_string(cpu) + "]" });
         QVERIFY(u(s["io"]["completed"]) > 100);
         const double got = s["completion"]["remote_pct"].get<double>();
         // remote is counted when redirected: a few may still be on their way at the end

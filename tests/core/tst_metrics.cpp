@@ -20,7 +20,8 @@ private slots:
         QCOMPARE(h.count(), std::uint64_t(100000));
         QCOMPARE(h.max(), std::int64_t(100000));
         QVERIFY(std::abs(h.mean() - 50000.5) < 1e-6);
-        const auto near = [](std::int64_t got, double want) { return std::abs(static_cast<double>(got) - want) <= want / 32 + 1; };
+        const auto near
+            = [](std::int64_t got, double want) { return std::abs(static_cast<double>(got) - want) <= want / 32 + 1; };
         QVERIFY2(near(h.percentile(0.5), 50000), qPrintable(QString::number(h.percentile(0.5))));
         QVERIFY(near(h.percentile(0.99), 99000));
         QVERIFY(near(h.percentile(0.999), 99900));

@@ -44,7 +44,7 @@ private slots:
         QCOMPARE(s["stall"]["requests"], nlohmann::json::array({ "request A" }));
         const std::string why = s["stall"]["explanation"];
         for (const char* part : { "request A", "nullb0 hctx 0", "scheduler FIFO", "RESTART set",
-                                  "nullb1's shared_hctx_restart was 0", "freeing request E of nullb1" })
+                 "nullb1's shared_hctx_restart was 0", "freeing request E of nullb1" })
             QVERIFY2(why.find(part) != std::string::npos, (std::string(part) + " not in: " + why).c_str());
         // the snapshot names the stuck request and the marked hctx
         e.publishSnapshot();
@@ -116,7 +116,8 @@ private slots:
             if (p.name == "shared-hctx-stall" || p.name == "shared-hctx-stall-random")
                 continue; // built to stall with the bug; checked above with every variant
             const auto s = run(p.name, { variant("own-hctx"), "duration=\"100ms\"" });
-            QVERIFY2(!s["stall"]["detected"].get<bool>(), (p.name + ": " + s["stall"]["explanation"].get<std::string>()).c_str());
+            QVERIFY2(!s["stall"]["detected"].get<bool>(),
+                (p.name + ": " + s["stall"]["explanation"].get<std::string>()).c_str());
         }
         for (const char* v : { "own-hctx", "rr-shared", "rr-shared-queue-counter", "rr-shared-tags-counter" }) {
             const auto s = run("nullblk-shared-4dev", { variant(v), "duration=\"100ms\"" });
@@ -163,11 +164,13 @@ private slots:
     {
         QTest::addColumn<QString>("json");
         QTest::addColumn<QString>("field");
-        QTest::newRow("unknown variant") << u"{\"kernel\":{\"restart\":\"sometimes\"}}"_qs << u"kernel.restart: must be one of own-hctx, rr-shared"_qs;
+        QTest::newRow("unknown variant") << u"{\"kernel\":{\"restart\":\"sometimes\"}}"_qs
+                                         << u"kernel.restart: must be one of own-hctx, rr-shared"_qs;
         QTest::newRow("unused tag set") << u"{\"tag_sets\":[{\"name\":\"t\"}],\"devices\":[{\"name\":\"a\"}]}"_qs
                                         << u"tag_sets[0]: tag set 't' is used by no device"_qs;
-        QTest::newRow("undeclared tag set") << u"{\"tag_sets\":[{\"name\":\"t\"}],\"devices\":[{\"name\":\"a\",\"tag_set\":\"t\"},{\"name\":\"b\",\"tag_set\":\"u\"}]}"_qs
-                                            << u"devices[1].tag_set: names tag set 'u'"_qs;
+        QTest::newRow("undeclared tag set")
+            << u"{\"tag_sets\":[{\"name\":\"t\"}],\"devices\":[{\"name\":\"a\",\"tag_set\":\"t\"},{\"name\":\"b\",\"tag_set\":\"u\"}]}"_qs
+            << u"devices[1].tag_set: names tag set 'u'"_qs;
         QTest::newRow("bad dispatch") << u"{\"kernel\":{\"dispatch\":\"v5\"}}"_qs << u"kernel.dispatch"_qs;
         QTest::newRow("run without device") << u"{\"workload\":{\"script\":[{\"op\":\"run\",\"device\":\"zz\"}]}}"_qs
                                             << u"workload.script[0].device"_qs;

@@ -35,9 +35,9 @@ private slots:
     void setOverridesByPathIndexAndName()
     {
         auto s = ScenarioLoader::fromPreset("default",
-                                            { "devices.nvme0.rq_affinity=2", "devices.0.submit_queues=4", "devices.0.irq_affinity=[0,1,2,3]",
-                                              "kernel.threadirqs=true", "workload.jobs.randread.iodepth=3",
-                                              "costs.cacheline_ns.remote=500", "duration=\"2ms\"", "seed=99" });
+            { "devices.nvme0.rq_affinity=2", "devices.0.submit_queues=4", "devices.0.irq_affinity=[0,1,2,3]",
+                "kernel.threadirqs=true", "workload.jobs.randread.iodepth=3", "costs.cacheline_ns.remote=500",
+                "duration=\"2ms\"", "seed=99" });
         QVERIFY2(s.ok(), s.ok() ? "" : s.error().c_str());
         QCOMPARE(s->devices[0].rq_affinity, 2);
         QCOMPARE(s->devices[0].submit_queues, 4);
@@ -80,7 +80,8 @@ private slots:
         row("unknown device key", R"({"devices":[{"queues":2}]})", "", "devices[0].queues: unknown key");
         row("wrong type", R"({"seed":"one"})", "", "seed:");
         row("zero cpus", R"({"topology":"0c"})", "", "topology:");
-        row("queue depth 0", R"({"devices":[{"hw_queue_depth":0}]})", "", "devices[0].hw_queue_depth: must be an integer in 1..4096");
+        row("queue depth 0", R"({"devices":[{"hw_queue_depth":0}]})", "",
+            "devices[0].hw_queue_depth: must be an integer in 1..4096");
         row("zero queues", R"({"devices":[{"submit_queues":0}]})", "", "devices[0].submit_queues");
         row("negative duration", R"({"duration":"-5ms"})", "", "duration: must be a duration");
         row("zero duration", R"({"duration":0})", "", "duration:");
@@ -89,18 +90,23 @@ private slots:
         row("job on missing device", R"({"workload":{"jobs":[{"device":"sda"}]}})", "", "workload.jobs[0].device");
         row("bad irqmode", R"({"devices":[{"irqmode":"msi"}]})", "", "devices[0].irqmode: must be one of");
         row("bad rq_affinity", R"({"devices":[{"rq_affinity":3}]})", "", "devices[0].rq_affinity");
-        row("unknown patch", R"({"kernel":{"patches":{"complete-magic":true}}})", "", "kernel.patches.complete-magic: unknown patch id");
+        row("unknown patch", R"({"kernel":{"patches":{"complete-magic":true}}})", "",
+            "kernel.patches.complete-magic: unknown patch id");
         row("unknown restart", R"({"kernel":{"restart":"sometimes"}})", "", "kernel.restart: must be one of");
         row("unknown cost", R"({"costs":{"warp_ns":1}})", "", "costs.warp_ns: unknown key");
         row("negative cost", R"({"costs":{"submit_ns":-1}})", "", "costs.submit_ns");
         row("iodepth 0", R"({"workload":{"jobs":[{"iodepth":0}]}})", "", "workload.jobs[0].iodepth");
         row("bs not sector", R"({"workload":{"jobs":[{"bs":1000}]}})", "", "workload.jobs[0].bs");
         row("format 2", R"({"format":2})", "", "format:");
-        row("affinity length", R"({"devices":[{"submit_queues":2,"irq_affinity":[0]}]})", "", "devices[0].irq_affinity");
-        row("shared tag mismatch", R"({"devices":[{"name":"a","tag_set":"t"},{"name":"b","tag_set":"t","hw_queue_depth":8}]})", "",
+        row("affinity length", R"({"devices":[{"submit_queues":2,"irq_affinity":[0]}]})", "",
+            "devices[0].irq_affinity");
+        row("shared tag mismatch",
+            R"({"devices":[{"name":"a","tag_set":"t"},{"name":"b","tag_set":"t","hw_queue_depth":8}]})", "",
             "share tag set");
-        row("script unknown id", R"({"workload":{"script":[{"op":"complete","id":"Z"}]}})", "", "workload.script[0].id");
-        row("hold on inline device", R"({"devices":[{"irqmode":"none"}],"workload":{"script":[{"id":"A","hold":true}]}})", "",
+        row("script unknown id", R"({"workload":{"script":[{"op":"complete","id":"Z"}]}})", "",
+            "workload.script[0].id");
+        row("hold on inline device",
+            R"({"devices":[{"irqmode":"none"}],"workload":{"script":[{"id":"A","hold":true}]}})", "",
             "workload.script[0].hold");
         row("set without =", "{}", "kernel.threadirqs", "--set");
         row("set bad value", R"({"devices":[{}]})", "devices.0.rq_affinity=9", "devices[0].rq_affinity");

@@ -231,7 +231,8 @@ private slots:
         QCOMPARE(model.rowCount(), 100);
         QCOMPARE(model.record(0).time, std::int64_t(40));
         QCOMPARE(model.data(model.index(99, EventLogModel::Kind), Qt::DisplayRole).toString(), QStringLiteral("IPI"));
-        QCOMPARE(model.data(model.index(99, EventLogModel::Detail), Qt::DisplayRole).toString(), QStringLiteral("to CPU 1"));
+        QCOMPARE(
+            model.data(model.index(99, EventLogModel::Detail), Qt::DisplayRole).toString(), QStringLiteral("to CPU 1"));
         model.clear();
         QCOMPARE(model.rowCount(), 0);
     }

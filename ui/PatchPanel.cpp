@@ -78,8 +78,7 @@ PatchPanel::PatchPanel(QWidget* parent)
     form->addRow(tr("dispatch"), m_dispatch);
     connect(m_dispatch, &QComboBox::currentIndexChanged, this, [this] {
         if (!m_updating)
-            emit commandRequested(
-                { "kernel.dispatch", "\"" + m_dispatch->currentData().toString().toStdString() + "\"" });
+            emit commandRequested({ "kernel.dispatch", m_dispatch->currentData().toString().toStdString() });
     });
     m_fairShare = new QCheckBox(tr("fair tag sharing (0d2602ca30e4)"), restart);
     form->addRow(m_fairShare);

@@ -52,7 +52,7 @@ void PlotPanel::append(const std::vector<SeriesRow>& rows, int set)
         m_plots[1]->append(t, { r.lat_mean_ns / 1e3, r.lat_p99_ns / 1e3 }, set);
         m_plots[2]->append(t, { r.remote_pct }, set);
         m_plots[3]->append(t, { r.ipis_per_s, r.softirq_raises_per_s, r.ksoftirqd_wakeups_per_s }, set);
-        m_plots[4]->append(t, { r.tag_local_hit_pct }, set);
+        m_plots[4]->append(t, { r.tag_local_hit_pct, r.tag_lock_wait_pct }, set);
         m_plots[5]->append(t, { r.restart_calls_per_s, r.restart_cpu_pct }, set);
     }
 }

@@ -21,6 +21,7 @@ struct SeriesRow {
     double restart_calls_per_s = 0;
     double restart_cpu_pct = 0; // of all CPUs' time
     double tag_local_hit_pct = 0;
+    double tag_lock_wait_pct = 0; // time spent waiting for tag locks, % of all CPUs' time
     double lat_mean_ns = 0;
     double lat_p99_ns = 0;
     std::int64_t in_flight = 0;

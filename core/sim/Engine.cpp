@@ -235,6 +235,8 @@ void Engine::sample()
     r.restart_calls_per_s = static_cast<double>(c.restart_calls - p.restart_calls) / dt;
     r.restart_cpu_pct
         = 100.0 * static_cast<double>(c.restart_cpu_ns - p.restart_cpu_ns) / (dt * 1e9 * m_machine->nrCpus());
+    r.tag_lock_wait_pct
+        = 100.0 * static_cast<double>(c.tag_lock_wait_ns - p.tag_lock_wait_ns) / (dt * 1e9 * m_machine->nrCpus());
     const auto allocs = c.tag_allocs - p.tag_allocs;
     r.tag_local_hit_pct
         = allocs ? 100.0 * static_cast<double>(c.tag_local_hits - p.tag_local_hits) / static_cast<double>(allocs) : 0;

@@ -3,6 +3,7 @@
 // so the output does not depend on the thread count.
 #include "AtomicFile.h"
 #include "Cli.h"
+#include "CliOptions.h"
 
 #include "experiment/BatchRunner.h"
 #include "metrics/Format.h"
@@ -18,71 +19,7 @@ namespace blkmq::cli {
 
 namespace {
 
-struct Common {
-    std::string file, preset, jsonOut;
-    std::vector<std::string> sets;
-    int threads = 0;
-    bool failOnStall = false;
-};
-
-// Parses the options shared by explore and sweep; `extra` handles the rest.
-template<typename Extra>
-std::string parse(const std::vector<std::string>& args, Common& o, Extra extra)
-{
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        const auto value = [&](std::string& out) {
-            if (i + 1 >= args.size())
-                return false;
-            out = args[++i];
-            return true;
-        };
-        std::string v;
-        if (a == "--preset") {
-            if (!value(o.preset))
-                return "--preset needs a name";
-        } else if (a == "--set") {
-            if (!value(v))
-                return "--set needs key=value";
-            o.sets.push_back(v);
-        } else if (a == "--duration") {
-            if (!value(v) || !parseDuration(v) || parseDuration(v)->ns() <= 0)
-                return "--duration needs a positive duration such as 100ms";
-            o.sets.push_back("duration=\"" + v + "\"");
-        } else if (a == "--threads") {
-            if (!value(v) || v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 4)
-                return "--threads needs a number (0 = all)";
-            o.threads = std::stoi(v);
-        } else if (a == "--json") {
-            if (!value(o.jsonOut))
-                return "--json needs a file name or -";
-        } else if (a == "--fail-on-stall") {
-            o.failOnStall = true;
-        } else if (std::string err; extra(a, value, err)) {
-            if (!err.empty())
-                return err;
-        } else if (!a.empty() && a[0] == '-') {
-            return "unknown option '" + a + "'";
-        } else if (o.file.empty()) {
-            o.file = a;
-        } else {
-            return "more than one scenario file given";
-        }
-    }
-    if (!o.file.empty() && !o.preset.empty())
-        return "give a scenario FILE or --preset, not both";
-    return {};
-}
-
-Result<Scenario> load(const Common& o, const std::vector<std::string>& more)
-{
-    std::vector<std::string> sets = o.sets;
-    sets.insert(sets.end(), more.begin(), more.end());
-    return o.file.empty() ? ScenarioLoader::fromPreset(o.preset.empty() ? "default" : o.preset, sets)
-                          : ScenarioLoader::fromFile(o.file, sets);
-}
-
-int finish(const Common& o, const nlohmann::json& doc, bool stalled)
+int finish(const ScenarioOptions& o, const nlohmann::json& doc, bool stalled)
 {
     if (!o.jsonOut.empty())
         if (auto err = writeFileAtomically(o.jsonOut, doc.dump(2) + "\n"); !err.empty()) {
@@ -96,27 +33,28 @@ int finish(const Common& o, const nlohmann::json& doc, bool stalled)
 
 int exploreCommand(const std::vector<std::string>& args)
 {
-    Common o;
+    ScenarioOptions o;
     std::uint64_t seeds = 20, first = 1;
-    const auto err = parse(args, o, [&](const std::string& a, auto& value, std::string& error) {
-        std::string v;
-        if (a != "--seeds" && a != "--first-seed")
-            return false;
-        if (!value(v) || v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 9)
-            error = a + " needs a positive number";
-        else
-            (a == "--seeds" ? seeds : first) = std::stoull(v);
-        if (a == "--seeds" && seeds == 0)
-            error = "--seeds needs a positive number";
-        return true;
-    });
+    const auto err
+        = parseScenarioOptions(args, o, [&](const std::string& a, const NextValue& value, std::string& error) {
+              std::string v;
+              if (a != "--seeds" && a != "--first-seed")
+                  return false;
+              if (!value(v) || v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 9)
+                  error = a + " needs a positive number";
+              else
+                  (a == "--seeds" ? seeds : first) = std::stoull(v);
+              if (a == "--seeds" && seeds == 0)
+                  error = "--seeds needs a positive number";
+              return true;
+          });
     if (!err.empty()) {
         std::cerr << "blkmqlab-cli explore: " << err << " (see blkmqlab-cli help)\n";
         return kExitUsage;
     }
     std::vector<Scenario> runs;
     for (std::uint64_t s = first; s < first + seeds; ++s) {
-        auto sc = load(o, { "seed=" + std::to_string(s) });
+        auto sc = o.load({ "seed=" + std::to_string(s) });
         if (!sc) {
             std::cerr << "blkmqlab-cli: " << sc.error() << '\n';
             return kExitUsage;
@@ -155,15 +93,16 @@ int exploreCommand(const std::vector<std::string>& args)
 
 int sweepCommand(const std::vector<std::string>& args)
 {
-    Common o;
+    ScenarioOptions o;
     std::string vary;
-    const auto err = parse(args, o, [&](const std::string& a, auto& value, std::string& error) {
-        if (a != "--vary")
-            return false;
-        if (!value(vary) || vary.find('=') == std::string::npos)
-            error = "--vary needs key=v1,v2,...";
-        return true;
-    });
+    const auto err
+        = parseScenarioOptions(args, o, [&](const std::string& a, const NextValue& value, std::string& error) {
+              if (a != "--vary")
+                  return false;
+              if (!value(vary) || vary.find('=') == std::string::npos)
+                  error = "--vary needs key=v1,v2,...";
+              return true;
+          });
     if (err.empty() && vary.empty()) {
         std::cerr << "blkmqlab-cli sweep: --vary key=v1,v2,... is required (see blkmqlab-cli help)\n";
         return kExitUsage;
@@ -179,7 +118,7 @@ int sweepCommand(const std::vector<std::string>& args)
         values.push_back(v);
     std::vector<Scenario> runs;
     for (const auto& v : values) {
-        auto sc = load(o, { key + "=" + v });
+        auto sc = o.load({ key + "=" + v });
         if (!sc) {
             std::cerr << "blkmqlab-cli: " << sc.error() << '\n';
             return kExitUsage;

@@ -1,5 +1,6 @@
 #include "AtomicFile.h"
 #include "Cli.h"
+#include "CliOptions.h"
 
 #include "metrics/Format.h"
 #include "scenario/ScenarioLoader.h"
@@ -15,72 +16,6 @@
 namespace blkmq::cli {
 
 namespace {
-
-struct RunOptions {
-    std::string file;
-    std::string preset;
-    std::vector<std::string> sets;
-    std::string jsonOut;
-    std::string csvOut;
-    bool failOnStall = false;
-    bool quiet = false;
-};
-
-std::string usageError(const std::string& what) { return "blkmqlab-cli run: " + what + " (see blkmqlab-cli help)"; }
-
-// Returns an error message, or empty when the options are complete.
-std::string parseOptions(const std::vector<std::string>& args, RunOptions& o)
-{
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        const auto value = [&](std::string& out) -> bool {
-            if (i + 1 >= args.size())
-                return false;
-            out = args[++i];
-            return true;
-        };
-        std::string v;
-        if (a == "--preset") {
-            if (!value(o.preset))
-                return usageError("--preset needs a name");
-        } else if (a == "--set") {
-            if (!value(v))
-                return usageError("--set needs key=value");
-            o.sets.push_back(v);
-        } else if (a == "--duration") {
-            if (!value(v))
-                return usageError("--duration needs a value such as 100ms");
-            if (!parseDuration(v) || parseDuration(v)->ns() <= 0)
-                return "--duration: '" + v + "' is not a positive duration (use ns, us, ms or s, e.g. 100ms)";
-            o.sets.push_back("duration=\"" + v + "\"");
-        } else if (a == "--seed") {
-            if (!value(v))
-                return usageError("--seed needs a number");
-            if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 19)
-                return "--seed: '" + v + "' is not a non-negative integer";
-            o.sets.push_back("seed=" + v);
-        } else if (a == "--json") {
-            if (!value(o.jsonOut))
-                return usageError("--json needs a file name or -");
-        } else if (a == "--csv") {
-            if (!value(o.csvOut))
-                return usageError("--csv needs a file name");
-        } else if (a == "--fail-on-stall") {
-            o.failOnStall = true;
-        } else if (a == "--quiet" || a == "-q") {
-            o.quiet = true;
-        } else if (!a.empty() && a[0] == '-') {
-            return usageError("unknown option '" + a + "'");
-        } else if (o.file.empty()) {
-            o.file = a;
-        } else {
-            return usageError("more than one scenario file given");
-        }
-    }
-    if (!o.file.empty() && !o.preset.empty())
-        return usageError("give a scenario FILE or --preset, not both");
-    return {};
-}
 
 std::string report(const nlohmann::json& s)
 {
@@ -168,14 +103,25 @@ std::string report(const nlohmann::json& s)
 
 int runCommand(const std::vector<std::string>& args)
 {
-    RunOptions o;
-    if (auto err = parseOptions(args, o); !err.empty()) {
-        std::cerr << err << '\n';
+    ScenarioOptions o;
+    std::string csvOut;
+    bool quiet = false;
+    const auto err
+        = parseScenarioOptions(args, o, [&](const std::string& a, const NextValue& value, std::string& error) {
+              if (a == "--csv") {
+                  if (!value(csvOut))
+                      error = "--csv needs a file name";
+                  return true;
+              }
+              if (a == "--quiet" || a == "-q")
+                  return quiet = true;
+              return false;
+          });
+    if (!err.empty()) {
+        std::cerr << "blkmqlab-cli run: " << err << " (see blkmqlab-cli help)\n";
         return kExitUsage;
     }
-    Result<Scenario> scenario = o.file.empty()
-        ? ScenarioLoader::fromPreset(o.preset.empty() ? "default" : o.preset, o.sets)
-        : ScenarioLoader::fromFile(o.file, o.sets);
+    Result<Scenario> scenario = o.load();
     if (!scenario) {
         std::cerr << "blkmqlab-cli: " << scenario.error() << '\n';
         return kExitUsage;
@@ -184,21 +130,21 @@ int runCommand(const std::vector<std::string>& args)
     engine.run();
     const nlohmann::json summary = engine.summary();
 
-    if (!o.quiet && o.jsonOut != "-")
+    if (!quiet && o.jsonOut != "-")
         std::cout << report(summary);
     int rc = kExitOk;
     if (!o.jsonOut.empty()) {
-        if (auto err = writeFileAtomically(o.jsonOut, summary.dump(2) + "\n"); !err.empty()) {
-            std::cerr << "blkmqlab-cli: --json: " << err << '\n';
+        if (auto werr = writeFileAtomically(o.jsonOut, summary.dump(2) + "\n"); !werr.empty()) {
+            std::cerr << "blkmqlab-cli: --json: " << werr << '\n';
             rc = kExitIo;
         }
     }
-    if (!o.csvOut.empty()) {
+    if (!csvOut.empty()) {
         std::string csv = TimeSeries::csvHeader() + "\n";
         for (const auto& row : engine.series().rows())
             csv += TimeSeries::csvRow(row) + "\n";
-        if (auto err = writeFileAtomically(o.csvOut, csv); !err.empty()) {
-            std::cerr << "blkmqlab-cli: --csv: " << err << '\n';
+        if (auto werr = writeFileAtomically(csvOut, csv); !werr.empty()) {
+            std::cerr << "blkmqlab-cli: --csv: " << werr << '\n';
             rc = kExitIo;
         }
     }

@@ -1,0 +1,78 @@
+#include "CliOptions.h"
+
+#include "scenario/ScenarioLoader.h"
+#include "sim/Duration.h"
+
+namespace blkmq::cli {
+
+namespace {
+bool isCount(const std::string& v, std::size_t maxDigits)
+{
+    return !v.empty() && v.size() <= maxDigits && v.find_first_not_of("0123456789") == std::string::npos;
+}
+} // namespace
+
+Result<Scenario> ScenarioOptions::load(const std::vector<std::string>& more) const
+{
+    std::vector<std::string> all = sets;
+    all.insert(all.end(), more.begin(), more.end());
+    return file.empty() ? ScenarioLoader::fromPreset(preset.empty() ? "default" : preset, all)
+                        : ScenarioLoader::fromFile(file, all);
+}
+
+std::string parseScenarioOptions(const std::vector<std::string>& args, ScenarioOptions& o, const ExtraOption& extra)
+{
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        const NextValue value = [&](std::string& out) {
+            if (i + 1 >= args.size())
+                return false;
+            out = args[++i];
+            return true;
+        };
+        std::string v;
+        if (a == "--preset") {
+            if (!value(o.preset))
+                return "--preset needs a name";
+        } else if (a == "--set") {
+            if (!value(v))
+                return "--set needs key=value";
+            o.sets.push_back(v);
+        } else if (a == "--duration") {
+            if (!value(v))
+                return "--duration needs a value such as 100ms";
+            if (!parseDuration(v) || parseDuration(v)->ns() <= 0)
+                return "--duration: '" + v + "' is not a positive duration (use ns, us, ms or s, e.g. 100ms)";
+            o.sets.push_back("duration=\"" + v + "\"");
+        } else if (a == "--seed") {
+            if (!value(v))
+                return "--seed needs a number";
+            if (!isCount(v, 19))
+                return "--seed: '" + v + "' is not a non-negative integer";
+            o.sets.push_back("seed=" + v);
+        } else if (a == "--threads") {
+            if (!value(v) || !isCount(v, 4))
+                return "--threads needs a number (0 = all)";
+            o.threads = std::stoi(v);
+        } else if (a == "--json") {
+            if (!value(o.jsonOut))
+                return "--json needs a file name or -";
+        } else if (a == "--fail-on-stall") {
+            o.failOnStall = true;
+        } else if (std::string error; extra && extra(a, value, error)) {
+            if (!error.empty())
+                return error;
+        } else if (!a.empty() && a[0] == '-') {
+            return "unknown option '" + a + "'";
+        } else if (o.file.empty()) {
+            o.file = a;
+        } else {
+            return "more than one scenario file given";
+        }
+    }
+    if (!o.file.empty() && !o.preset.empty())
+        return "give a scenario FILE or --preset, not both";
+    return {};
+}
+
+} // namespace blkmq::cli

@@ -38,22 +38,24 @@ StallReport BlockLayer::findStalls(SimTime maxAge, const std::vector<bool>& live
 {
     StallReport report;
     std::ostringstream why;
+    // Per tag set, once: is anything holding a tag, or any run of its hctxs queued?
+    std::vector<char> busySet(m_tagSets.size(), 0);
+    for (std::size_t t = 0; t < m_tagSets.size(); ++t) {
+        const TagSet& set = m_tagSets[t];
+        for (int i = 0; i < set.nrHwQueues && !busySet[t]; ++i)
+            busySet[t] = m_tags[static_cast<std::size_t>(set.firstTags + i)].alloc->inUse() > 0;
+    }
+    for (const Hctx& h : m_hctxs)
+        if (h.runQueued)
+            busySet[static_cast<std::size_t>(m_queues[static_cast<std::size_t>(h.dev)].tagSet)] = 1;
     for (std::size_t h = 0; h < m_hctxs.size(); ++h) {
         const Hctx& hctx = m_hctxs[h];
         if (hctx.dispatch.empty() && hctx.schedFifo.empty())
             continue;
         const RequestQueue& q = m_queues[static_cast<std::size_t>(hctx.dev)];
         const TagSet& set = m_tagSets[static_cast<std::size_t>(q.tagSet)];
-        int tagsInUse = 0;
-        for (int t = 0; t < set.nrHwQueues; ++t)
-            tagsInUse += m_tags[static_cast<std::size_t>(set.firstTags + t)].alloc->inUse();
-        bool runQueued = false; // a queued run of any hctx on the set can lead to a restart
-        for (int dev : set.queues) {
-            const RequestQueue& other = m_queues[static_cast<std::size_t>(dev)];
-            for (int i = 0; i < other.nrHwQueues; ++i)
-                runQueued |= m_hctxs[static_cast<std::size_t>(other.firstHctx + i)].runQueued;
-        }
-        const bool structural = !runQueued && tagsInUse == 0 && !liveTagSets[static_cast<std::size_t>(q.tagSet)];
+        const bool structural
+            = !busySet[static_cast<std::size_t>(q.tagSet)] && !liveTagSets[static_cast<std::size_t>(q.tagSet)];
         std::vector<std::pair<int, bool>> waiting; // request, in the scheduler FIFO
         for (int rq = hctx.schedFifo.head; rq >= 0; rq = request(rq).next)
             waiting.emplace_back(rq, true);

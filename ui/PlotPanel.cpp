@@ -29,8 +29,9 @@ PlotPanel::PlotPanel(QWidget* parent)
     irq->addCurve(tr("IPIs"), QColor(0xc0, 0x39, 0x2b));
     irq->addCurve(tr("softirq raises"), QColor(0xd4, 0xac, 0x0d));
     irq->addCurve(tr("ksoftirqd wake-ups"), QColor(0x7d, 0x3c, 0x98));
-    add(tr("Tag allocations without a remote cacheline"), tr("%"))
-        ->addCurve(tr("local hits"), QColor(0x11, 0x78, 0x64));
+    auto* tags = add(tr("Tag allocation"), tr("%"));
+    tags->addCurve(tr("local hits (no remote cacheline)"), QColor(0x11, 0x78, 0x64));
+    tags->addCurve(tr("lock wait, % CPU"), QColor(0x94, 0x31, 0x26));
     auto* restart = add(tr("RESTART"), tr("calls/s, % CPU"));
     restart->addCurve(tr("restart calls/s"), QColor(0x28, 0x74, 0xa6));
     restart->addCurve(tr("walk CPU %"), QColor(0xa0, 0x40, 0x00));

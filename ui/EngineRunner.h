@@ -44,7 +44,6 @@ public:
     void pause();
     void step(); // exactly one event
     void stepToInteresting(); // until an IPI, ksoftirqd wake-up, restart or stall
-    void reset() { load(m_scenario); }
     bool isRunning() const { return m_running.load(); }
     // Simulated seconds per wall second; <= 0 runs as fast as possible.
     void setSpeed(double speed);

@@ -11,7 +11,6 @@
 #include "sim/Duration.h"
 
 #include <nlohmann/json.hpp>
-#include <qcustomplot.h>
 
 #include <QAction>
 #include <QApplication>
@@ -37,7 +36,6 @@
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStatusBar>
-#include <QSvgGenerator>
 #include <QTableView>
 #include <QTextBrowser>
 #include <QTimer>
@@ -655,37 +653,13 @@ QString MainWindow::exportChart(const QString& path, int plot, QSize size)
     TimePlot* p = m_plots->plots().at(static_cast<std::size_t>(plot));
     if (!size.isValid())
         size = p->size().isEmpty() ? QSize(900, 300) : p->size();
-    const QString suffix = QFileInfo(path).suffix().toLower();
+    const QString format = QFileInfo(path).suffix().toLower();
+    if (format != QLatin1String("png") && format != QLatin1String("svg") && format != QLatin1String("pdf"))
+        return tr("unknown chart format '%1' (use .png, .svg or .pdf)").arg(format);
     QSaveFile out(path);
     if (!out.open(QIODevice::WriteOnly))
         return tr("cannot write %1: %2").arg(path, out.errorString());
-    bool ok = false;
-    if (suffix == QLatin1String("svg")) {
-        QSvgGenerator generator;
-        generator.setOutputDevice(&out);
-        generator.setSize(size);
-        generator.setViewBox(QRect(QPoint(0, 0), size));
-        generator.setTitle(p->title());
-        QCPPainter painter;
-        ok = painter.begin(&generator);
-        if (ok) {
-            p->plot()->toPainter(&painter, size.width(), size.height());
-            ok = painter.end();
-        }
-    } else if (suffix == QLatin1String("pdf")) {
-        // QCustomPlot writes PDFs by file name: write beside, then move the bytes in.
-        const QString tmp = path + QStringLiteral(".part.pdf");
-        ok = p->savePdf(tmp, size.width(), size.height());
-        QFile part(tmp);
-        ok = ok && part.open(QIODevice::ReadOnly) && out.write(part.readAll()) > 0;
-        part.remove();
-    } else if (suffix == QLatin1String("png")) {
-        ok = p->plot()->toPixmap(size.width(), size.height()).save(&out, "PNG");
-    } else {
-        out.cancelWriting();
-        return tr("unknown chart format '%1' (use .png, .svg or .pdf)").arg(suffix);
-    }
-    if (!ok) {
+    if (!p->render(out, format, size)) {
         out.cancelWriting();
         return tr("could not render the chart to %1").arg(path);
     }

@@ -2,7 +2,10 @@
 
 #include <qcustomplot.h>
 
+#include <QDir>
+#include <QFile>
 #include <QSvgGenerator>
+#include <QTemporaryFile>
 #include <QVBoxLayout>
 
 namespace blkmq {
@@ -75,8 +78,6 @@ void TimePlot::append(double tMs, const std::vector<double>& values, int set)
         if (data->size() > pointBudget())
             data->removeBefore(data->at(data->size() - pointBudget())->key);
     }
-    if (set == 0)
-        m_latest = tMs;
 }
 
 int TimePlot::pointCount(int curve) const { return m_curves[static_cast<std::size_t>(curve)]->data()->size(); }
@@ -104,7 +105,6 @@ void TimePlot::clear()
     for (auto* g : m_compare)
         g->data()->clear();
     m_plot->clearItems();
-    m_latest = 0;
     replot();
 }
 
@@ -131,22 +131,31 @@ void TimePlot::replot()
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
-bool TimePlot::savePng(const QString& path, int width, int height) { return m_plot->savePng(path, width, height); }
-
-bool TimePlot::savePdf(const QString& path, int width, int height) { return m_plot->savePdf(path, width, height); }
-
-bool TimePlot::saveSvg(const QString& path, int width, int height)
+bool TimePlot::render(QIODevice& out, const QString& format, QSize size)
 {
-    QSvgGenerator generator;
-    generator.setFileName(path);
-    generator.setSize(QSize(width, height));
-    generator.setViewBox(QRect(0, 0, width, height));
-    generator.setTitle(m_title);
-    QCPPainter painter;
-    if (!painter.begin(&generator))
-        return false;
-    m_plot->toPainter(&painter, width, height);
-    return painter.end();
+    if (format == QLatin1String("png"))
+        return m_plot->toPixmap(size.width(), size.height()).save(&out, "PNG");
+    if (format == QLatin1String("svg")) {
+        QSvgGenerator generator;
+        generator.setOutputDevice(&out);
+        generator.setSize(size);
+        generator.setViewBox(QRect(QPoint(0, 0), size));
+        generator.setTitle(m_title);
+        QCPPainter painter;
+        if (!painter.begin(&generator))
+            return false;
+        m_plot->toPainter(&painter, size.width(), size.height());
+        return painter.end();
+    }
+    if (format == QLatin1String("pdf")) {
+        // QCustomPlot writes PDFs only by file name: render to a scratch file, then copy.
+        QTemporaryFile scratch(QDir::tempPath() + QStringLiteral("/blkmqlab-XXXXXX.pdf"));
+        if (!scratch.open() || !m_plot->savePdf(scratch.fileName(), size.width(), size.height()))
+            return false;
+        QFile pdf(scratch.fileName());
+        return pdf.open(QIODevice::ReadOnly) && out.write(pdf.readAll()) > 0;
+    }
+    return false;
 }
 
 } // namespace blkmq

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QSize>
 #include <QString>
 #include <QWidget>
 
@@ -7,6 +8,7 @@
 
 class QCustomPlot;
 class QCPGraph;
+class QIODevice;
 
 namespace blkmq {
 
@@ -30,9 +32,9 @@ public:
     int pointCount(int curve) const;
     static constexpr int pointBudget() { return 2000; }
 
-    bool savePng(const QString& path, int width, int height);
-    bool savePdf(const QString& path, int width, int height);
-    bool saveSvg(const QString& path, int width, int height);
+    // Renders the chart at `size` as "png", "svg" or "pdf" into `out`;
+    // false for another format or when rendering fails.
+    bool render(QIODevice& out, const QString& format, QSize size);
     QCustomPlot* plot() const { return m_plot; }
 
 private:
@@ -40,7 +42,6 @@ private:
     QString m_title;
     std::vector<QCPGraph*> m_curves;
     std::vector<QCPGraph*> m_compare;
-    double m_latest = 0;
 };
 
 } // namespace blkmq

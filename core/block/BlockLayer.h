@@ -82,7 +82,6 @@ public:
 
     // --- live settings (engine commands) ---
     void setRqAffinity(int dev, int value) { m_queues[static_cast<std::size_t>(dev)].spec.rq_affinity = value; }
-    void setPatches(const CompletionPatches& p) { m_patches = p; }
     void setKernel(const KernelSpec& k);
     const CompletionPatches& patches() const { return m_patches; }
 

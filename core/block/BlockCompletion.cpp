@@ -341,22 +341,18 @@ void BlockLayer::performCompletionOp(int cpu, Op op, OpStack& stack)
         break;
     case OpCode::NetRxPoll: { // net_rx_action() → the driver's poll, one packet per action
         const int budget = op.a > 0 ? op.a : kNapiBudget;
-        if (b.rxHead == b.rx.size()) {
-            b.rx.clear();
-            b.rxHead = 0;
+        if (b.rx.empty()) {
             b.rxIrqRaised = false; // napi_complete_done(): unmask the NIC interrupt
             break;
         }
-        const int rq = b.rx[b.rxHead++];
+        const int rq = b.rx.pop_front();
         if (rq < 0) {
             m_machine.charge(b.rxLoadCost);
         } else {
             m_machine.charge(m_sim.costs.net_rx_pkt_ns);
             blkMqCompleteRequest(cpu, rq); // nvme-tcp completes right in the receive path
         }
-        if (b.rxHead == b.rx.size()) {
-            b.rx.clear();
-            b.rxHead = 0;
+        if (b.rx.empty()) {
             b.rxIrqRaised = false;
         } else if (budget > 1) {
             stack.push_back({ OpCode::NetRxPoll, budget - 1 });

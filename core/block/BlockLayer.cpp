@@ -506,12 +506,8 @@ void BlockLayer::perform(int cpu, Op op, OpStack& stack)
     BlkCpu& b = m_cpu[static_cast<std::size_t>(cpu)];
     switch (op.code) {
     case OpCode::KworkerStep:
-        if (b.kblockdHead < b.kblockd.size()) {
-            const int h = b.kblockd[b.kblockdHead++];
-            if (b.kblockdHead == b.kblockd.size()) {
-                b.kblockd.clear();
-                b.kblockdHead = 0;
-            }
+        if (!b.kblockd.empty()) {
+            const int h = b.kblockd.pop_front();
             stack.push_back({ OpCode::KworkerStep, cpu });
             stack.push_back({ OpCode::RunHctx, h });
         } else {

@@ -64,10 +64,8 @@ struct BlkCpu {
     RqList doneBatch; // taken by the BLOCK softirq
     int callSingleOwner = -1; // last CPU to write each list head (cacheline owner)
     int doneOwner = -1;
-    std::vector<int> kblockd; // hctxs queued for an async run on this CPU's kworker
-    std::size_t kblockdHead = 0;
-    std::vector<int> rx; // NIC receive ring: request index, or -1 for a packet of the net_rx load
-    std::size_t rxHead = 0;
+    RingQueue<int> kblockd; // hctxs queued for an async run on this CPU's kworker
+    RingQueue<int> rx; // NIC receive ring: request index, or -1 for a packet of the net_rx load
     bool rxIrqRaised = false; // NAPI scheduled: the NIC interrupt stays off until the ring is drained
     std::int64_t rxLoadCost = 0;
 };

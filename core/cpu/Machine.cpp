@@ -28,7 +28,9 @@ int Machine::createTask(TaskKind kind, int cpu, int owner, bool fifo)
     t.stack.reserve(32);
     m_tasks.push_back(std::move(t));
     const int id = static_cast<int>(m_tasks.size()) - 1;
-    m_cpus[static_cast<std::size_t>(cpu)].tasks.push_back(id);
+    auto& c = m_cpus[static_cast<std::size_t>(cpu)];
+    c.tasks.push_back(id);
+    (fifo ? c.runnableFifo : c.runnableOther).reserve(c.tasks.size());
     if (kind == TaskKind::Kworker)
         m_cpus[static_cast<std::size_t>(cpu)].kworker = id;
     return id;
@@ -131,17 +133,78 @@ void Machine::makeRunnable(int id)
             break;
         }
     }
-    if (t.fifo)
-        return;
-    // CFS place_entity: a sleeper gets at most one granularity of credit.
-    std::int64_t minVruntime = INT64_MAX;
-    for (int other : m_cpus[static_cast<std::size_t>(t.cpu)].tasks) {
-        const Task& o = task(other);
-        if (other != id && o.runnable && !o.fifo)
-            minVruntime = std::min(minVruntime, o.vruntime);
+    if (!t.fifo) {
+        // CFS place_entity: a sleeper gets at most one granularity of credit
+        // against the smallest vruntime of the runnable SCHED_OTHER tasks.
+        const auto& others = m_cpus[static_cast<std::size_t>(t.cpu)].runnableOther;
+        if (!others.empty())
+            t.vruntime = std::max(t.vruntime, task(others.front()).vruntime - m_sim.costs.sched_granularity_ns);
     }
-    if (minVruntime != INT64_MAX)
-        t.vruntime = std::max(t.vruntime, minVruntime - m_sim.costs.sched_granularity_ns);
+    enqueueTask(id);
+}
+
+void Machine::sleepTask(int id)
+{
+    Task& t = task(id);
+    if (!t.runnable)
+        return;
+    t.runnable = false;
+    dequeueTask(id);
+}
+
+namespace {
+// The runqueue order of SCHED_OTHER tasks: smallest vruntime first, then creation order.
+struct ByVruntime {
+    const std::vector<Task>& tasks;
+    bool operator()(int a, int b) const
+    {
+        const auto va = tasks[static_cast<std::size_t>(a)].vruntime, vb = tasks[static_cast<std::size_t>(b)].vruntime;
+        return va != vb ? va < vb : a < b;
+    }
+};
+} // namespace
+
+void Machine::enqueueTask(int id)
+{
+    auto& c = m_cpus[static_cast<std::size_t>(task(id).cpu)];
+    if (task(id).fifo)
+        c.runnableFifo.insert(std::lower_bound(c.runnableFifo.begin(), c.runnableFifo.end(), id), id);
+    else
+        c.runnableOther.insert(
+            std::lower_bound(c.runnableOther.begin(), c.runnableOther.end(), id, ByVruntime { m_tasks }), id);
+}
+
+void Machine::dequeueTask(int id)
+{
+    auto& c = m_cpus[static_cast<std::size_t>(task(id).cpu)];
+    auto& q = task(id).fifo ? c.runnableFifo : c.runnableOther;
+    const auto it = task(id).fifo ? std::lower_bound(q.begin(), q.end(), id)
+                                  : std::lower_bound(q.begin(), q.end(), id, ByVruntime { m_tasks });
+    assert(it != q.end() && *it == id);
+    q.erase(it);
+}
+
+void Machine::addVruntime(int id, std::int64_t ns)
+{
+    Task& t = task(id);
+    if (ns == 0 || t.fifo)
+        return;
+    if (!t.runnable) {
+        t.vruntime += ns;
+        return;
+    }
+    // Move the task right to its new place: as far as its vruntime grew past others.
+    auto& q = m_cpus[static_cast<std::size_t>(t.cpu)].runnableOther;
+    auto it = std::lower_bound(q.begin(), q.end(), id, ByVruntime { m_tasks });
+    assert(it != q.end() && *it == id);
+    t.vruntime += ns;
+    auto next = it + 1;
+    while (next != q.end() && ByVruntime { m_tasks }(*next, id)) {
+        *it = *next;
+        ++it;
+        ++next;
+    }
+    *it = id;
 }
 
 void Machine::wakeTask(int id, int fromCpu)
@@ -193,17 +256,17 @@ int Machine::pickTask(int cpu) const
         return cur; // bh disabled implies preemption disabled
     if (curOk && task(cur).fifo)
         return cur;
-    int bestFifo = -1, bestOther = -1;
-    for (int id : c.tasks) {
-        if (id == cur || !ready(id))
-            continue;
-        if (task(id).fifo) {
-            if (bestFifo < 0)
-                bestFifo = id;
-        } else if (bestOther < 0 || task(id).vruntime < task(bestOther).vruntime) {
-            bestOther = id;
-        }
-    }
+    // The first ready task of each runqueue other than the current one: the
+    // lowest-id SCHED_FIFO task, and the SCHED_OTHER task with the smallest
+    // vruntime (the lower id on a tie).
+    const auto first = [&](const std::vector<int>& q) {
+        for (int id : q)
+            if (id != cur && ready(id))
+                return id;
+        return -1;
+    };
+    const int bestFifo = first(c.runnableFifo);
+    const int bestOther = first(c.runnableOther);
     if (bestFifo >= 0)
         return bestFifo;
     if (!curOk)
@@ -222,11 +285,7 @@ OpStack* Machine::pickStack(int cpu, ExecContext& ctx)
         return &c.hardirq;
     }
     if (c.irqQueued()) {
-        const PendingIrq irq = c.irqs[c.irqHead++];
-        if (c.irqHead == c.irqs.size()) {
-            c.irqs.clear();
-            c.irqHead = 0;
-        }
+        const PendingIrq irq = c.irqs.pop_front();
         Op handler { OpCode::CsdFlush, irq.arg };
         switch (irq.kind) {
         case IrqKind::DeviceVector:
@@ -291,8 +350,8 @@ void Machine::onBoundary(int cpu)
         perform(cpu, op, *stack);
         m_currentStack = nullptr;
         c.busy[static_cast<int>(ctx)] += m_charge;
-        if (stack != &c.hardirq && stack != &c.softirq && !task(m_currentTask).fifo)
-            task(m_currentTask).vruntime += m_charge;
+        if (stack != &c.hardirq && stack != &c.softirq)
+            addVruntime(m_currentTask, m_charge);
         // Zero-cost ops (decisions) chain within the same instant; a
         // pathological chain is cut so time always advances.
         if (m_charge > 0 || guard > 100000) {

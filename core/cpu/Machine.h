@@ -2,6 +2,7 @@
 
 #include "cpu/OpHandler.h"
 #include "cpu/Task.h"
+#include "sim/RingQueue.h"
 #include "sim/Sim.h"
 
 #include <array>
@@ -19,13 +20,18 @@ struct PendingIrq {
 struct CpuState {
     OpStack hardirq;
     OpStack softirq;
-    std::vector<PendingIrq> irqs;
-    std::size_t irqHead = 0;
+    RingQueue<PendingIrq> irqs;
     bool hardirqActive = false;
     bool softirqActive = false; // __do_softirq on the softirq level (from irq_exit)
     bool boundaryPending = false; // an action is in progress
     int current = -1; // task at task level, -1 = idle
     std::vector<int> tasks;
+    // The runqueue: runnable SCHED_FIFO tasks by id, runnable SCHED_OTHER
+    // tasks by (vruntime, id). Picking a task and placing a woken one look at
+    // the front instead of every task on the CPU; both keep capacity for all
+    // of the CPU's tasks, so waking and sleeping never allocate.
+    std::vector<int> runnableFifo;
+    std::vector<int> runnableOther;
     std::uint32_t softirqPending = 0;
     SimTime softirqStart;
     int softirqRestarts = 0;
@@ -35,7 +41,7 @@ struct CpuState {
     bool idle = true;
     std::array<std::int64_t, kExecContexts> busy {};
 
-    bool irqQueued() const { return irqHead < irqs.size(); }
+    bool irqQueued() const { return !irqs.empty(); }
 };
 
 // The CPUs of the virtual machine and the kernel mechanics that do not
@@ -90,7 +96,7 @@ public:
     // Makes a sleeping task runnable: at once if it lives on `fromCpu` (or
     // fromCpu < 0), else after the remote wake-up latency.
     void wakeTask(int task, int fromCpu);
-    void sleepTask(int task) { m_tasks[static_cast<std::size_t>(task)].runnable = false; }
+    void sleepTask(int task);
     void kick(int cpu);
 
     // --- events ---
@@ -104,6 +110,9 @@ private:
     void perform(int cpu, Op op, OpStack& stack);
     void performMachineOp(int cpu, Op op, OpStack& stack);
     void makeRunnable(int task);
+    void enqueueTask(int task);
+    void dequeueTask(int task);
+    void addVruntime(int task, std::int64_t ns);
     void enterSoftirq(int cpu, OpStack& stack, bool on);
 
     Sim& m_sim;

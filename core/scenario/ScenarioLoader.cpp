@@ -1,5 +1,7 @@
 #include "scenario/ScenarioLoader.h"
 
+#include "io/SafeFile.h"
+#include "io/Limits.h"
 #include "scenario/PatchRegistry.h"
 #include "scenario/PresetData.h"
 #include "sim/Duration.h"
@@ -23,12 +25,28 @@ struct FieldError {
     std::string message;
 };
 
-[[noreturn]] void fail(const std::string& path, const std::string& what) { throw FieldError { path + ": " + what }; }
-
-std::string typeName(const json& v)
+// Keeps a message on one readable line even when a hostile document has a
+// megabyte-long key.
+std::string shortened(const std::string& text, std::size_t most)
 {
-    return v.is_string() ? "a string '" + v.get<std::string>() + "'" : std::string(v.type_name()) + " " + v.dump();
+    return text.size() <= most ? text : text.substr(0, most - 3) + "...";
 }
+
+[[noreturn]] void fail(const std::string& path, const std::string& what)
+{
+    throw FieldError { shortened(path, 120) + ": " + shortened(what, 400) };
+}
+
+// A value as an error message shows it: short, on one line.
+std::string brief(const json& v)
+{
+    std::string text = v.dump(-1, ' ', false, json::error_handler_t::replace);
+    if (text.size() > 60)
+        text = text.substr(0, 57) + "...";
+    return text;
+}
+
+std::string typeName(const json& v) { return std::string(v.type_name()) + " " + brief(v); }
 
 // Walks one JSON object, hands out typed fields and rejects unknown keys.
 class ObjectReader {
@@ -57,7 +75,7 @@ public:
             return def;
         if (!v->is_number_integer() || v->get<std::int64_t>() < lo || v->get<std::int64_t>() > hi)
             fail(field(key),
-                "must be an integer in " + std::to_string(lo) + ".." + std::to_string(hi) + " (got " + v->dump() + ")");
+                "must be an integer in " + std::to_string(lo) + ".." + std::to_string(hi) + " (got " + brief(*v) + ")");
         return v->get<std::int64_t>();
     }
     bool boolean(const std::string& key, bool def)
@@ -66,7 +84,7 @@ public:
         if (!v)
             return def;
         if (!v->is_boolean())
-            fail(field(key), "must be true or false (got " + v->dump() + ")");
+            fail(field(key), "must be true or false (got " + brief(*v) + ")");
         return v->get<bool>();
     }
     std::string string(const std::string& key, const std::string& def)
@@ -75,7 +93,7 @@ public:
         if (!v)
             return def;
         if (!v->is_string())
-            fail(field(key), "must be a string (got " + v->dump() + ")");
+            fail(field(key), "must be a string (got " + brief(*v) + ")");
         return v->get<std::string>();
     }
     std::string choice(const std::string& key, const std::string& def, const std::vector<std::string>& allowed)
@@ -85,7 +103,7 @@ public:
             std::string list;
             for (const auto& a : allowed)
                 list += (list.empty() ? "" : ", ") + a;
-            fail(field(key), "must be one of " + list + " (got '" + s + "')");
+            fail(field(key), "must be one of " + list + " (got " + brief(s) + ")");
         }
         return s;
     }
@@ -102,7 +120,7 @@ public:
         if (!t || *t < lo)
             fail(field(key),
                 "must be a duration >= " + formatDuration(lo)
-                    + " (nanoseconds, or a string with ns/us/ms/s such as \"10ms\"; got " + v->dump() + ")");
+                    + " (nanoseconds, or a string with ns/us/ms/s such as \"10ms\"; got " + brief(*v) + ")");
         return *t;
     }
     void finish() const
@@ -132,7 +150,7 @@ std::vector<int> parseCpuList(const json& v, const std::string& path, int nrCpus
     if (v.is_array()) {
         for (const auto& e : v) {
             if (!e.is_number_integer())
-                fail(path, "must list CPU numbers (got " + e.dump() + ")");
+                fail(path, "must list CPU numbers (got " + brief(e) + ")");
             add(e.get<std::int64_t>());
         }
     } else if (v.is_number_integer()) {
@@ -164,7 +182,7 @@ std::vector<int> parseCpuList(const json& v, const std::string& path, int nrCpus
             }
         }
     } else {
-        fail(path, "must be a cpulist string such as \"0-3,8\" or an array of CPU numbers (got " + v.dump() + ")");
+        fail(path, "must be a cpulist string such as \"0-3,8\" or an array of CPU numbers (got " + brief(v) + ")");
     }
     if (cpus.empty())
         fail(path, "names no CPU");
@@ -183,7 +201,7 @@ CompletionDist parseCompletion(const json& v, const std::string& path)
         else if (v.is_string())
             t = parseDuration(v.get<std::string>());
         if (!t)
-            fail(path, "must be a duration (ns or \"10us\") or {\"dist\": ...} (got " + v.dump() + ")");
+            fail(path, "must be a duration (ns or \"10us\") or {\"dist\": ...} (got " + brief(v) + ")");
         d.a = d.b = t->ns();
         return d;
     }
@@ -205,6 +223,62 @@ CompletionDist parseCompletion(const json& v, const std::string& path)
     return d;
 }
 
+// Totals over the whole scenario, checked before anything is allocated for
+// them (docs/limits.md). Each message names the total, its value and the limit.
+void checkTotals(const Scenario& s)
+{
+    const auto over = [](const char* field, const char* total, std::int64_t value, std::int64_t limit) {
+        if (value > limit)
+            fail(field,
+                std::string(total) + " come to " + std::to_string(value) + ", more than the limit of "
+                    + std::to_string(limit) + " (docs/limits.md)");
+    };
+    std::int64_t hctxs = 0, tags = 0;
+    std::set<std::string> tagSets;
+    for (const auto& d : s.devices) {
+        hctxs += d.submit_queues;
+        if (tagSets.insert(d.tag_set).second)
+            tags += std::int64_t(d.submit_queues) * d.hw_queue_depth;
+    }
+    over("devices", "devices (after nr_devices)", static_cast<std::int64_t>(s.devices.size()), limits::kDevices);
+    over("devices", "hardware queues over all devices", hctxs, limits::kHctxs);
+    over("devices", "driver tags over all tag sets", tags, limits::kDriverTags);
+    std::int64_t threads = 0, inFlight = 0;
+    for (const auto& j : s.jobs) {
+        threads += j.numjobs;
+        inFlight += std::int64_t(j.numjobs) * j.iodepth;
+    }
+    over("workload.jobs", "job threads (numjobs summed over the jobs)", threads, limits::kJobThreads);
+    over("workload.jobs", "I/Os in flight (numjobs x iodepth summed over the jobs)", inFlight, limits::kIosInFlight);
+    over("workload.script", "script steps", static_cast<std::int64_t>(s.script.size()), limits::kScriptSteps);
+    over("workload.net_rx", "net_rx loads", static_cast<std::int64_t>(s.net_rx.size()), limits::kNetRxLoads);
+}
+
+// How deep arrays and objects nest, counted without parsing (strings and
+// their escapes skipped), so that a hostile document cannot exhaust the stack
+// of anything that walks it recursively.
+std::int64_t nestingDepth(const std::string& text)
+{
+    std::int64_t depth = 0, most = 0;
+    bool inString = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (inString) {
+            if (c == '\\')
+                ++i;
+            else if (c == '"')
+                inString = false;
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == '[' || c == '{') {
+            most = std::max(most, ++depth);
+        } else if (c == ']' || c == '}') {
+            --depth;
+        }
+    }
+    return most;
+}
+
 std::string arrayPath(const std::string& base, std::size_t i) { return base + "[" + std::to_string(i) + "]"; }
 
 Scenario parse(const json& doc)
@@ -218,20 +292,30 @@ Scenario parse(const json& doc)
         const json* seed = top.get("seed");
         if (seed) {
             if (!seed->is_number_unsigned() && !(seed->is_number_integer() && seed->get<std::int64_t>() >= 0))
-                fail("seed", "must be a non-negative integer (got " + seed->dump() + ")");
+                fail("seed", "must be a non-negative integer (got " + brief(*seed) + ")");
             s.seed = seed->get<std::uint64_t>();
         }
     }
     s.duration = top.duration("duration", s.duration, SimTime(1));
+    if (s.duration.ns() > limits::kDurationNs)
+        fail("duration",
+            "must be at most " + formatDuration(SimTime(limits::kDurationNs)) + " (got " + formatDuration(s.duration)
+                + "; docs/limits.md)");
     s.sample_interval = top.duration("sample_interval", s.sample_interval, usec(1));
     s.stall_age = top.duration("stall_age", s.stall_age, usec(1));
-    if (s.duration.ns() / s.sample_interval.ns() > 10000000)
-        fail("sample_interval", "gives more than 10 million samples for this duration; use a longer interval");
+    if (s.duration.ns() / s.sample_interval.ns() > limits::kSamples)
+        fail("sample_interval",
+            formatDuration(s.sample_interval) + " over a duration of " + formatDuration(s.duration) + " gives "
+                + std::to_string(s.duration.ns() / s.sample_interval.ns()) + " samples, more than the limit of "
+                + std::to_string(limits::kSamples) + " (docs/limits.md); use a longer interval or a shorter duration");
 
     s.topologyText = top.string("topology", s.topologyText);
     auto topo = TopologyLoader::load(s.topologyText);
-    if (!topo)
-        fail("topology", topo.error());
+    if (!topo) {
+        // The topology loader's messages start with "topology: " already.
+        const std::string& why = topo.error();
+        throw FieldError { why.rfind("topology:", 0) == 0 ? why : "topology: " + why };
+    }
     s.topology = std::move(*topo);
     const int nrCpus = s.topology.nrCpus();
 
@@ -248,6 +332,10 @@ Scenario parse(const json& doc)
             if (d.name.empty() || d.name.find_first_of(".=[] ") != std::string::npos)
                 fail(r.field("name"), "must be a non-empty name without '.', '=', '[', ']' or spaces");
             const int nrDevices = static_cast<int>(r.integer("nr_devices", 1, 1, 1024));
+            if (static_cast<std::int64_t>(s.devices.size()) + nrDevices > limits::kDevices)
+                fail(r.field("nr_devices"),
+                    "brings the devices to more than the limit of " + std::to_string(limits::kDevices)
+                        + " (docs/limits.md)");
             const bool sharedTags = r.boolean("shared_tags", false);
             d.submit_queues = static_cast<int>(r.integer("submit_queues", 1, 1, 4096));
             d.hw_queue_depth = static_cast<int>(r.integer("hw_queue_depth", 64, 1, 4096));
@@ -263,7 +351,7 @@ Scenario parse(const json& doc)
                 if (idx < 0)
                     fail(r.field("irqmode"),
                         "must be one of none, softirq, timer, nvme, napi, kthread (or 0, 1, 2 as null_blk) (got "
-                            + m->dump() + ")");
+                            + brief(*m) + ")");
                 d.irqmode = static_cast<IrqMode>(idx);
             }
             if (const json* c = r.get("completion_nsec"))
@@ -275,7 +363,7 @@ Scenario parse(const json& doc)
                     for (const auto& e : *a) {
                         if (!e.is_number_integer() || e.get<int>() < 0 || e.get<int>() >= nrCpus)
                             fail(r.field("irq_affinity"),
-                                "CPU " + e.dump() + " does not exist (the topology has CPUs 0.."
+                                "CPU " + brief(e) + " does not exist (the topology has CPUs 0.."
                                     + std::to_string(nrCpus - 1) + ")");
                         d.irq_affinity.push_back(e.get<int>());
                     }
@@ -333,6 +421,9 @@ Scenario parse(const json& doc)
         // Declared tag sets: every device's tag_set must name one, and each must be used.
         if (!sets->is_array())
             fail("tag_sets", "must be an array of {\"name\": ...} objects");
+        if (static_cast<std::int64_t>(sets->size()) > limits::kDevices)
+            fail("tag_sets",
+                "declares more tag sets than the limit of " + std::to_string(limits::kDevices) + " devices");
         std::vector<std::string> names;
         for (std::size_t i = 0; i < sets->size(); ++i) {
             ObjectReader r((*sets)[i], arrayPath("tag_sets", i));
@@ -388,6 +479,10 @@ Scenario parse(const json& doc)
         if (const json* jobs = wr.get("jobs")) {
             if (!jobs->is_array())
                 fail("workload.jobs", "must be an array of job objects");
+            if (static_cast<std::int64_t>(jobs->size()) > limits::kJobThreads)
+                fail("workload.jobs",
+                    "has " + std::to_string(jobs->size()) + " jobs, more than the limit of "
+                        + std::to_string(limits::kJobThreads) + " job threads (docs/limits.md)");
             for (std::size_t i = 0; i < jobs->size(); ++i) {
                 const std::string path = arrayPath("workload.jobs", i);
                 ObjectReader r((*jobs)[i], path);
@@ -418,6 +513,10 @@ Scenario parse(const json& doc)
         if (const json* steps = wr.get("script")) {
             if (!steps->is_array())
                 fail("workload.script", "must be an array of steps");
+            if (static_cast<std::int64_t>(steps->size()) > limits::kScriptSteps)
+                fail("workload.script",
+                    "has " + std::to_string(steps->size()) + " steps, more than the limit of "
+                        + std::to_string(limits::kScriptSteps) + " (docs/limits.md)");
             std::set<std::string> ids;
             for (std::size_t i = 0; i < steps->size(); ++i) {
                 const std::string path = arrayPath("workload.script", i);
@@ -468,6 +567,10 @@ Scenario parse(const json& doc)
         if (const json* loads = wr.get("net_rx")) {
             if (!loads->is_array())
                 fail("workload.net_rx", "must be an array of {cpus, pps, cost} objects");
+            if (static_cast<std::int64_t>(loads->size()) > limits::kNetRxLoads)
+                fail("workload.net_rx",
+                    "has " + std::to_string(loads->size()) + " loads, more than the limit of "
+                        + std::to_string(limits::kNetRxLoads) + " (docs/limits.md)");
             for (std::size_t i = 0; i < loads->size(); ++i) {
                 ObjectReader r((*loads)[i], arrayPath("workload.net_rx", i));
                 NetRxLoad l;
@@ -502,7 +605,7 @@ Scenario parse(const json& doc)
                         "unknown patch id (known: " + (list.empty() ? std::string("none in this build") : list) + ")");
                 }
                 if (!it->is_boolean())
-                    fail("kernel.patches." + it.key(), "must be true or false (got " + it->dump() + ")");
+                    fail("kernel.patches." + it.key(), "must be true or false (got " + brief(*it) + ")");
                 s.kernel.patches[it.key()] = it->get<bool>();
             }
         }
@@ -534,6 +637,7 @@ Scenario parse(const json& doc)
         r.finish();
     }
     top.finish();
+    checkTotals(s);
     s.sourceJson = doc.dump();
     return s;
 }
@@ -547,7 +651,7 @@ Result<Scenario> ScenarioLoader::fromJson(const json& doc)
     } catch (const FieldError& e) {
         return Result<Scenario>::failure(e.message);
     } catch (const json::exception& e) {
-        return Result<Scenario>::failure(std::string("scenario: ") + e.what());
+        return Result<Scenario>::failure(shortened(std::string("scenario: ") + e.what(), 400));
     }
 }
 
@@ -555,10 +659,13 @@ Result<bool> ScenarioLoader::applySet(json& doc, const std::string& assignment)
 {
     const auto eq = assignment.find('=');
     if (eq == std::string::npos || eq == 0)
-        return Result<bool>::failure(
-            "--set '" + assignment + "': expected key=value with a dotted key such as kernel.threadirqs=true");
+        return Result<bool>::failure("--set '" + shortened(assignment, 120)
+            + "': expected key=value with a dotted key such as kernel.threadirqs=true");
     const std::string path = assignment.substr(0, eq);
     const std::string text = assignment.substr(eq + 1);
+    if (nestingDepth(text) > limits::kJsonDepth)
+        return Result<bool>::failure("--set " + shortened(path, 120) + ": the value nests deeper than "
+            + std::to_string(limits::kJsonDepth) + " levels (docs/limits.md)");
     json value = json::parse(text, nullptr, false);
     if (value.is_discarded())
         value = text;
@@ -567,9 +674,13 @@ Result<bool> ScenarioLoader::applySet(json& doc, const std::string& assignment)
     std::string key;
     while (std::getline(ss, key, '.')) {
         if (key.empty())
-            return Result<bool>::failure("--set '" + assignment + "': empty component in key '" + path + "'");
+            return Result<bool>::failure(
+                "--set '" + shortened(assignment, 120) + "': empty component in key '" + shortened(path, 120) + "'");
         keys.push_back(key);
     }
+    if (static_cast<std::int64_t>(keys.size()) > limits::kJsonDepth)
+        return Result<bool>::failure("--set '" + shortened(path, 120) + "': the key has more than "
+            + std::to_string(limits::kJsonDepth) + " components (docs/limits.md)");
     json* node = &doc;
     std::string walked;
     for (std::size_t i = 0; i < keys.size(); ++i) {
@@ -579,7 +690,8 @@ Result<bool> ScenarioLoader::applySet(json& doc, const std::string& assignment)
         if (node->is_array()) {
             json* next = nullptr;
             if (std::all_of(k.begin(), k.end(), ::isdigit)) {
-                const auto idx = std::stoul(k);
+                // More digits than any array here can have elements is simply "no element".
+                const auto idx = k.size() <= 9 ? std::stoul(k) : SIZE_MAX;
                 if (idx < node->size())
                     next = &(*node)[idx];
             } else {
@@ -588,7 +700,8 @@ Result<bool> ScenarioLoader::applySet(json& doc, const std::string& assignment)
                         next = &e;
             }
             if (!next)
-                return Result<bool>::failure("--set " + walked + ": no element with that index or name");
+                return Result<bool>::failure(
+                    "--set " + shortened(walked, 120) + ": no element with that index or name");
             if (last)
                 *next = value;
             node = next;
@@ -597,7 +710,7 @@ Result<bool> ScenarioLoader::applySet(json& doc, const std::string& assignment)
         if (node->is_null())
             *node = json::object();
         if (!node->is_object())
-            return Result<bool>::failure("--set " + walked + ": the parent is not an object");
+            return Result<bool>::failure("--set " + shortened(walked, 120) + ": the parent is not an object");
         if (last) {
             (*node)[k] = value;
         } else {
@@ -616,33 +729,38 @@ Result<bool> ScenarioLoader::applySet(json& doc, const std::string& assignment)
 Result<Scenario> ScenarioLoader::fromText(
     const std::string& text, const std::string& origin, const std::vector<std::string>& sets)
 {
-    json doc = json::parse(text, nullptr, false);
-    if (doc.is_discarded()) {
-        // Parse again with exceptions on to get the byte position in the message.
-        try {
-            const json again = json::parse(text);
-            (void)again;
-        } catch (const json::parse_error& e) {
-            return Result<Scenario>::failure(origin + ": not valid JSON: " + e.what());
-        }
-        return Result<Scenario>::failure(origin + ": not valid JSON");
+    using R = Result<Scenario>;
+    if (const auto depth = nestingDepth(text); depth > limits::kJsonDepth)
+        return R::failure(origin + ": nests deeper than " + std::to_string(limits::kJsonDepth)
+            + " levels (docs/limits.md); a scenario needs about 5");
+    json doc;
+    try {
+        doc = json::parse(text);
+    } catch (const json::exception& e) {
+        // parse_error carries the byte position; out_of_range a number beyond a double (1e400).
+        std::string why = e.what();
+        if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+            why = "the file is empty";
+        return R::failure(shortened(origin + ": not valid JSON: " + why, 400));
     }
+    if (!doc.is_object())
+        return R::failure(origin + ": (top level): must be an object, got " + typeName(doc));
     for (const auto& s : sets) {
         auto r = applySet(doc, s);
         if (!r)
-            return Result<Scenario>::failure(r.error());
+            return R::failure(r.error());
     }
     return fromJson(doc);
 }
 
 Result<Scenario> ScenarioLoader::fromFile(const std::string& path, const std::vector<std::string>& sets)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return Result<Scenario>::failure(path + ": cannot open the scenario file");
-    std::stringstream buf;
-    buf << in.rdbuf();
-    return fromText(buf.str(), path, sets);
+    if (path.empty())
+        return Result<Scenario>::failure("scenario file: the name is empty");
+    auto text = SafeFile::read(path, limits::kScenarioFileBytes);
+    if (!text)
+        return Result<Scenario>::failure("scenario file: " + text.error());
+    return fromText(*text, path, sets);
 }
 
 Result<std::string> ScenarioLoader::presetText(const std::string& name)

@@ -1,5 +1,8 @@
 #include "topo/TopologyLoader.h"
 
+#include "io/SafeFile.h"
+#include "io/Limits.h"
+
 #include <hwloc.h>
 
 #include <algorithm>
@@ -23,7 +26,8 @@ bool takeCount(std::string_view part, char suffix, int& out)
         return false;
     const auto digits = part.substr(0, part.size() - 1);
     auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), out);
-    return ec == std::errc() && p == digits.data() + digits.size() && out > 0 && out <= 4096;
+    // Large counts parse here and fail the CPU total below with the real reason.
+    return ec == std::errc() && p == digits.data() + digits.size() && out > 0 && out <= 1000000;
 }
 
 std::vector<std::string_view> split(std::string_view s, char sep)
@@ -98,6 +102,9 @@ Result<Topology> TopologyLoader::fromSpec(const std::string& spec, const std::st
             return bad("no core count ('Cc')");
         if (shape.cores % shape.llcs != 0)
             return bad("cores per package must be a multiple of LLC domains per package");
+        const std::int64_t cpus = std::int64_t(repeat) * shape.packages * shape.cores * shape.threads;
+        if (cpus > limits::kCpus || std::int64_t(nodes.size()) + repeat > limits::kCpus)
+            return bad("more than " + std::to_string(limits::kCpus) + " CPUs");
         for (int r = 0; r < repeat; ++r)
             nodes.push_back(shape);
     }
@@ -105,11 +112,12 @@ Result<Topology> TopologyLoader::fromSpec(const std::string& spec, const std::st
     for (const auto& n : nodes)
         if (n.threads != threads)
             return bad("every node must have the same threads per core");
-    int totalCores = 0;
+    std::int64_t total = 0;
     for (const auto& n : nodes)
-        totalCores += n.packages * n.cores;
-    if (totalCores * threads > 4096)
-        return bad("more than 4096 CPUs");
+        total += std::int64_t(n.packages) * n.cores;
+    if (total * threads > limits::kCpus)
+        return bad("more than " + std::to_string(limits::kCpus) + " CPUs");
+    const int totalCores = static_cast<int>(total);
 
     std::vector<CpuInfo> cpus(static_cast<std::size_t>(totalCores * threads));
     int core = 0, pkg = 0, llc = 0;
@@ -177,6 +185,9 @@ Result<Topology> fromHwloc(hwloc_topology_t topo, const std::string& name)
     const int nPu = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
     if (nPu <= 0)
         return Result<Topology>::failure("topology: '" + name + "' has no processing units");
+    if (nPu > limits::kCpus)
+        return Result<Topology>::failure("topology: '" + name + "' has " + std::to_string(nPu)
+            + " processing units, more than the limit of " + std::to_string(limits::kCpus) + " CPUs");
     struct Pu {
         unsigned os;
         CpuInfo info;
@@ -228,11 +239,22 @@ Result<Topology> fromHwloc(hwloc_topology_t topo, const std::string& name)
     hwloc_distances_s* dist = nullptr;
     if (hwloc_distances_get_by_type(topo, HWLOC_OBJ_NUMANODE, &nr, &dist, HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0) == 0
         && nr == 1 && dist && static_cast<int>(dist->nbobjs) == nNodes) {
-        numa.assign(nNodes, std::vector<int>(nNodes, 10));
-        for (unsigned i = 0; i < dist->nbobjs; ++i)
-            for (unsigned j = 0; j < dist->nbobjs; ++j)
-                numa[nodeIds[dist->objs[i]->logical_index]][nodeIds[dist->objs[j]->logical_index]]
-                    = static_cast<int>(dist->values[i * dist->nbobjs + j]);
+        // Only a matrix over exactly the nodes that hold CPUs is used; anything else keeps the default.
+        std::vector<int> index(dist->nbobjs, -1);
+        bool usable = true;
+        for (unsigned i = 0; i < dist->nbobjs && usable; ++i) {
+            const auto it = dist->objs[i] ? nodeIds.find(dist->objs[i]->logical_index) : nodeIds.end();
+            usable = it != nodeIds.end() && std::find(index.begin(), index.end(), it->second) == index.end();
+            if (usable)
+                index[i] = it->second;
+        }
+        if (usable) {
+            numa.assign(nNodes, std::vector<int>(nNodes, 10));
+            for (unsigned i = 0; i < dist->nbobjs; ++i)
+                for (unsigned j = 0; j < dist->nbobjs; ++j)
+                    numa[static_cast<std::size_t>(index[i])][static_cast<std::size_t>(index[j])]
+                        = static_cast<int>(std::clamp<std::uint64_t>(dist->values[i * dist->nbobjs + j], 1, 1000000));
+        }
     }
     if (dist)
         hwloc_distances_release(topo, dist);
@@ -243,19 +265,27 @@ Result<Topology> fromHwloc(hwloc_topology_t topo, const std::string& name)
 
 Result<Topology> TopologyLoader::fromHwlocXml(const std::string& path)
 {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec))
-        return Result<Topology>::failure("topology: hwloc XML file '" + path + "' does not exist");
+    // Read and checked here (regular file, size) so hwloc never opens a FIFO or a device.
+    auto text = SafeFile::read(path, limits::kTopologyXmlBytes);
+    if (!text)
+        return Result<Topology>::failure("topology: hwloc XML file: " + text.error());
+    return fromHwlocXmlText(*text, std::filesystem::path(path).filename().string(), path);
+}
+
+Result<Topology> TopologyLoader::fromHwlocXmlText(
+    const std::string& xml, const std::string& name, const std::string& origin)
+{
     hwloc_topology_t topo;
     hwloc_topology_init(&topo);
     // hwloc prints its own XML diagnostics unless told to stay quiet.
     setenv("HWLOC_XML_VERBOSE", "0", 0);
-    if (hwloc_topology_set_xml(topo, path.c_str()) != 0 || hwloc_topology_load(topo) != 0) {
+    if (hwloc_topology_set_xmlbuffer(topo, xml.c_str(), static_cast<int>(xml.size() + 1)) != 0
+        || hwloc_topology_load(topo) != 0) {
         hwloc_topology_destroy(topo);
         return Result<Topology>::failure(
-            "topology: '" + path + "' is not a valid hwloc XML topology (lstopo --of xml)");
+            "topology: '" + origin + "' is not a valid hwloc XML topology (lstopo --of xml)");
     }
-    auto result = fromHwloc(topo, std::filesystem::path(path).filename().string());
+    auto result = fromHwloc(topo, name);
     hwloc_topology_destroy(topo);
     return result;
 }

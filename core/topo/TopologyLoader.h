@@ -28,6 +28,9 @@ public:
     static Result<Topology> fromSpec(const std::string& spec, const std::string& name = {});
     static Result<Topology> fromPreset(const std::string& name);
     static Result<Topology> fromHwlocXml(const std::string& path);
+    // An hwloc XML document in memory (the fuzz target and fromHwlocXml use it).
+    static Result<Topology> fromHwlocXmlText(
+        const std::string& xml, const std::string& name, const std::string& origin);
     static Result<Topology> fromHost();
     // A preset name, "host", a path ending in .xml, or a spec string.
     static Result<Topology> load(const std::string& what);

@@ -129,7 +129,7 @@ private slots:
         QTest::newRow("llc split") << u"1n:1p:3l:4c"_qs << u"multiple"_qs;
         QTest::newRow("mixed threads") << u"4c:2t+4c:1t"_qs << u"threads per core"_qs;
         QTest::newRow("unknown preset") << u"no-such-box"_qs << u"unknown preset"_qs;
-        QTest::newRow("missing xml") << u"/nonexistent/file.xml"_qs << u"does not exist"_qs;
+        QTest::newRow("missing xml") << u"/nonexistent/file.xml"_qs << u"No such file or directory"_qs;
         QTest::newRow("broken xml") << QString::fromLatin1(BLKMQLAB_TEST_DATA "/broken.xml")
                                     << u"not a valid hwloc XML"_qs;
     }

@@ -1,0 +1,40 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace blkmq {
+
+// Every limit on what BlkMQ Lab accepts, declared once: the loaders and the
+// CLI check against these constants, and `blkmqlab-cli limits` prints the
+// table that docs/limits.md embeds. Each keeps memory, time or output bounded
+// for a hostile or mistaken input; none is reached by a realistic scenario.
+namespace limits {
+inline constexpr std::int64_t kScenarioFileBytes = 8 << 20;
+inline constexpr std::int64_t kTopologyXmlBytes = 64 << 20;
+inline constexpr std::int64_t kJsonDepth = 64;
+inline constexpr std::int64_t kCpus = 4096;
+inline constexpr std::int64_t kDurationNs = 3600LL * 1000000000LL;
+inline constexpr std::int64_t kSamples = 1000000;
+inline constexpr std::int64_t kDevices = 4096;
+inline constexpr std::int64_t kHctxs = 65536;
+inline constexpr std::int64_t kDriverTags = 4 << 20;
+inline constexpr std::int64_t kJobThreads = 16384;
+inline constexpr std::int64_t kIosInFlight = 1 << 20;
+inline constexpr std::int64_t kScriptSteps = 10000;
+inline constexpr std::int64_t kNetRxLoads = 4096;
+inline constexpr std::int64_t kExploreSeeds = 100000;
+inline constexpr std::int64_t kSweepValues = 10000;
+inline constexpr std::int64_t kThreads = 1024;
+} // namespace limits
+
+struct LimitInfo {
+    const char* name; // as error messages name it
+    std::int64_t value;
+    const char* unit; // "bytes", "ns" or "" for a count
+    const char* why;
+};
+
+const std::vector<LimitInfo>& allLimits();
+
+} // namespace blkmq

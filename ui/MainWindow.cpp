@@ -7,6 +7,7 @@
 #include "ScenarioPanel.h"
 #include "TimePlot.h"
 #include "TokenLayer.h"
+#include "io/SafeFile.h"
 #include "scenario/ScenarioLoader.h"
 #include "sim/Duration.h"
 
@@ -28,7 +29,7 @@
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QSaveFile>
+#include <QBuffer>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSettings>
@@ -648,58 +649,71 @@ void MainWindow::refreshInspector()
     m_inspector->setHtml(html);
 }
 
+namespace {
+// Every export goes through SafeFile: atomic for files, written through to a
+// device or FIFO, never replacing one.
+QString writeOut(const QString& path, const QByteArray& bytes)
+{
+    const std::string err = SafeFile::write(path.toStdString(), std::string_view(bytes.constData(), bytes.size()));
+    return QString::fromStdString(err);
+}
+} // namespace
+
+bool MainWindow::stalled() const { return !m_banner->isHidden(); }
+
+QString MainWindow::checkChartPath(const QString& path)
+{
+    const QString format = QFileInfo(path).suffix().toLower();
+    if (format != QLatin1String("png") && format != QLatin1String("svg") && format != QLatin1String("pdf"))
+        return tr("%1: unknown chart format '%2' (use .png, .svg or .pdf)").arg(path, format);
+    return QString::fromStdString(SafeFile::checkWritable(path.toStdString()));
+}
+
 QString MainWindow::exportChart(const QString& path, int plot, QSize size)
 {
     TimePlot* p = m_plots->plots().at(static_cast<std::size_t>(plot));
     if (!size.isValid())
         size = p->size().isEmpty() ? QSize(900, 300) : p->size();
-    const QString format = QFileInfo(path).suffix().toLower();
-    if (format != QLatin1String("png") && format != QLatin1String("svg") && format != QLatin1String("pdf"))
-        return tr("unknown chart format '%1' (use .png, .svg or .pdf)").arg(format);
-    QSaveFile out(path);
-    if (!out.open(QIODevice::WriteOnly))
-        return tr("cannot write %1: %2").arg(path, out.errorString());
-    if (!p->render(out, format, size)) {
-        out.cancelWriting();
+    if (const QString err = checkChartPath(path); !err.isEmpty())
+        return err;
+    QBuffer out;
+    out.open(QIODevice::WriteOnly);
+    if (!p->render(out, QFileInfo(path).suffix().toLower(), size))
         return tr("could not render the chart to %1").arg(path);
-    }
-    return out.commit() ? QString() : tr("cannot write %1: %2").arg(path, out.errorString());
+    return writeOut(path, out.data());
 }
 
 QString MainWindow::exportCsv(const QString& path) const
 {
-    QSaveFile out(path);
-    if (!out.open(QIODevice::WriteOnly))
-        return tr("cannot write %1: %2").arg(path, out.errorString());
-    out.write(TimeSeries::csvHeader().c_str());
-    out.write("\n");
+    QByteArray bytes = QByteArray::fromStdString(TimeSeries::csvHeader() + "\n");
     for (const auto& r : m_rows) {
-        out.write(TimeSeries::csvRow(r).c_str());
-        out.write("\n");
+        bytes += QByteArray::fromStdString(TimeSeries::csvRow(r));
+        bytes += '\n';
     }
-    return out.commit() ? QString() : tr("cannot write %1: %2").arg(path, out.errorString());
+    return writeOut(path, bytes);
 }
 
 QString MainWindow::exportScenario(const QString& path) const
 {
-    QSaveFile out(path);
-    if (!out.open(QIODevice::WriteOnly))
-        return tr("cannot write %1: %2").arg(path, out.errorString());
-    out.write(nlohmann::json::parse(m_liveJson).dump(2).c_str());
-    out.write("\n");
-    return out.commit() ? QString() : tr("cannot write %1: %2").arg(path, out.errorString());
+    return writeOut(path, QByteArray::fromStdString(nlohmann::json::parse(m_liveJson).dump(2) + "\n"));
 }
 
 QString MainWindow::exportCanvas(const QString& path)
 {
-    QSaveFile out(path);
-    if (!out.open(QIODevice::WriteOnly))
-        return tr("cannot write %1: %2").arg(path, out.errorString());
-    if (!m_view->grab().save(&out, "PNG")) {
-        out.cancelWriting();
+    QBuffer out;
+    out.open(QIODevice::WriteOnly);
+    if (!m_view->grab().save(&out, "PNG"))
         return tr("could not render the canvas");
-    }
-    return out.commit() ? QString() : tr("cannot write %1: %2").arg(path, out.errorString());
+    return writeOut(path, out.data());
+}
+
+QString MainWindow::saveScreenshot(const QString& path)
+{
+    QBuffer out;
+    out.open(QIODevice::WriteOnly);
+    if (!grab().save(&out, "PNG"))
+        return tr("could not render the window");
+    return writeOut(path, out.data());
 }
 
 void MainWindow::exportChartDialog()

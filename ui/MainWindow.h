@@ -63,9 +63,15 @@ public:
     QString applyOverrides(const std::vector<std::string>& sets);
     const std::vector<SeriesRow>& seriesRows() const { return m_rows; }
     std::int64_t shownTimeNs() const { return m_shownNs; }
+    // True once the stall banner shows (a stall was detected in the current run).
+    bool stalled() const;
 
     // Exports; each writes atomically and returns an error message or empty.
+    // Exports return an error message naming the path, or an empty string.
+    // checkChartPath says before a run whether exportChart could write `path`.
+    static QString checkChartPath(const QString& path);
     QString exportChart(const QString& path, int plot = 0, QSize size = {});
+    QString saveScreenshot(const QString& path);
     QString exportCsv(const QString& path) const;
     QString exportScenario(const QString& path) const;
     QString exportCanvas(const QString& path);

@@ -1,11 +1,12 @@
 // blkmqlab-cli explore (Monte Carlo over seeds) and sweep (one parameter over
 // values): many independent engines on TBB workers, reported in a fixed order
 // so the output does not depend on the thread count.
-#include "AtomicFile.h"
 #include "Cli.h"
 #include "CliOptions.h"
 
 #include "experiment/BatchRunner.h"
+#include "io/Limits.h"
+#include "io/SafeFile.h"
 #include "metrics/Format.h"
 #include "scenario/ScenarioLoader.h"
 #include "sim/Duration.h"
@@ -22,12 +23,34 @@ namespace {
 int finish(const ScenarioOptions& o, const nlohmann::json& doc, bool stalled)
 {
     if (!o.jsonOut.empty())
-        if (auto err = writeFileAtomically(o.jsonOut, doc.dump(2) + "\n"); !err.empty()) {
+        if (auto err = SafeFile::write(o.jsonOut, doc.dump(2) + "\n"); !err.empty()) {
             std::cerr << "blkmqlab-cli: --json: " << err << '\n';
             return kExitIo;
         }
+    if (!flushStdout())
+        return kExitIo;
     return o.failOnStall && stalled ? kExitStall : kExitOk;
 }
+
+// Refuses an unwritable --json before anything runs.
+bool outputWritable(const ScenarioOptions& o)
+{
+    int onStdout = 0;
+    if (const std::string err = checkOutput("--json", o.jsonOut, onStdout); !err.empty()) {
+        std::cerr << "blkmqlab-cli: " << err << '\n';
+        return false;
+    }
+    return true;
+}
+
+// One explored seed, kept small: a stall hunt may run many thousands.
+struct SeedRow {
+    std::uint64_t seed = 0;
+    bool stalled = false;
+    std::int64_t firstStuckNs = -1;
+    double iops = 0;
+    std::string fingerprint;
+};
 
 } // namespace
 
@@ -40,51 +63,69 @@ int exploreCommand(const std::vector<std::string>& args)
               std::string v;
               if (a != "--seeds" && a != "--first-seed")
                   return false;
-              if (!value(v) || v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 9)
+              if (!value(v) || v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 18)
                   error = a + " needs a positive number";
               else
                   (a == "--seeds" ? seeds : first) = std::stoull(v);
               if (a == "--seeds" && seeds == 0)
                   error = "--seeds needs a positive number";
+              if (a == "--seeds" && seeds > static_cast<std::uint64_t>(limits::kExploreSeeds))
+                  error = "--seeds: " + v + " is more than the limit of " + std::to_string(limits::kExploreSeeds)
+                      + " (docs/limits.md)";
+              if (a == "--first-seed" && first > (UINT64_MAX >> 1))
+                  error = "--first-seed: " + v + " is too large";
               return true;
           });
     if (!err.empty()) {
         std::cerr << "blkmqlab-cli explore: " << err << " (see blkmqlab-cli help)\n";
         return kExitUsage;
     }
-    std::vector<Scenario> runs;
-    for (std::uint64_t s = first; s < first + seeds; ++s) {
-        auto sc = o.load({ "seed=" + std::to_string(s) });
-        if (!sc) {
-            std::cerr << "blkmqlab-cli: " << sc.error() << '\n';
-            return kExitUsage;
-        }
-        runs.push_back(*sc);
-    }
-    const auto out = BatchRunner::runParallel(runs, o.threads);
-    nlohmann::json doc = { { "scenario", runs.front().name }, { "seeds", seeds }, { "runs", nlohmann::json::array() } };
-    int stalls = 0;
-    std::string firstExplanation;
+    if (!outputWritable(o))
+        return kExitIo;
+    // Seeds are built and run a chunk at a time, so memory does not grow with --seeds beyond one small row each.
+    std::vector<SeedRow> rows;
+    rows.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(seeds, 4096)));
+    std::string name, firstExplanation;
     std::uint64_t firstSeed = 0;
-    for (std::size_t i = 0; i < out.size(); ++i) {
-        const auto& st = out[i].summary["stall"];
-        const bool stalled = st["detected"].get<bool>();
-        if (stalled && !stalls++) {
-            firstExplanation = st["explanation"].get<std::string>();
-            firstSeed = runs[i].seed;
+    int stalls = 0;
+    const std::uint64_t chunk = 256;
+    for (std::uint64_t begin = first; begin < first + seeds; begin += chunk) {
+        std::vector<Scenario> runs;
+        for (std::uint64_t s = begin; s < std::min(begin + chunk, first + seeds); ++s) {
+            auto sc = o.load({ "seed=" + std::to_string(s) });
+            if (!sc) {
+                std::cerr << "blkmqlab-cli: " << sc.error() << '\n';
+                return kExitUsage;
+            }
+            runs.push_back(std::move(*sc));
         }
-        doc["runs"].push_back(
-            { { "seed", runs[i].seed }, { "stalled", stalled }, { "first_stuck_ns", st["first_stuck_ns"] },
-                { "iops", out[i].summary["io"]["iops"] }, { "fingerprint", out[i].fingerprint } });
+        const auto out = BatchRunner::runParallel(runs, o.threads);
+        name = runs.front().name;
+        for (std::size_t i = 0; i < out.size(); ++i) {
+            const auto& st = out[i].summary["stall"];
+            SeedRow r { runs[i].seed, st["detected"].get<bool>(), st["first_stuck_ns"].get<std::int64_t>(),
+                out[i].summary["io"]["iops"].get<double>(), out[i].fingerprint };
+            if (r.stalled && !stalls++) {
+                firstExplanation = st["explanation"].get<std::string>();
+                firstSeed = r.seed;
+            }
+            rows.push_back(std::move(r));
+        }
     }
-    doc["stalled_runs"] = stalls;
+    nlohmann::json doc;
+    if (!o.jsonOut.empty()) {
+        doc = { { "scenario", name }, { "seeds", seeds }, { "runs", nlohmann::json::array() },
+            { "stalled_runs", stalls } };
+        for (const auto& r : rows)
+            doc["runs"].push_back({ { "seed", r.seed }, { "stalled", r.stalled }, { "first_stuck_ns", r.firstStuckNs },
+                { "iops", r.iops }, { "fingerprint", r.fingerprint } });
+    }
     if (o.jsonOut != "-") {
-        std::cout << runs.front().name << ": " << stalls << " of " << seeds << " seeds (" << first << ".."
-                  << first + seeds - 1 << ") stalled\n";
-        for (const auto& r : doc["runs"])
-            if (r["stalled"].get<bool>())
-                std::cout << "  seed " << r["seed"].get<std::uint64_t>() << ": stuck at "
-                          << formatDuration(SimTime(r["first_stuck_ns"].get<std::int64_t>())) << '\n';
+        std::cout << name << ": " << stalls << " of " << seeds << " seeds (" << first << ".." << first + seeds - 1
+                  << ") stalled\n";
+        for (const auto& r : rows)
+            if (r.stalled)
+                std::cout << "  seed " << r.seed << ": stuck at " << formatDuration(SimTime(r.firstStuckNs)) << '\n';
         if (stalls)
             std::cout << "first stall (seed " << firstSeed << "): " << firstExplanation << '\n';
     }
@@ -116,6 +157,18 @@ int sweepCommand(const std::vector<std::string>& args)
     std::stringstream ss(vary.substr(vary.find('=') + 1));
     for (std::string v; std::getline(ss, v, ',');)
         values.push_back(v);
+    if (key.empty() || values.empty()) {
+        std::cerr << "blkmqlab-cli sweep: --vary '" << vary << "' names no " << (key.empty() ? "key" : "values")
+                  << " (use key=v1,v2,...)\n";
+        return kExitUsage;
+    }
+    if (static_cast<std::int64_t>(values.size()) > limits::kSweepValues) {
+        std::cerr << "blkmqlab-cli sweep: --vary gives " << values.size() << " values, more than the limit of "
+                  << limits::kSweepValues << " (docs/limits.md)\n";
+        return kExitUsage;
+    }
+    if (!outputWritable(o))
+        return kExitIo;
     std::vector<Scenario> runs;
     for (const auto& v : values) {
         auto sc = o.load({ key + "=" + v });

@@ -1,7 +1,14 @@
 #include "CliOptions.h"
 
+#include "io/Limits.h"
+#include "io/SafeFile.h"
 #include "scenario/ScenarioLoader.h"
 #include "sim/Duration.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
 
 namespace blkmq::cli {
 
@@ -16,8 +23,8 @@ Result<Scenario> ScenarioOptions::load(const std::vector<std::string>& more) con
 {
     std::vector<std::string> all = sets;
     all.insert(all.end(), more.begin(), more.end());
-    return file.empty() ? ScenarioLoader::fromPreset(preset.empty() ? "default" : preset, all)
-                        : ScenarioLoader::fromFile(file, all);
+    return !hasFile ? ScenarioLoader::fromPreset(preset.empty() ? "default" : preset, all)
+                    : ScenarioLoader::fromFile(file, all);
 }
 
 std::string parseScenarioOptions(const std::vector<std::string>& args, ScenarioOptions& o, const ExtraOption& extra)
@@ -51,11 +58,13 @@ std::string parseScenarioOptions(const std::vector<std::string>& args, ScenarioO
                 return "--seed: '" + v + "' is not a non-negative integer";
             o.sets.push_back("seed=" + v);
         } else if (a == "--threads") {
-            if (!value(v) || !isCount(v, 4))
-                return "--threads needs a number (0 = all)";
+            if (!value(v) || !isCount(v, 9))
+                return "--threads needs a number (0 = one per CPU)";
+            if (std::stoll(v) > limits::kThreads)
+                return "--threads: " + v + " is more than the limit of " + std::to_string(limits::kThreads);
             o.threads = std::stoi(v);
         } else if (a == "--json") {
-            if (!value(o.jsonOut))
+            if (!value(o.jsonOut) || o.jsonOut.empty())
                 return "--json needs a file name or -";
         } else if (a == "--fail-on-stall") {
             o.failOnStall = true;
@@ -64,15 +73,36 @@ std::string parseScenarioOptions(const std::vector<std::string>& args, ScenarioO
                 return error;
         } else if (!a.empty() && a[0] == '-') {
             return "unknown option '" + a + "'";
-        } else if (o.file.empty()) {
+        } else if (!o.hasFile) {
+            o.hasFile = true;
             o.file = a;
         } else {
             return "more than one scenario file given";
         }
     }
-    if (!o.file.empty() && !o.preset.empty())
+    if (o.hasFile && !o.preset.empty())
         return "give a scenario FILE or --preset, not both";
     return {};
+}
+
+std::string checkOutput(const std::string& option, const std::string& path, int& onStdout)
+{
+    if (path.empty())
+        return {};
+    if (path == "-")
+        ++onStdout;
+    if (const std::string err = SafeFile::checkWritable(path); !err.empty())
+        return option + ": " + err;
+    return {};
+}
+
+bool flushStdout()
+{
+    std::cout.flush();
+    if (std::cout && std::fflush(stdout) == 0)
+        return true;
+    std::cerr << "blkmqlab-cli: cannot write standard output: " << std::strerror(errno ? errno : EIO) << '\n';
+    return false;
 }
 
 } // namespace blkmq::cli

@@ -12,6 +12,7 @@ namespace blkmq::cli {
 // The options every scenario-running command shares: a FILE or --preset,
 // --set, --duration, --seed, --json, --fail-on-stall, --threads.
 struct ScenarioOptions {
+    bool hasFile = false; // a FILE was given (possibly an empty name, which load() refuses)
     std::string file;
     std::string preset;
     std::vector<std::string> sets;
@@ -31,5 +32,14 @@ using ExtraOption = std::function<bool(const std::string& arg, const NextValue& 
 
 // Returns an error message naming the option, or empty.
 std::string parseScenarioOptions(const std::vector<std::string>& args, ScenarioOptions& o, const ExtraOption& extra);
+
+// An output option's target (--json, --csv): before anything runs, refuses
+// what cannot be written. `onStdout` counts the outputs that go to "-".
+// Returns an error, or empty.
+std::string checkOutput(const std::string& option, const std::string& path, int& onStdout);
+
+// Flushes standard output; false (with a message on stderr) if it failed,
+// e.g. when it is redirected to a full disk.
+bool flushStdout();
 
 } // namespace blkmq::cli

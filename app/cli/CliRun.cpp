@@ -1,7 +1,7 @@
-#include "AtomicFile.h"
 #include "Cli.h"
 #include "CliOptions.h"
 
+#include "io/SafeFile.h"
 #include "metrics/Format.h"
 #include "scenario/ScenarioLoader.h"
 #include "sim/Duration.h"
@@ -109,8 +109,8 @@ int runCommand(const std::vector<std::string>& args)
     const auto err
         = parseScenarioOptions(args, o, [&](const std::string& a, const NextValue& value, std::string& error) {
               if (a == "--csv") {
-                  if (!value(csvOut))
-                      error = "--csv needs a file name";
+                  if (!value(csvOut) || csvOut.empty())
+                      error = "--csv needs a file name or -";
                   return true;
               }
               if (a == "--quiet" || a == "-q")
@@ -126,15 +126,27 @@ int runCommand(const std::vector<std::string>& args)
         std::cerr << "blkmqlab-cli: " << scenario.error() << '\n';
         return kExitUsage;
     }
+    if (o.jsonOut == "-" && csvOut == "-") {
+        std::cerr << "blkmqlab-cli run: --json - and --csv - would mix two formats on standard output; give one of "
+                     "them a file name\n";
+        return kExitUsage;
+    }
+    int onStdout = 0;
+    for (const auto& [option, path] : { std::pair { "--json", &o.jsonOut }, std::pair { "--csv", &csvOut } })
+        if (const std::string werr = checkOutput(option, *path, onStdout); !werr.empty()) {
+            std::cerr << "blkmqlab-cli: " << werr << '\n';
+            return kExitIo;
+        }
     Engine engine(*scenario);
     engine.run();
     const nlohmann::json summary = engine.summary();
 
-    if (!quiet && o.jsonOut != "-")
+    // A data format on standard output keeps it pure: no human report beside it.
+    if (!quiet && onStdout == 0)
         std::cout << report(summary);
     int rc = kExitOk;
     if (!o.jsonOut.empty()) {
-        if (auto werr = writeFileAtomically(o.jsonOut, summary.dump(2) + "\n"); !werr.empty()) {
+        if (auto werr = SafeFile::write(o.jsonOut, summary.dump(2) + "\n"); !werr.empty()) {
             std::cerr << "blkmqlab-cli: --json: " << werr << '\n';
             rc = kExitIo;
         }
@@ -143,11 +155,13 @@ int runCommand(const std::vector<std::string>& args)
         std::string csv = TimeSeries::csvHeader() + "\n";
         for (const auto& row : engine.series().rows())
             csv += TimeSeries::csvRow(row) + "\n";
-        if (auto werr = writeFileAtomically(csvOut, csv); !werr.empty()) {
+        if (auto werr = SafeFile::write(csvOut, csv); !werr.empty()) {
             std::cerr << "blkmqlab-cli: --csv: " << werr << '\n';
             rc = kExitIo;
         }
     }
+    if (!flushStdout())
+        rc = kExitIo;
     if (rc == kExitOk && o.failOnStall && summary["stall"]["detected"].get<bool>())
         return kExitStall;
     return rc;

@@ -3,15 +3,16 @@
 //            [--screenshot FILE --after DUR] [--export-chart FILE] [--quit-after DUR]
 #include "EngineRunner.h"
 #include "MainWindow.h"
+#include "io/SafeFile.h"
 #include "scenario/ScenarioLoader.h"
 #include "sim/Duration.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QSaveFile>
 #include <QTimer>
 
 #include <cstdio>
+#include <memory>
 
 using namespace blkmq;
 
@@ -74,6 +75,21 @@ int main(int argc, char** argv)
     if (!afterTime || !quitTime)
         return fail(QStringLiteral("--after and --quit-after take a duration such as 5ms"));
 
+    // Outputs that cannot be written are refused before anything runs (exit 1).
+    const auto outputError = [&]() -> QString {
+        if (parser.isSet(shot))
+            if (const std::string err = SafeFile::checkWritable(parser.value(shot).toStdString()); !err.empty())
+                return QStringLiteral("--screenshot: ") + QString::fromStdString(err);
+        if (parser.isSet(chart))
+            if (const QString err = MainWindow::checkChartPath(parser.value(chart)); !err.isEmpty())
+                return QStringLiteral("--export-chart: ") + err;
+        return {};
+    }();
+    if (!outputError.isEmpty()) {
+        std::fprintf(stderr, "blkmqlab: %s\n", qPrintable(outputError));
+        return 1;
+    }
+
     MainWindow window;
     window.loadScenario(*scenario);
     if (parser.isSet(speed)) {
@@ -87,38 +103,51 @@ int main(int argc, char** argv)
     if (!parser.isSet(shot)) // screenshots keep the default layout, whatever was saved last time
         window.restoreSettings();
     window.show();
-    if (parser.isSet(run))
-        window.runner()->run();
-
-    // Screenshots, exports and quitting happen once the run has reached the asked simulated time.
+    // Waiting for a simulated time means running until then: --after and --quit-after imply --run.
     const bool wantsOutput = parser.isSet(shot) || parser.isSet(chart);
-    if (wantsOutput || quitTime->ns() >= 0) {
-        auto* poll = new QTimer(&window);
-        bool done = false;
-        QObject::connect(poll, &QTimer::timeout, &window, [&, poll] {
-            const std::int64_t now = window.shownTimeNs();
-            const std::int64_t end = window.runner()->scenario().duration.ns();
-            const bool finished = !window.runner()->isRunning() && parser.isSet(run);
-            if (wantsOutput && !done && (now >= afterTime->ns() || finished)) {
-                done = true;
-                window.frame();
-                if (parser.isSet(chart))
-                    if (const QString err = window.exportChart(parser.value(chart)); !err.isEmpty())
-                        std::fprintf(stderr, "blkmqlab: %s\n", qPrintable(err));
-                if (parser.isSet(shot)) {
-                    QSaveFile out(parser.value(shot));
-                    if (!out.open(QIODevice::WriteOnly) || !window.grab().save(&out, "PNG") || !out.commit())
-                        std::fprintf(stderr, "blkmqlab: cannot write %s\n", qPrintable(parser.value(shot)));
+    const bool waits = wantsOutput || quitTime->ns() >= 0;
+    if (parser.isSet(run) || waits)
+        window.runner()->run();
+    if (!waits)
+        return QApplication::exec();
+
+    // Screenshots, exports and quitting happen once the run has reached the asked simulated time,
+    // or has stopped before it (the end of the scenario, or a stall that paused it).
+    struct Pending {
+        bool outputDone = false;
+        int exitCode = 0;
+    };
+    auto pending = std::make_shared<Pending>();
+    auto* poll = new QTimer(&window);
+    QObject::connect(poll, &QTimer::timeout, &window, [&, poll, pending] {
+        const std::int64_t now = window.shownTimeNs();
+        const std::int64_t end = window.runner()->scenario().duration.ns();
+        const bool stopped = !window.runner()->isRunning();
+        if (wantsOutput && !pending->outputDone && (now >= afterTime->ns() || stopped)) {
+            pending->outputDone = true;
+            window.frame();
+            if (parser.isSet(chart))
+                if (const QString err = window.exportChart(parser.value(chart)); !err.isEmpty()) {
+                    std::fprintf(stderr, "blkmqlab: --export-chart: %s\n", qPrintable(err));
+                    pending->exitCode = 1;
                 }
-                if (quitTime->ns() < 0)
-                    QApplication::quit();
-            }
-            if (quitTime->ns() >= 0 && (now >= std::min(quitTime->ns(), end) || finished) && (done || !wantsOutput)) {
-                poll->stop();
-                QApplication::quit();
-            }
-        });
-        poll->start(50);
-    }
+            if (parser.isSet(shot))
+                if (const QString err = window.saveScreenshot(parser.value(shot)); !err.isEmpty()) {
+                    std::fprintf(stderr, "blkmqlab: --screenshot: %s\n", qPrintable(err));
+                    pending->exitCode = 1;
+                }
+        }
+        const bool quitReached = quitTime->ns() < 0 || now >= std::min(quitTime->ns(), end);
+        if ((!wantsOutput || pending->outputDone) && (quitReached || stopped)) {
+            const std::int64_t target = std::min(std::max(afterTime->ns(), quitTime->ns()), end);
+            if (now < target) // say so rather than quit early in silence
+                std::fprintf(stderr, "blkmqlab: the run stopped at %s, before %s: %s\n",
+                    formatDuration(SimTime(now)).c_str(), formatDuration(SimTime(target)).c_str(),
+                    window.stalled() ? "a stall paused it" : "it was paused");
+            poll->stop();
+            QApplication::exit(pending->exitCode);
+        }
+    });
+    poll->start(50);
     return QApplication::exec();
 }

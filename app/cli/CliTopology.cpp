@@ -1,8 +1,10 @@
 #include "Cli.h"
 
 #include "experiment/Validation.h"
+#include "io/Limits.h"
 #include "scenario/PatchRegistry.h"
 #include "scenario/ScenarioLoader.h"
+#include "sim/Duration.h"
 #include "topo/Costs.h"
 #include "topo/TopologyLoader.h"
 
@@ -81,6 +83,28 @@ int costsCommand(const std::vector<std::string>& args)
                 std::cout << (k ? ", " : "") << distanceName(static_cast<Distance>(k)) << " " << t[k];
         }
         std::cout << " | " << p.unit << " | " << p.source << " | " << p.meaning << " |\n";
+    }
+    return kExitOk;
+}
+
+int limitsCommand(const std::vector<std::string>& args)
+{
+    if (!args.empty()) {
+        std::cerr << "blkmqlab-cli limits: takes no arguments\n";
+        return kExitUsage;
+    }
+    // A Markdown table: docs/limits.md embeds this output.
+    std::cout << "| limit | value | why |\n| --- | --- | --- |\n";
+    for (const auto& l : allLimits()) {
+        std::string value;
+        const std::string unit = l.unit;
+        if (unit == "bytes")
+            value = std::to_string(l.value >> 20) + " MiB";
+        else if (unit == "ns")
+            value = formatDuration(SimTime(l.value));
+        else
+            value = std::to_string(l.value);
+        std::cout << "| " << l.name << " | " << value << " | " << l.why << " |\n";
     }
     return kExitOk;
 }

@@ -116,13 +116,17 @@ int main(int argc, char** argv)
     struct Pending {
         bool outputDone = false;
         int exitCode = 0;
+        int stoppedPolls = 0; // a stop is acted on at the second poll, once its signals and last frame are in
     };
     auto pending = std::make_shared<Pending>();
     auto* poll = new QTimer(&window);
     QObject::connect(poll, &QTimer::timeout, &window, [&, poll, pending] {
+        pending->stoppedPolls = window.runner()->isRunning() ? 0 : pending->stoppedPolls + 1;
+        const bool stopped = pending->stoppedPolls >= 2;
+        if (stopped)
+            window.frame();
         const std::int64_t now = window.shownTimeNs();
         const std::int64_t end = window.runner()->scenario().duration.ns();
-        const bool stopped = !window.runner()->isRunning();
         if (wantsOutput && !pending->outputDone && (now >= afterTime->ns() || stopped)) {
             pending->outputDone = true;
             window.frame();

@@ -1,5 +1,6 @@
 // blkmqlab-cli as a user runs it: exit codes, messages, output files.
 #include <QDir>
+#include <QFileInfo>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonArray>
@@ -7,6 +8,8 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <sys/stat.h>
 
 class TestCli : public QObject {
     Q_OBJECT
@@ -125,6 +128,148 @@ private slots:
         QCOMPARE(r.err.trimmed().count(u'\n'), 0); // one line
     }
 
+    // The reproducers of the hostile-input review: each a clean exit code and one line naming the cause.
+    // FILE in the arguments is replaced by a file holding `content`.
+    void hostileInput_data()
+    {
+        QTest::addColumn<QByteArray>("content");
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("code");
+        QTest::addColumn<QString>("mentions");
+        const QStringList runFile { u"run"_qs, u"FILE"_qs };
+        QTest::newRow("number beyond a double")
+            << QByteArray(R"({"seed":1e400})") << runFile << 2 << u"number overflow parsing '1e400'"_qs;
+        QTest::newRow("duration beyond a double")
+            << QByteArray(R"({"duration":1e999})") << runFile << 2 << u"not valid JSON"_qs;
+        QTest::newRow("deep nesting") << QByteArray(100000, '[') + QByteArray(100000, ']') << runFile << 2
+                                      << u"nests deeper than 64 levels"_qs;
+        QTest::newRow("deep --set value")
+            << QByteArray() << QStringList { u"run"_qs, u"--set"_qs, u"seed="_qs + QString(5000, u'[') } << 2
+            << u"--set seed: the value nests deeper than 64 levels"_qs;
+        QTest::newRow("set index overflow")
+            << QByteArray() << QStringList { u"run"_qs, u"--set"_qs, u"devices.99999999999999999999999.x=1"_qs } << 2
+            << u"--set devices.99999999999999999999999: no element"_qs;
+        QTest::newRow("sweep index overflow")
+            << QByteArray()
+            << QStringList { u"sweep"_qs, u"--vary"_qs, u"devices.99999999999999999999999.rq_affinity=1"_qs } << 2
+            << u"no element with that index or name"_qs;
+        QTest::newRow("sweep empty list")
+            << QByteArray() << QStringList { u"sweep"_qs, u"--vary"_qs, u"devices.nvme0.rq_affinity="_qs } << 2
+            << u"names no values"_qs;
+        QTest::newRow("device file") << QByteArray() << QStringList { u"run"_qs, u"/dev/zero"_qs } << 2
+                                     << u"'/dev/zero' is not a regular file"_qs;
+        QTest::newRow("directory") << QByteArray() << QStringList { u"run"_qs, u"/"_qs } << 2
+                                   << u"'/' is a directory"_qs;
+        QTest::newRow("empty file name") << QByteArray() << QStringList { u"run"_qs, QString() } << 2
+                                         << u"the name is empty"_qs;
+        QTest::newRow("empty document") << QByteArray(" \n") << runFile << 2 << u"the file is empty"_qs;
+        QTest::newRow("in-flight total")
+            << QByteArray(R"({"duration":"1ms","workload":{"jobs":[{"numjobs":4096,"iodepth":65536}]}})") << runFile
+            << 2 << u"workload.jobs: I/Os in flight (numjobs x iodepth summed over the jobs) come to 268435456"_qs;
+        QTest::newRow("too many samples") << QByteArray(R"({"duration":"10s","sample_interval":"1us"})") << runFile << 2
+                                          << u"sample_interval: 1us over a duration of 10s gives 10000000"_qs;
+        QTest::newRow("duration limit") << QByteArray(R"({"duration":9223372036854775807})") << runFile << 2
+                                        << u"duration: must be at most 3600s"_qs;
+        QTest::newRow("device total") << QByteArray(
+            R"({"devices":[{"nr_devices":1024},{"nr_devices":1024},{"nr_devices":1024},)"
+            R"({"nr_devices":1024},{"name":"x","nr_devices":1}]})")
+                                      << runFile << 2
+                                      << u"devices[4].nr_devices: brings the devices to more than the limit of 4096"_qs;
+        QTest::newRow("top-level array with --seed")
+            << QByteArray("[]") << QStringList { u"run"_qs, u"FILE"_qs, u"--seed"_qs, u"3"_qs } << 2
+            << u"(top level): must be an object, got array []"_qs;
+        QTest::newRow("long unknown key") << QByteArray("{\"") + QByteArray(100000, 'k') + QByteArray("\":1}")
+                                          << runFile << 2 << u"...: unknown key"_qs;
+        QTest::newRow("cpu cap") << QByteArray() << QStringList { u"topology"_qs, u"99999n:1p:8c:2t"_qs } << 2
+                                 << u"more than 4096 CPUs"_qs;
+        QTest::newRow("topology said once") << QByteArray() << QStringList { u"run"_qs, u"--set"_qs, u"topology=0c"_qs }
+                                            << 2 << u"blkmqlab-cli: topology: bad spec '0c'"_qs;
+        QTest::newRow("threads limit") << QByteArray() << QStringList { u"explore"_qs, u"--threads"_qs, u"100000"_qs }
+                                       << 2 << u"--threads: 100000 is more than the limit of 1024"_qs;
+        QTest::newRow("seeds limit") << QByteArray() << QStringList { u"explore"_qs, u"--seeds"_qs, u"999999999"_qs }
+                                     << 2 << u"--seeds: 999999999 is more than the limit of 100000"_qs;
+        QTest::newRow("empty --json") << QByteArray() << QStringList { u"run"_qs, u"--json"_qs, QString() } << 2
+                                      << u"--json needs a file name"_qs;
+        QTest::newRow("two outputs on stdout")
+            << QByteArray() << QStringList { u"run"_qs, u"--json"_qs, u"-"_qs, u"--csv"_qs, u"-"_qs } << 2
+            << u"would mix two formats on standard output"_qs;
+        QTest::newRow("output is a directory")
+            << QByteArray() << QStringList { u"run"_qs, u"--duration"_qs, u"1ms"_qs, u"--json"_qs, u"/"_qs } << 1
+            << u"cannot write '/': it is a directory"_qs;
+        QTest::newRow("full device") << QByteArray()
+                                     << QStringList { u"run"_qs, u"--duration"_qs, u"1ms"_qs, u"-q"_qs, u"--json"_qs,
+                                            u"/dev/full"_qs }
+                                     << 1 << u"cannot write '/dev/full': No space left on device"_qs;
+        QTest::newRow("no arguments") << QByteArray() << QStringList {} << 2 << u"usage:"_qs;
+    }
+    void hostileInput()
+    {
+        QFETCH(QByteArray, content);
+        QFETCH(QStringList, args);
+        QFETCH(int, code);
+        QFETCH(QString, mentions);
+        QTemporaryDir dir;
+        const QString file = dir.filePath(u"scenario.json"_qs);
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(content);
+        f.close();
+        args.replaceInStrings(u"FILE"_qs, file);
+        const auto r = cli(args);
+        QCOMPARE(r.code, code);
+        QVERIFY2(r.err.contains(mentions), qPrintable(r.err.left(500)));
+        if (!args.isEmpty()) {
+            QCOMPARE(r.err.trimmed().count(u'\n'), 0); // one line
+            QVERIFY2(r.err.size() < 700, qPrintable(r.err.left(200)));
+        }
+    }
+
+    // Outputs are written through links and into devices, never replacing them.
+    void outputsNeverReplaceDevicesOrLinks()
+    {
+        struct stat before { };
+        QCOMPARE(::stat("/dev/null", &before), 0);
+        for (const char* option : { "--json", "--csv" }) {
+            const auto r
+                = cli({ u"run"_qs, u"--duration"_qs, u"1ms"_qs, u"-q"_qs, QLatin1String(option), u"/dev/null"_qs });
+            QCOMPARE(r.code, 0);
+            struct stat after { };
+            QCOMPARE(::stat("/dev/null", &after), 0);
+            QVERIFY(S_ISCHR(after.st_mode));
+            QCOMPARE(after.st_rdev, before.st_rdev);
+        }
+        QTemporaryDir dir;
+        const QString target = dir.filePath(u"target.json"_qs), link = dir.filePath(u"link.json"_qs);
+        QVERIFY(QFile::link(u"target.json"_qs, link));
+        QCOMPARE(cli({ u"run"_qs, u"--duration"_qs, u"1ms"_qs, u"-q"_qs, u"--json"_qs, link }).code, 0);
+        QVERIFY(QFileInfo(link).isSymLink());
+        QFile t(target);
+        QVERIFY(t.open(QIODevice::ReadOnly));
+        QVERIFY(QJsonDocument::fromJson(t.readAll()).isObject());
+    }
+
+    void stdoutWriteErrorsAreReported()
+    {
+        for (const QStringList& extra : { QStringList {}, QStringList { u"--json"_qs, u"-"_qs } }) {
+            QProcess p;
+            p.setStandardOutputFile(u"/dev/full"_qs);
+            p.start(QStringLiteral(BLKMQLAB_CLI), QStringList { u"run"_qs, u"--duration"_qs, u"1ms"_qs } + extra);
+            QVERIFY(p.waitForFinished(60000));
+            QCOMPARE(p.exitCode(), 1);
+            QVERIFY(QString::fromUtf8(p.readAllStandardError()).contains(u"No space left on device"_qs));
+        }
+    }
+
+    void dataOnStdoutStaysPure()
+    {
+        const auto r = cli({ u"run"_qs, u"--duration"_qs, u"2ms"_qs, u"--csv"_qs, u"-"_qs });
+        QCOMPARE(r.code, 0);
+        const auto lines = r.out.trimmed().split(u'\n');
+        QCOMPARE(lines.size(), 3);
+        QVERIFY(lines[0].startsWith(u"t_ns,"_qs));
+        QVERIFY(lines[1].startsWith(u"1000000,"_qs));
+    }
+
     void failOnStallExitsThree()
     {
         QTemporaryDir dir;
@@ -212,6 +357,7 @@ private slots:
         QTest::addColumn<QString>("command");
         QTest::addColumn<QString>("doc");
         QTest::newRow("costs") << u"costs"_qs << u"docs/model.md"_qs;
+        QTest::newRow("limits") << u"limits"_qs << u"docs/limits.md"_qs;
         QTest::newRow("validate") << u"validate"_qs << u"docs/validation.md"_qs;
     }
     void docsShowCurrentOutput()

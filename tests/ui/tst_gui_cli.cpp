@@ -1,0 +1,124 @@
+// blkmqlab's command line: outputs checked before the run, exit codes, no
+// device replaced, and runs that end (the reproducers of the hostile-input review).
+#include <QFile>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <sys/stat.h>
+
+class TestGuiCli : public QObject {
+    Q_OBJECT
+
+    struct Result {
+        int code = -1;
+        QString err;
+    };
+    static Result gui(const QStringList& args)
+    {
+        QProcess p;
+        p.start(QStringLiteral(BLKMQLAB_GUI), args);
+        if (!p.waitForFinished(120000)) {
+            p.kill();
+            p.waitForFinished();
+            return { -3, u"did not finish within 120 s"_qs };
+        }
+        return { p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2,
+            QString::fromUtf8(p.readAllStandardError()) };
+    }
+
+private slots:
+    void unwritableOutputsFailBeforeTheRun_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("mentions");
+        QTest::newRow("screenshot in a missing folder") << QStringList { u"--screenshot"_qs,
+            u"/nonexistent/dir/x.png"_qs } << u"--screenshot: cannot write '/nonexistent/dir/x.png'"_qs;
+        QTest::newRow("screenshot is a directory")
+            << QStringList { u"--screenshot"_qs, u"/"_qs } << u"it is a directory"_qs;
+        QTest::newRow("chart in a missing folder")
+            << QStringList { u"--export-chart"_qs, u"/nonexistent/dir/x.png"_qs } << u"--export-chart: cannot write"_qs;
+        QTest::newRow("unknown chart format")
+            << QStringList { u"--export-chart"_qs, u"x.bmpx"_qs } << u"unknown chart format 'bmpx'"_qs;
+    }
+    void unwritableOutputsFailBeforeTheRun()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, mentions);
+        QElapsedTimer clock;
+        clock.start();
+        const auto r = gui(args + QStringList { u"--after"_qs, u"1s"_qs }); // a run that would take long
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(mentions), qPrintable(r.err));
+        QVERIFY(clock.elapsed() < 60000);
+    }
+
+    void badScenarioInputIsExitTwo()
+    {
+        QTemporaryDir dir;
+        QFile f(dir.filePath(u"x.json"_qs));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"seed":1e400})");
+        f.close();
+        auto r = gui({ f.fileName() });
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains(u"number overflow parsing '1e400'"_qs), qPrintable(r.err));
+        r = gui({ u"--set"_qs, u"devices.99999999999999999999999.x=1"_qs });
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains(u"no element with that index or name"_qs), qPrintable(r.err));
+    }
+
+    // --after without --run used to wait forever; the screenshot is a PNG at the asked time.
+    void screenshotAfterATimeRunsThereAndQuits()
+    {
+        QTemporaryDir dir;
+        const QString shot = dir.filePath(u"x.png"_qs);
+        const auto r = gui({ u"--screenshot"_qs, shot, u"--after"_qs, u"1ms"_qs, u"--speed"_qs, u"max"_qs });
+        QCOMPARE(r.code, 0);
+        QFile f(shot);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QVERIFY(f.read(8).startsWith("\x89PNG"));
+    }
+
+    // The timer that took the screenshot once read a bool that had gone out of scope (ASan: stack-use-after-scope).
+    void screenshotThenQuitLater()
+    {
+        QTemporaryDir dir;
+        const QString shot = dir.filePath(u"x.png"_qs);
+        const auto r = gui({ u"--preset"_qs, u"restart-128x64"_qs, u"--speed"_qs, u"max"_qs, u"--run"_qs,
+            u"--quit-after"_qs, u"2ms"_qs, u"--screenshot"_qs, shot, u"--after"_qs, u"1ms"_qs });
+        QCOMPARE(r.code, 0);
+        QVERIFY(QFile::exists(shot));
+    }
+
+    void screenshotToADeviceWritesIntoIt()
+    {
+        struct stat before {
+        }, after {};
+        QCOMPARE(::stat("/dev/null", &before), 0);
+        const auto r
+            = gui({ u"--screenshot"_qs, u"/dev/null"_qs, u"--after"_qs, u"100us"_qs, u"--speed"_qs, u"max"_qs });
+        QCOMPARE(r.code, 0);
+        QCOMPARE(::stat("/dev/null", &after), 0);
+        QVERIFY(S_ISCHR(after.st_mode));
+        QCOMPARE(after.st_rdev, before.st_rdev);
+        const auto full
+            = gui({ u"--screenshot"_qs, u"/dev/full"_qs, u"--after"_qs, u"100us"_qs, u"--speed"_qs, u"max"_qs });
+        QCOMPARE(full.code, 1);
+        QVERIFY2(full.err.contains(u"No space left on device"_qs), qPrintable(full.err));
+    }
+
+    void quittingEarlyAtAStallSaysSo()
+    {
+        const auto r = gui(
+            { u"--preset"_qs, u"shared-hctx-stall"_qs, u"--quit-after"_qs, u"5ms"_qs, u"--speed"_qs, u"0.01"_qs });
+        QCOMPARE(r.code, 0);
+        // The stall of this preset is detected at 0.6 ms; the run ends at 1 ms.
+        const QRegularExpression said(u"the run stopped at 600(us|\\d{3}ns), before 1ms: a stall paused it"_qs);
+        QVERIFY2(said.match(r.err).hasMatch(), qPrintable(r.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestGuiCli)
+#include "tst_gui_cli.moc"

@@ -5,6 +5,8 @@
 
 #include "EngineRunner.h"
 
+#include "experiment/TbbHandoff.h"
+
 #include "sim/Engine.h"
 
 #include <QMetaObject>
@@ -63,13 +65,11 @@ void EngineRunner::startWorker()
         std::lock_guard lock(m_impl->mutex);
         m_impl->active = true;
     }
+    // What the GUI thread did before starting the worker (load a new engine,
+    // post) happens-before the loop, in a way ThreadSanitizer sees.
+    TbbHandoff::pass();
     m_impl->arena.enqueue([this, gen] {
-        {
-            // Pairs with the lock above: what the GUI thread did before starting
-            // the worker (load a new engine, post) happens-before the loop, in a
-            // way ThreadSanitizer sees without instrumented TBB.
-            std::lock_guard lock(m_impl->mutex);
-        }
+        TbbHandoff::pass();
         workerLoop(gen);
         std::lock_guard lock(m_impl->mutex);
         m_impl->active = false;

@@ -3,6 +3,7 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include "experiment/BatchRunner.h"
+#include "experiment/TbbHandoff.h"
 
 #include "sim/Engine.h"
 
@@ -37,7 +38,14 @@ std::vector<RunOutcome> BatchRunner::runParallel(const std::vector<Scenario>& sc
         limit = std::make_unique<tbb::global_control>(
             tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
     std::vector<RunOutcome> out(scenarios.size());
-    tbb::parallel_for(std::size_t(0), scenarios.size(), [&](std::size_t i) { out[i] = runOne(scenarios[i]); });
+    TbbHandoff::pass();
+    tbb::parallel_for(std::size_t(0), scenarios.size(), [&](std::size_t i) {
+        TbbHandoff::pass();
+        RunOutcome r = runOne(scenarios[i]);
+        out[i] = std::move(r);
+        TbbHandoff::pass();
+    });
+    TbbHandoff::pass();
     return out;
 }
 

@@ -201,6 +201,11 @@ private slots:
                                             u"/dev/full"_qs }
                                      << 1 << u"cannot write '/dev/full': No space left on device"_qs;
         QTest::newRow("no arguments") << QByteArray() << QStringList {} << 2 << u"usage:"_qs;
+        QTest::newRow("xml that crashes hwloc") // hwloc 2.9.0 dies in hwloc_topology_load() on it
+            << QByteArray()
+            << QStringList { u"topology"_qs,
+                   QStringLiteral(BLKMQLAB_SOURCE_DIR "/tests/fuzz/corpus/hwloc/crashes-hwloc-topology-load.xml") }
+            << 2 << u"is not a valid hwloc XML topology (lstopo --of xml) (hwloc crashed reading it, signal 11)"_qs;
     }
     void hostileInput()
     {

@@ -129,7 +129,8 @@ int main(int argc, char** argv)
         const std::int64_t end = window.runner()->scenario().duration.ns();
         if (wantsOutput && !pending->outputDone && (now >= afterTime->ns() || stopped)) {
             pending->outputDone = true;
-            window.frame();
+            if (!stopped) // a stop has pulled its last frame already
+                window.frame();
             if (parser.isSet(chart))
                 if (const QString err = window.exportChart(parser.value(chart)); !err.isEmpty()) {
                     std::fprintf(stderr, "blkmqlab: --export-chart: %s\n", qPrintable(err));

@@ -32,7 +32,7 @@ int Machine::createTask(TaskKind kind, int cpu, int owner, bool fifo)
     c.tasks.push_back(id);
     (fifo ? c.runnableFifo : c.runnableOther).reserve(c.tasks.size());
     if (kind == TaskKind::Kworker)
-        m_cpus[static_cast<std::size_t>(cpu)].kworker = id;
+        c.kworker = id;
     return id;
 }
 
@@ -193,18 +193,12 @@ void Machine::addVruntime(int id, std::int64_t ns)
         t.vruntime += ns;
         return;
     }
-    // Move the task right to its new place: as far as its vruntime grew past others.
+    // The task moves right, past the tasks its vruntime has now overtaken.
     auto& q = m_cpus[static_cast<std::size_t>(t.cpu)].runnableOther;
-    auto it = std::lower_bound(q.begin(), q.end(), id, ByVruntime { m_tasks });
-    assert(it != q.end() && *it == id);
+    const auto from = std::lower_bound(q.begin(), q.end(), id, ByVruntime { m_tasks });
+    assert(from != q.end() && *from == id);
     t.vruntime += ns;
-    auto next = it + 1;
-    while (next != q.end() && ByVruntime { m_tasks }(*next, id)) {
-        *it = *next;
-        ++it;
-        ++next;
-    }
-    *it = id;
+    std::rotate(from, from + 1, std::lower_bound(from + 1, q.end(), id, ByVruntime { m_tasks }));
 }
 
 void Machine::wakeTask(int id, int fromCpu)

@@ -41,8 +41,7 @@ std::vector<RunOutcome> BatchRunner::runParallel(const std::vector<Scenario>& sc
     TbbHandoff::pass();
     tbb::parallel_for(std::size_t(0), scenarios.size(), [&](std::size_t i) {
         TbbHandoff::pass();
-        RunOutcome r = runOne(scenarios[i]);
-        out[i] = std::move(r);
+        out[i] = runOne(scenarios[i]);
         TbbHandoff::pass();
     });
     TbbHandoff::pass();

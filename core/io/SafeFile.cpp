@@ -115,9 +115,11 @@ std::string writeDirect(const std::string& shown, const Target& t, std::string_v
 
 std::string writeReplacing(const std::string& shown, const Target& t, std::string_view content)
 {
-    const std::string dir = parentOf(t.path);
-    std::string tmp
-        = (std::filesystem::path(dir) / ("." + std::filesystem::path(t.path).filename().string())).string() + ".XXXXXX";
+    // ".NAME.XXXXXX" beside the target (mkstemp fills in the X's).
+    std::filesystem::path tmpName = std::filesystem::path(t.path).filename();
+    tmpName += ".XXXXXX";
+    std::string tmp = (std::filesystem::path(parentOf(t.path)) / ".").string();
+    tmp += tmpName.string();
     const int fd = ::mkstemp(tmp.data());
     if (fd < 0)
         return sysError("cannot write", shown, errno);
@@ -147,39 +149,40 @@ std::string writeReplacing(const std::string& shown, const Target& t, std::strin
 
 } // namespace
 
-Result<std::string> SafeFile::read(const std::string& path, std::size_t maxBytes)
+std::string SafeFile::read(const std::string& path, std::size_t maxBytes, std::string& text)
 {
-    using R = Result<std::string>;
+    text.clear();
     if (path.empty())
-        return R::failure("no file name given");
+        return "no file name given";
     // O_NONBLOCK: opening a FIFO without a writer must not hang; it is refused below.
     const int fd = ::open(path.c_str(), O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
-        return R::failure(sysError("cannot open", path, errno));
+        return sysError("cannot open", path, errno);
     struct stat st { };
     if (::fstat(fd, &st) != 0) {
         const int err = errno;
         ::close(fd);
-        return R::failure(sysError("cannot open", path, err));
+        return sysError("cannot open", path, err);
     }
     const auto refuse = [&](const std::string& why) {
         ::close(fd);
-        return R::failure("'" + path + "' " + why);
+        text.clear();
+        return "'" + path + "' " + why;
     };
     if (S_ISDIR(st.st_mode))
         return refuse("is a directory, not a file");
     if (!S_ISREG(st.st_mode))
         return refuse("is not a regular file (a device, FIFO or socket); give a file");
-    const std::string limit = std::to_string(maxBytes / (1024 * 1024)) + " MiB";
+    const std::string tooLarge
+        = "is larger than the " + std::to_string(maxBytes >> 20) + " MiB limit for this kind of file (docs/limits.md)";
     if (static_cast<std::size_t>(st.st_size) > maxBytes)
-        return refuse("is larger than the " + limit + " limit for this kind of file (docs/limits.md)");
-    std::string text;
+        return refuse(tooLarge);
     text.resize(static_cast<std::size_t>(st.st_size) + 1);
     std::size_t got = 0;
     for (;;) {
         if (got == text.size()) {
             if (text.size() > maxBytes) // the file grew while being read
-                return refuse("is larger than the " + limit + " limit for this kind of file (docs/limits.md)");
+                return refuse(tooLarge);
             text.resize(std::min(text.size() * 2, maxBytes + 1));
         }
         const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
@@ -188,18 +191,16 @@ Result<std::string> SafeFile::read(const std::string& path, std::size_t maxBytes
                 continue;
             const int err = errno;
             ::close(fd);
-            return R::failure(sysError("cannot read", path, err));
+            text.clear();
+            return sysError("cannot read", path, err);
         }
         if (n == 0)
             break;
         got += static_cast<std::size_t>(n);
     }
     ::close(fd);
-    if (got > maxBytes)
-        return R::failure(
-            "'" + path + "' is larger than the " + limit + " limit for this kind of file (docs/limits.md)");
     text.resize(got);
-    return text;
+    return {};
 }
 
 std::string SafeFile::checkWritable(const std::string& path)
@@ -233,20 +234,14 @@ std::string SafeFile::checkWritable(const std::string& path)
 
 std::string SafeFile::write(const std::string& path, std::string_view content)
 {
-    if (path.empty())
-        return "no file name given";
     if (path == "-")
         return writeStdout(content);
+    if (std::string err = checkWritable(path); !err.empty())
+        return err;
     const Target t = resolve(path);
     if (!t.error.empty())
         return t.error;
-    if (t.exists && S_ISDIR(t.st.st_mode))
-        return "cannot write '" + path + "': it is a directory";
-    if (t.exists && !S_ISREG(t.st.st_mode))
-        return writeDirect(path, t, content);
-    if (t.exists && ::access(t.path.c_str(), W_OK) != 0)
-        return sysError("cannot write", path, errno);
-    return writeReplacing(path, t, content);
+    return t.exists && !S_ISREG(t.st.st_mode) ? writeDirect(path, t, content) : writeReplacing(path, t, content);
 }
 
 } // namespace blkmq

@@ -1,7 +1,5 @@
 #pragma once
 
-#include "sim/Result.h"
-
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -13,9 +11,10 @@ namespace blkmq {
 // words where the system gave one).
 class SafeFile {
 public:
-    // Reads a regular file of at most `maxBytes`. Directories, devices and
-    // FIFOs are refused without reading or blocking.
-    static Result<std::string> read(const std::string& path, std::size_t maxBytes);
+    // Reads a regular file of at most `maxBytes` into `text`. Directories,
+    // devices and FIFOs are refused without reading or blocking. Returns an
+    // error message, or empty on success. (io/ includes no other folder.)
+    static std::string read(const std::string& path, std::size_t maxBytes, std::string& text);
 
     // Writes `content` to `path`; "-" is standard output. A regular file (or a
     // new path) is replaced atomically: a temporary file beside it, fsync,

@@ -757,10 +757,10 @@ Result<Scenario> ScenarioLoader::fromFile(const std::string& path, const std::ve
 {
     if (path.empty())
         return Result<Scenario>::failure("scenario file: the name is empty");
-    auto text = SafeFile::read(path, limits::kScenarioFileBytes);
-    if (!text)
-        return Result<Scenario>::failure("scenario file: " + text.error());
-    return fromText(*text, path, sets);
+    std::string text;
+    if (const std::string err = SafeFile::read(path, limits::kScenarioFileBytes, text); !err.empty())
+        return Result<Scenario>::failure("scenario file: " + err);
+    return fromText(text, path, sets);
 }
 
 Result<std::string> ScenarioLoader::presetText(const std::string& name)

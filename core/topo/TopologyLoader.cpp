@@ -333,10 +333,10 @@ std::optional<Result<HwlocShape>> deserialize(const std::string& text)
 Result<Topology> TopologyLoader::fromHwlocXml(const std::string& path)
 {
     // Read and checked here (regular file, size) so hwloc never opens a FIFO or a device.
-    auto text = SafeFile::read(path, limits::kTopologyXmlBytes);
-    if (!text)
-        return Result<Topology>::failure("topology: hwloc XML file: " + text.error());
-    return fromHwlocXmlText(*text, std::filesystem::path(path).filename().string(), path);
+    std::string text;
+    if (const std::string err = SafeFile::read(path, limits::kTopologyXmlBytes, text); !err.empty())
+        return Result<Topology>::failure("topology: hwloc XML file: " + err);
+    return fromHwlocXmlText(text, std::filesystem::path(path).filename().string(), path);
 }
 
 Result<Topology> TopologyLoader::fromHwlocXmlText(

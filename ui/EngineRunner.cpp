@@ -166,9 +166,11 @@ void EngineRunner::collect()
 void EngineRunner::notify(int what, const QString& text)
 {
     const std::uint64_t gen = m_generation;
+    const auto handoff = TbbHandoff::hold(); // the closure is written here and read on the GUI thread
     QMetaObject::invokeMethod(
         this,
         [this, gen, what, text] {
+            TbbHandoff::pass();
             if (gen != m_generation)
                 return; // from an engine that was reset since
             if (what == 0) {

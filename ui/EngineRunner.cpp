@@ -7,7 +7,7 @@
 
 #include "experiment/TbbHandoff.h"
 
-#include "sim/Engine.h"
+#include "engine/Engine.h"
 
 #include <QMetaObject>
 

@@ -2,8 +2,8 @@
 
 #include "metrics/TimeSeries.h"
 #include "scenario/Scenario.h"
-#include "sim/CommandInbox.h"
-#include "sim/Snapshot.h"
+#include "engine/CommandInbox.h"
+#include "engine/Snapshot.h"
 #include "sim/TraceRecord.h"
 
 #include <QObject>

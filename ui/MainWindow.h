@@ -3,7 +3,7 @@
 #include "TopologyScene.h"
 #include "metrics/TimeSeries.h"
 #include "scenario/Scenario.h"
-#include "sim/CommandInbox.h"
+#include "engine/CommandInbox.h"
 
 #include <QMainWindow>
 

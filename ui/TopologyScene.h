@@ -1,6 +1,6 @@
 #pragma once
 
-#include "sim/Snapshot.h"
+#include "engine/Snapshot.h"
 #include "sim/TraceRecord.h"
 #include "topo/Topology.h"
 

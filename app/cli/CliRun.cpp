@@ -5,7 +5,7 @@
 #include "metrics/Format.h"
 #include "scenario/ScenarioLoader.h"
 #include "sim/Duration.h"
-#include "sim/Engine.h"
+#include "engine/Engine.h"
 
 #include <nlohmann/json.hpp>
 

@@ -2,7 +2,7 @@
 
 #include "experiment/Validation.h"
 #include "io/Limits.h"
-#include "scenario/PatchRegistry.h"
+#include "scenario/KernelSwitches.h"
 #include "scenario/ScenarioLoader.h"
 #include "sim/Duration.h"
 #include "topo/Costs.h"
@@ -52,14 +52,34 @@ int patchesCommand(const std::vector<std::string>& args)
         std::cerr << "blkmqlab-cli patches: takes no arguments\n";
         return kExitUsage;
     }
+    // Every kernel switch, from the one table (scenario/KernelSwitches.cpp), by seed thread.
+    const auto provenance = [](const Provenance& p, const char* indent) {
+        std::string who;
+        for (const std::string* part : { &p.author, &p.commit, &p.version })
+            if (!part->empty())
+                who += (who.empty() ? "" : ", ") + *part;
+        if (!p.subject.empty())
+            std::cout << indent << p.subject << "\n";
+        if (!who.empty())
+            std::cout << indent << who << "\n";
+        if (!p.effect.empty())
+            std::cout << indent << p.effect << "\n";
+    };
     std::string thread;
-    for (const auto& p : PatchRegistry::all()) {
-        if (p.thread != thread) {
-            thread = p.thread;
+    for (const KernelSwitch& sw : KernelSwitches::all()) {
+        if (sw.from.thread != thread) {
+            thread = sw.from.thread;
             std::cout << thread << "\n";
         }
-        std::cout << "  " << p.id << "  (--set kernel.patches." << p.id << "=true)\n    " << p.subject << "\n    "
-                  << p.author << ", " << p.version << "\n    " << p.effect << "\n";
+        std::cout << "  " << sw.path() << " (default " << sw.defaultValue() << (sw.live ? ", live" : ", at start")
+                  << ")\n";
+        if (sw.type == KernelSwitch::Type::Bool && sw.key.rfind("patches.", 0) == 0)
+            std::cout << "    --set " << sw.path() << "=true\n";
+        provenance(sw.from, "    ");
+        for (const SwitchChoice& c : sw.choices) {
+            std::cout << "    " << c.name << "\n";
+            provenance(c.from, "      ");
+        }
     }
     return kExitOk;
 }

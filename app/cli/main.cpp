@@ -15,7 +15,7 @@ usage:
                      [--duration D] [--threads T] [--json FILE|-]
   blkmqlab-cli presets
   blkmqlab-cli topology <spec | preset | file.xml | host>
-  blkmqlab-cli patches        the kernel patches that kernel.patches.<id> switches
+  blkmqlab-cli patches        every kernel switch (kernel.*): patches, variants, their commits
   blkmqlab-cli costs          the cost parameters and their defaults (docs/model.md)
   blkmqlab-cli limits         the limits on inputs and outputs (docs/limits.md)
   blkmqlab-cli validate [baseline|completion|restart|all]   the seeds' figures beside the simulated ones

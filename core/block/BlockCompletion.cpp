@@ -273,8 +273,8 @@ void BlockLayer::completeRq(int cpu, int rq)
 void BlockLayer::performCompletionOp(int cpu, Op op, OpStack& stack)
 {
     BlkCpu& b = m_cpu[static_cast<std::size_t>(cpu)];
-    switch (op.code) {
-    case OpCode::HandleCq: { // nvme_irq(): drain the completion queue
+    switch (OpSet<BlockOp>::code(op)) {
+    case BlockOp::HandleCq: { // nvme_irq(): drain the completion queue
         Hctx& hctx = m_hctxs[static_cast<std::size_t>(op.a)];
         if (hctx.cq.empty()) {
             hctx.irqRaised = false;
@@ -289,24 +289,24 @@ void BlockLayer::performCompletionOp(int cpu, Op op, OpStack& stack)
             hctx.irqRaised = false;
         break;
     }
-    case OpCode::TimerComplete:
+    case BlockOp::TimerComplete:
         --m_hctxs[static_cast<std::size_t>(request(op.a).hctx)].atDevice;
         completeRq(cpu, op.a);
         break;
-    case OpCode::CsdFlush: { // flush_smp_call_function_queue(): take the whole queue
+    case BlockOp::CsdFlush: { // flush_smp_call_function_queue(): take the whole queue
         RqList taken = b.callSingleQueue.take();
         while (!taken.empty())
             b.csdBatch.pushBack(m_pool, taken.popFront(m_pool));
         touchListHead(b.callSingleOwner, cpu);
         if (b.blockCsdQueued) {
             b.blockCsdQueued = false;
-            stack.push_back({ OpCode::CsdRaiseBlock, 0 });
+            stack.push_back(m_ops(BlockOp::CsdRaiseBlock, 0));
         }
         if (!b.csdBatch.empty())
-            stack.push_back({ OpCode::CsdRunOne, 0 });
+            stack.push_back(m_ops(BlockOp::CsdRunOne, 0));
         break;
     }
-    case OpCode::CsdRunOne: { // __blk_mq_complete_request_remote() for one request
+    case BlockOp::CsdRunOne: { // __blk_mq_complete_request_remote() for one request
         const int rq = b.csdBatch.popFront(m_pool);
         m_machine.charge(m_sim.costs.csd_ns);
         if (m_patches.remoteSoftirq || m_queues[static_cast<std::size_t>(request(rq).dev)].nrHwQueues == 1)
@@ -317,29 +317,29 @@ void BlockLayer::performCompletionOp(int cpu, Op op, OpStack& stack)
             stack.push_back(op);
         break;
     }
-    case OpCode::CsdRaiseBlock: // complete-llist: the IPI only raises the softirq
+    case BlockOp::CsdRaiseBlock: // complete-llist: the IPI only raises the softirq
         m_machine.charge(m_sim.costs.csd_ns);
         m_machine.__raise_softirq_irqoff(cpu, BLOCK_SOFTIRQ);
         break;
-    case OpCode::BlockSoftirq: { // blk_done_softirq(): take the whole list
+    case BlockOp::BlockSoftirq: { // blk_done_softirq(): take the whole list
         RqList taken = b.done.take();
         if (!taken.empty())
             touchListHead(b.doneOwner, cpu);
         while (!taken.empty())
             b.doneBatch.pushBack(m_pool, taken.popFront(m_pool));
         if (!b.doneBatch.empty())
-            stack.push_back({ OpCode::CompleteFromBatch, 0 });
+            stack.push_back(m_ops(BlockOp::CompleteFromBatch, 0));
         break;
     }
-    case OpCode::CompleteFromBatch:
+    case BlockOp::CompleteFromBatch:
         completeRq(cpu, b.doneBatch.popFront(m_pool));
         if (!b.doneBatch.empty())
             stack.push_back(op);
         break;
-    case OpCode::NapiSchedule: // the NIC's hardirq: napi_schedule()
+    case BlockOp::NapiSchedule: // the NIC's hardirq: napi_schedule()
         m_machine.__raise_softirq_irqoff(cpu, NET_RX_SOFTIRQ);
         break;
-    case OpCode::NetRxPoll: { // net_rx_action() → the driver's poll, one packet per action
+    case BlockOp::NetRxPoll: { // net_rx_action() → the driver's poll, one packet per action
         const int budget = op.a > 0 ? op.a : kNapiBudget;
         if (b.rx.empty()) {
             b.rxIrqRaised = false; // napi_complete_done(): unmask the NIC interrupt
@@ -355,19 +355,19 @@ void BlockLayer::performCompletionOp(int cpu, Op op, OpStack& stack)
         if (b.rx.empty()) {
             b.rxIrqRaised = false;
         } else if (budget > 1) {
-            stack.push_back({ OpCode::NetRxPoll, budget - 1 });
+            stack.push_back(m_ops(BlockOp::NetRxPoll, budget - 1));
         } else {
             m_machine.__raise_softirq_irqoff(cpu, NET_RX_SOFTIRQ); // budget spent: poll again later
         }
         break;
     }
-    case OpCode::UsbIrq: { // the host controller's interrupt: wake the driver thread
+    case BlockOp::UsbIrq: { // the host controller's interrupt: wake the driver thread
         const RequestQueue& q = m_queues[static_cast<std::size_t>(op.a)];
         m_machine.charge(m_sim.costs.wakeup_ns);
         m_machine.wakeTask(q.kthread, cpu);
         break;
     }
-    case OpCode::UsbStep: { // usb_stor_control_thread(): one command at a time
+    case BlockOp::UsbStep: { // usb_stor_control_thread(): one command at a time
         RequestQueue& q = m_queues[static_cast<std::size_t>(op.a)];
         if (q.kthreadCurrent >= 0 && q.kthreadDone) {
             const int rq = q.kthreadCurrent;

@@ -2,6 +2,7 @@
 
 #include "block/CpuQueueMap.h"
 #include "complete/CompletionPolicy.h"
+#include "restart/RestartRegistry.h"
 #include "tags/BitmapTags.h"
 
 #include <algorithm>
@@ -15,9 +16,17 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
     , m_machine(machine)
     , m_cpu(static_cast<std::size_t>(sim.topo.nrCpus()))
 {
+    m_ops = OpSet<BlockOp>(machine.addHandler(this));
+    machine.setIrqHandler(IrqKind::DeviceVector, m_ops(BlockOp::HandleCq));
+    machine.setIrqHandler(IrqKind::CallFunction, m_ops(BlockOp::CsdFlush));
+    machine.setIrqHandler(IrqKind::Timer, m_ops(BlockOp::TimerComplete));
+    machine.setIrqHandler(IrqKind::NicRx, m_ops(BlockOp::NapiSchedule));
+    machine.setIrqHandler(IrqKind::Usb, m_ops(BlockOp::UsbIrq));
+    machine.setSoftirqHandler(BLOCK_SOFTIRQ, m_ops(BlockOp::BlockSoftirq));
+    machine.setSoftirqHandler(NET_RX_SOFTIRQ, m_ops(BlockOp::NetRxPoll));
     const int nrCpus = sim.topo.nrCpus();
     for (int c = 0; c < nrCpus; ++c) {
-        m_machine.createTask(TaskKind::Kworker, c, c, false);
+        m_machine.createTask(TaskKind::Kworker, c, m_ops(BlockOp::KworkerStep, c), false);
         m_cpu[static_cast<std::size_t>(c)].kblockd.reserve(16);
     }
     for (const auto& spec : scenario.devices) {
@@ -70,14 +79,13 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
             const int vector = static_cast<int>(m_hctxs.size()) - 1;
             // Every vector gets its irq thread so threadirqs can be switched live.
             if (spec.irqmode == IrqMode::Nvme)
-                m_machine.setVectorThread(
-                    vector, m_machine.createTask(TaskKind::IrqThread, m_hctxs.back().vectorCpu, vector, true));
+                m_machine.createIrqThread(m_hctxs.back().vectorCpu, vector);
         }
         for (int c = 0; c < nrCpus; ++c)
             q.cpuToHctx[static_cast<std::size_t>(c)] = q.firstHctx + map[static_cast<std::size_t>(c)];
         if (spec.irqmode == IrqMode::Kthread)
-            q.kthread = m_machine.createTask(
-                TaskKind::Kthread, m_hctxs[static_cast<std::size_t>(q.firstHctx)].vectorCpu, dev, false);
+            q.kthread = m_machine.createTask(TaskKind::Kthread,
+                m_hctxs[static_cast<std::size_t>(q.firstHctx)].vectorCpu, m_ops(BlockOp::UsbStep, dev), false);
         m_queues.push_back(std::move(q));
     }
     for (Hctx& h : m_hctxs)
@@ -85,26 +93,26 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
             = m_tagSets[static_cast<std::size_t>(m_queues[static_cast<std::size_t>(h.dev)].tagSet)].queues.size() > 1;
     for (const auto& step : scenario.script)
         m_scriptIds.push_back(step.id);
+    RestartShape shape;
+    for (const Hctx& h : m_hctxs)
+        shape.hctxs.push_back({ h.dev, h.index, h.tags, h.tagShared });
+    for (const RequestQueue& rq : m_queues)
+        shape.queues.push_back({ rq.spec.name, rq.firstHctx, rq.nrHwQueues, rq.tagSet });
+    for (const TagSet& t : m_tagSets)
+        shape.tagSets.push_back({ t.name, t.queues });
+    m_restart = std::make_unique<SchedRestart>(sim, machine, std::move(shape), static_cast<RestartHost&>(*this));
     setKernel(scenario.kernel);
     m_pool.reserve(1024);
     m_freeRqs.reserve(1024);
 }
 
-RestartVariant restartVariantFromName(const std::string& name)
-{
-    if (name == "rr-shared")
-        return RestartVariant::RrShared;
-    if (name == "rr-shared-queue-counter")
-        return RestartVariant::RrSharedQueueCounter;
-    if (name == "rr-shared-tags-counter")
-        return RestartVariant::RrSharedTagsCounter;
-    return RestartVariant::OwnHctx;
-}
-
 void BlockLayer::setKernel(const KernelSpec& k)
 {
-    m_patches = CompletionPatches::from(k);
-    m_restart = restartVariantFromName(k.restart);
+    m_patches = k.patches;
+    const RestartVariant* restart = RestartRegistry::find(k.restart);
+    assert(restart && "kernel.restart is validated by the loader");
+    if (restart)
+        m_restart->setVariant(*restart);
     m_dispatchGoesOn = k.dispatch == "v4.14";
     m_fairShare = k.tag_fair_share;
     m_tagIdle = k.tag_idle;
@@ -276,7 +284,7 @@ void BlockLayer::dispatch(int cpu, int h)
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
     if (!hctx.dispatch.empty()) {
         RqList list = hctx.dispatch.take();
-        markRestart(h);
+        m_restart->mark(h);
         if (!dispatchList(cpu, h, list) || !m_dispatchGoesOn)
             return;
     }
@@ -312,15 +320,13 @@ bool BlockLayer::dispatchList(int cpu, int h, RqList& list)
             m_sim.trace(TraceKind::Requeue, cpu, i, h, now);
         }
         hctx.dispatch.spliceFront(m_pool, rest);
-        if (result == Issue::NoTag && m_restart == RestartVariant::OwnHctx) {
-            // blk_mq_mark_tag_wait() (eb619fdb2d4c, v4.15, the kernels that restart only
-            // their own hctx): be run again when a driver tag is freed. The rr-shared
-            // variants (v4.11-v4.14) rely on RESTART alone.
+        if (result == Issue::NoTag && m_restart->variant().parksOnDispatchWait()) {
+            // blk_mq_mark_tag_wait(): be run again when a driver tag is freed.
             auto& waiters = m_tags[static_cast<std::size_t>(hctx.tags)].hctxWaiters;
             if (std::find(waiters.begin(), waiters.end(), h) == waiters.end())
                 waiters.push_back(h);
         }
-        markRestart(h);
+        m_restart->mark(h);
         return false;
     }
     return true;
@@ -369,120 +375,13 @@ void BlockLayer::freeRequest(int cpu, int rq)
     r.state = RqState::Free;
     --m_inFlight;
     m_freeRqs.push_back(rq);
-    restart(cpu, h, rq);
-}
-
-void BlockLayer::markRestart(int h)
-{
-    Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
-    if (hctx.restart)
-        return;
-    hctx.restart = true;
-    hctx.restartSince = m_machine.opNow();
-    if (hctx.tagShared) {
-        RequestQueue& q = m_queues[static_cast<std::size_t>(hctx.dev)];
-        ++q.sharedHctxRestart;
-        ++m_tagSets[static_cast<std::size_t>(q.tagSet)].sharedHctxRestart;
-    }
+    m_restart->onFree(h, { rq, r.script, r.job });
 }
 
 bool BlockLayer::hasPending(int h) const
 {
     const Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
     return !hctx.dispatch.empty() || !hctx.schedFifo.empty();
-}
-
-// blk_mq_sched_restart_hctx(): clear RESTART; run the hctx if it has work.
-bool BlockLayer::restartHctx(int h)
-{
-    Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
-    if (!hctx.restart)
-        return false;
-    hctx.restart = false;
-    if (hctx.tagShared) {
-        RequestQueue& q = m_queues[static_cast<std::size_t>(hctx.dev)];
-        --q.sharedHctxRestart;
-        --m_tagSets[static_cast<std::size_t>(q.tagSet)].sharedHctxRestart;
-    }
-    if (!hasPending(h))
-        return false;
-    ++m_sim.counters.restarts;
-    m_sim.trace(TraceKind::Restart, -1, -1, h, m_machine.opNow());
-    runHwQueueAsync(-1, h);
-    return true;
-}
-
-// blk_mq_sched_restart(), called for every freed request.
-void BlockLayer::restart(int cpu, int h, int freedRq)
-{
-    ++m_sim.counters.restart_calls;
-    Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
-    RequestQueue& q = m_queues[static_cast<std::size_t>(hctx.dev)];
-    TagSet& set = m_tagSets[static_cast<std::size_t>(q.tagSet)];
-    RestartNote note;
-    note.at = m_machine.opNow();
-    note.freedRq = freedRq;
-    note.freedScript = request(freedRq).script;
-    note.freedJob = request(freedRq).job;
-    note.hctx = h;
-    if (m_restart == RestartVariant::OwnHctx || !hctx.tagShared) {
-        ++m_sim.counters.restart_hctx_visits;
-        note.visits = 1;
-        note.outcome = restartHctx(h) ? RestartNote::Outcome::Restarted : RestartNote::Outcome::NotMarked;
-        note.restarted = note.outcome == RestartNote::Outcome::Restarted ? h : -1;
-        set.lastRestart = note;
-        return;
-    }
-    if ((m_restart == RestartVariant::RrSharedQueueCounter && q.sharedHctxRestart == 0)
-        || (m_restart == RestartVariant::RrSharedTagsCounter && set.sharedHctxRestart == 0)) {
-        note.outcome = RestartNote::Outcome::CounterZero; // "no hardware queues have RESTART marked"
-        set.lastRestart = note;
-        return;
-    }
-    set.lastRestart = note;
-    m_machine.pushOp({ OpCode::RestartWalk, h, 0 });
-    (void)cpu;
-}
-
-// One batch of the round-robin walk of 6d8c6c0f97ad: every hctx of every
-// other queue on the tag set (starting after the completing queue), then
-// the completing queue's hctxs after the completing one, until one restarts.
-void BlockLayer::restartWalk(int cpu, int h, int pos)
-{
-    constexpr int kBatch = 64; // hctxs looked at per action: interruptible between batches
-    const Hctx& start = m_hctxs[static_cast<std::size_t>(h)];
-    const RequestQueue& q = m_queues[static_cast<std::size_t>(start.dev)];
-    TagSet& set = m_tagSets[static_cast<std::size_t>(q.tagSet)];
-    const int nq = static_cast<int>(set.queues.size());
-    const int nr = q.nrHwQueues;
-    const int self = static_cast<int>(std::find(set.queues.begin(), set.queues.end(), start.dev) - set.queues.begin());
-    const int total = nq * nr; // (nq - 1) other queues, then nr of our own
-    RestartNote& note = set.lastRestart;
-    const int end = std::min(total, pos + kBatch);
-    for (; pos < end; ++pos) {
-        int candidate;
-        if (pos < (nq - 1) * nr) {
-            const int other = set.queues[static_cast<std::size_t>((self + 1 + pos / nr) % nq)];
-            candidate = m_queues[static_cast<std::size_t>(other)].firstHctx + pos % nr;
-        } else {
-            const int k = pos - (nq - 1) * nr;
-            candidate = q.firstHctx + (start.index + 1 + k) % nr;
-        }
-        m_machine.charge(m_sim.costs.restart_visit_ns);
-        m_sim.counters.restart_cpu_ns += static_cast<std::uint64_t>(m_sim.costs.restart_visit_ns);
-        ++m_sim.counters.restart_hctx_visits;
-        ++note.visits;
-        if (m_hctxs[static_cast<std::size_t>(candidate)].tags == start.tags && restartHctx(candidate)) {
-            note.outcome = RestartNote::Outcome::Restarted;
-            note.restarted = candidate;
-            return;
-        }
-    }
-    if (pos < total)
-        m_machine.pushOp({ OpCode::RestartWalk, h, pos });
-    else
-        note.outcome = RestartNote::Outcome::WalkFoundNone;
-    (void)cpu;
 }
 
 // blk_mq_run_hw_queue(hctx, async = true): kblockd work on one of the hctx's CPUs.
@@ -504,22 +403,19 @@ void BlockLayer::runHwQueueAsync(int fromCpu, int h)
 void BlockLayer::perform(int cpu, Op op, OpStack& stack)
 {
     BlkCpu& b = m_cpu[static_cast<std::size_t>(cpu)];
-    switch (op.code) {
-    case OpCode::KworkerStep:
+    switch (OpSet<BlockOp>::code(op)) {
+    case BlockOp::KworkerStep:
         if (!b.kblockd.empty()) {
             const int h = b.kblockd.pop_front();
-            stack.push_back({ OpCode::KworkerStep, cpu });
-            stack.push_back({ OpCode::RunHctx, h });
+            stack.push_back(m_ops(BlockOp::KworkerStep, cpu));
+            stack.push_back(m_ops(BlockOp::RunHctx, h));
         } else {
             m_machine.sleepTask(m_machine.currentTask());
         }
         break;
-    case OpCode::RunHctx:
+    case BlockOp::RunHctx:
         m_hctxs[static_cast<std::size_t>(op.a)].runQueued = false;
         dispatch(cpu, op.a);
-        break;
-    case OpCode::RestartWalk:
-        restartWalk(cpu, op.a, op.b);
         break;
     default:
         performCompletionOp(cpu, op, stack);

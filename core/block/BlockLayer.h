@@ -4,6 +4,7 @@
 #include "block/Hctx.h"
 #include "block/RequestQueue.h"
 #include "complete/CompletionPolicy.h"
+#include "restart/SchedRestart.h"
 #include "cpu/Machine.h"
 #include "metrics/LatencyHistogram.h"
 #include "scenario/Scenario.h"
@@ -23,30 +24,12 @@ struct BlkMqTags {
     std::vector<int> hctxWaiters; // hctxs parked on dispatch_wait (blk_mq_mark_tag_wait)
 };
 
-// What the last blk_mq_sched_restart() call on a tag set decided, for the
-// stall detector's explanation.
-struct RestartNote {
-    enum class Outcome : std::uint8_t { None, NotMarked, Restarted, CounterZero, WalkFoundNone } outcome = Outcome::None;
-    SimTime at;
-    int freedRq = -1; // pool index (may be reused later: name it by script step / job)
-    int freedScript = -1;
-    int freedJob = -1;
-    int hctx = -1; // the completing hctx
-    int restarted = -1; // the hctx restarted
-    int visits = 0;
-};
-
 struct TagSet {
     std::string name;
     int firstTags = 0; // global index of tags[0]
     int nrHwQueues = 0;
     std::vector<int> queues; // devices using it (tag_list order)
-    int sharedHctxRestart = 0; // the per-tag-set counter of rr-shared-tags-counter
-    RestartNote lastRestart;
 };
-
-enum class RestartVariant : std::uint8_t { OwnHctx, RrShared, RrSharedQueueCounter, RrSharedTagsCounter };
-RestartVariant restartVariantFromName(const std::string& name);
 
 // A request that nothing will ever move, and why.
 struct StallReport {
@@ -70,10 +53,28 @@ struct BlkCpu {
     std::int64_t rxLoadCost = 0;
 };
 
+// The block layer's ops.
+enum class BlockOp : std::uint8_t {
+    HandleCq, // a = hctx (device vector)
+    TimerComplete, // a = request
+    CsdFlush,
+    CsdRunOne,
+    BlockSoftirq,
+    CompleteFromBatch,
+    KworkerStep,
+    RunHctx, // a = hctx
+    CsdRaiseBlock, // blk-mq's per-CPU csd (complete-llist): raise BLOCK_SOFTIRQ
+    NapiSchedule, // NIC rx hardirq: napi_schedule()
+    NetRxPoll, // NET_RX softirq: one packet of the NAPI poll
+    UsbIrq, // a = device: the host controller's interrupt for the current command
+    UsbStep, // a = device: the driver's kthread (usb-storage)
+};
+
 // blk-mq: request allocation, the scheduler FIFO, dispatch, ->queue_rq, the
 // device model, completion (blk_mq_complete_request and the remote IPI /
-// softirq paths), request freeing and RESTART. Performs the block ops.
-class BlockLayer final : public OpHandler {
+// softirq paths) and request freeing. RESTART is restart/SchedRestart's.
+// Performs the block ops.
+class BlockLayer final : public OpHandler, private RestartHost {
 public:
     BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario);
     void setEndIoSink(EndIoSink* sink) { m_endIo = sink; }
@@ -120,6 +121,8 @@ public:
     // From blk_mq_complete_request() to ->complete (the cost of the completion path).
     const LatencyHistogram& completionDelay() const { return m_completionDelay; }
 
+    const SchedRestart& restart() const { return *m_restart; }
+
     void perform(int cpu, Op op, OpStack& stack) override;
     void onDeviceDone(int rq);
 
@@ -141,18 +144,16 @@ private:
     void performCompletionOp(int cpu, Op op, OpStack& stack);
     void completeRq(int cpu, int rq); // ->complete, then blk_mq_end_request
     void freeRequest(int cpu, int rq);
-    void restart(int cpu, int hctx, int freedRq);
-    void restartWalk(int cpu, int hctx, int pos);
-    bool restartHctx(int hctx);
-    bool hasPending(int hctx) const;
+    bool hasPending(int hctx) const override;
+    void runHwQueueAsync(int hctx) override { runHwQueueAsync(-1, hctx); }
     void runHwQueueAsync(int fromCpu, int hctx);
-    void markRestart(int hctx);
     int getDriverTag(int cpu, int hctx, TagAccess& a);
     void putDriverTag(int cpu, int rq);
     int allocRq();
 
     Sim& m_sim;
     Machine& m_machine;
+    OpSet<BlockOp> m_ops;
     EndIoSink* m_endIo = nullptr;
     std::vector<RequestQueue> m_queues;
     std::vector<Hctx> m_hctxs;
@@ -166,7 +167,7 @@ private:
     LatencyHistogram m_scriptLat;
     LatencyHistogram m_completionDelay;
     CompletionPatches m_patches;
-    RestartVariant m_restart = RestartVariant::OwnHctx;
+    std::unique_ptr<SchedRestart> m_restart;
     bool m_dispatchGoesOn = false; // v4.14 dispatch semantics
     bool m_fairShare = false;
     SimTime m_tagIdle;

@@ -73,8 +73,8 @@ StallReport BlockLayer::findStalls(SimTime maxAge, const std::vector<bool>& live
             const std::string hname = q.spec.name + " hctx " + std::to_string(hctx.index);
             why << requestName(rq) << " (" << hname << ", submitted on CPU " << r.cpu << ") has waited "
                 << (inFifo ? "in the scheduler FIFO" : "on hctx->dispatch") << " since " << ms(r.waitSince) << "; ";
-            if (hctx.restart)
-                why << hname << " has RESTART set since " << ms(hctx.restartSince)
+            if (m_restart->marked(static_cast<int>(h)))
+                why << hname << " has RESTART set since " << ms(m_restart->markedSince(static_cast<int>(h)))
                     << (inFifo ? " (its dispatch found hctx->dispatch non-empty and left the scheduler's requests "
                                  "where they were)"
                                : "")
@@ -87,35 +87,11 @@ StallReport BlockLayer::findStalls(SimTime maxAge, const std::vector<bool>& live
             } else {
                 why << "it has waited longer than the stall_age of " << formatDuration(maxAge);
             }
-            const RestartNote& n = set.lastRestart;
-            if (n.outcome != RestartNote::Outcome::None && n.hctx >= 0) {
-                const Hctx& from = m_hctxs[static_cast<std::size_t>(n.hctx)];
-                const RequestQueue& fq = m_queues[static_cast<std::size_t>(from.dev)];
-                why << ". The last blk_mq_sched_restart() on the tag set (at " << ms(n.at) << ", freeing "
-                    << requestName(n.freedRq, n.freedScript, n.freedJob) << " of " << fq.spec.name << ") ";
-                switch (n.outcome) {
-                case RestartNote::Outcome::CounterZero:
-                    why << "returned early because "
-                        << (m_restart == RestartVariant::RrSharedTagsCounter ? "tag set '" + set.name + "'"
-                                                                             : fq.spec.name)
-                        << "'s shared_hctx_restart was 0, although " << hname << " was marked";
-                    break;
-                case RestartNote::Outcome::Restarted: {
-                    const Hctx& r2 = m_hctxs[static_cast<std::size_t>(n.restarted)];
-                    why << "restarted " << m_queues[static_cast<std::size_t>(r2.dev)].spec.name << " hctx " << r2.index
-                        << " after looking at " << n.visits << " hctx(s) and stopped there";
-                    break;
-                }
-                case RestartNote::Outcome::NotMarked:
-                    why << "only looked at its own hctx, which had no RESTART mark";
-                    break;
-                case RestartNote::Outcome::WalkFoundNone:
-                    why << "walked " << n.visits << " hctx(s) without restarting any";
-                    break;
-                case RestartNote::Outcome::None:
-                    break;
-                }
-            }
+            const RestartNote& n = m_restart->lastDecision(q.tagSet);
+            if (const std::string last
+                = m_restart->explainLast(static_cast<int>(h), requestName(n.freed.rq, n.freed.script, n.freed.job));
+                !last.empty())
+                why << ". " << last;
             why << '.';
         }
     }

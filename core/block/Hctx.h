@@ -18,8 +18,6 @@ struct Hctx {
     RqList schedFifo; // mq-deadline FIFO
     int schedInUse = 0;
     int nrRequests = 0; // scheduler requests (q->nr_requests)
-    bool restart = false; // BLK_MQ_S_SCHED_RESTART
-    SimTime restartSince;
     bool tagShared = false; // BLK_MQ_F_TAG_SHARED: another queue uses the same tag set
     bool active = false; // counted in its tags' active queues (fair sharing)
     int tagsHeld = 0; // driver tags its requests hold

@@ -14,7 +14,6 @@ struct RequestQueue {
     int nrHwQueues = 0;
     int tagSet = 0;
     std::vector<int> cpuToHctx; // global hctx index per CPU
-    int sharedHctxRestart = 0; // q->shared_hctx_restart (8e8320c9315c)
     // irqmode kthread (usb-storage): one command at a time from a driver thread.
     int kthread = -1;
     RqList kthreadPending;

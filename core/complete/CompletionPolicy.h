@@ -1,28 +1,17 @@
 #pragma once
 
-#include "scenario/Scenario.h"
 #include "topo/Topology.h"
 
 namespace blkmq {
 
 // The completion patches of the 2020 series (seed 000) and the two
-// alternatives discussed there, as switched in kernel.patches.
+// alternatives discussed there, as switched in kernel.patches (scenario/KernelSwitches.cpp).
 struct CompletionPatches {
     bool noRemoteThreaded = false; // complete-no-remote-threaded (patch 1/3)
     bool remoteSoftirq = false; // complete-remote-softirq (patch 2/3)
     bool llist = false; // complete-llist (patch 3/3)
     bool localBh = false; // complete-local-bh
     bool processDirect = false; // complete-process-direct
-
-    static CompletionPatches from(const KernelSpec& k)
-    {
-        const auto on = [&](const char* id) {
-            auto it = k.patches.find(id);
-            return it != k.patches.end() && it->second;
-        };
-        return { on("complete-no-remote-threaded"), on("complete-remote-softirq"), on("complete-llist"),
-            on("complete-local-bh"), on("complete-process-direct") };
-    }
 };
 
 // blk_mq_complete_need_ipi() (block/blk-mq.c, v5.10 and the series).

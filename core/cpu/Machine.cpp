@@ -14,16 +14,22 @@ Machine::Machine(Sim& sim)
         cpu.hardirq.reserve(64);
         cpu.softirq.reserve(64);
         cpu.irqs.reserve(64);
-        cpu.ksoftirqd = createTask(TaskKind::Ksoftirqd, c, c, false);
+        cpu.ksoftirqd = createTask(TaskKind::Ksoftirqd, c, m_ops(MachineOp::KsoftirqdStep, c), false);
     }
 }
 
-int Machine::createTask(TaskKind kind, int cpu, int owner, bool fifo)
+std::uint8_t Machine::addHandler(OpHandler* handler)
+{
+    m_handlers.push_back(handler);
+    return static_cast<std::uint8_t>(m_handlers.size() - 1);
+}
+
+int Machine::createTask(TaskKind kind, int cpu, Op loop, bool fifo)
 {
     Task t;
     t.kind = kind;
     t.cpu = cpu;
-    t.owner = owner;
+    t.loop = loop;
     t.fifo = fifo;
     t.stack.reserve(32);
     m_tasks.push_back(std::move(t));
@@ -36,11 +42,13 @@ int Machine::createTask(TaskKind kind, int cpu, int owner, bool fifo)
     return id;
 }
 
-void Machine::setVectorThread(int vector, int task)
+int Machine::createIrqThread(int cpu, int vector)
 {
+    const int task = createTask(TaskKind::IrqThread, cpu, m_ops(MachineOp::IrqThreadStep, vector), true);
     if (vector >= static_cast<int>(m_vectorThread.size()))
         m_vectorThread.resize(static_cast<std::size_t>(vector) + 1, -1);
     m_vectorThread[static_cast<std::size_t>(vector)] = task;
+    return task;
 }
 
 int Machine::vectorThread(int vector) const
@@ -91,7 +99,7 @@ void Machine::localBhEnable(int cpu)
     if (m_currentTask >= 0 && m_context != ExecContext::Hardirq)
         task(m_currentTask).bhDisabled = false;
     if (m_currentStack && !in_interrupt(cpu) && m_cpus[static_cast<std::size_t>(cpu)].softirqPending)
-        m_currentStack->push_back({ OpCode::SoftirqStart, 0 });
+        m_currentStack->push_back(m_ops(MachineOp::SoftirqStart, 0));
 }
 
 void Machine::wakeup_softirqd(int cpu)
@@ -111,28 +119,8 @@ void Machine::makeRunnable(int id)
     Task& t = task(id);
     t.runnable = true;
     t.wakePending = false;
-    if (t.stack.empty()) {
-        switch (t.kind) {
-        case TaskKind::Job:
-            t.stack.push_back({ OpCode::JobStep, t.owner });
-            break;
-        case TaskKind::Script:
-            t.stack.push_back({ OpCode::ScriptStep, t.cpu });
-            break;
-        case TaskKind::Ksoftirqd:
-            t.stack.push_back({ OpCode::KsoftirqdStep, t.cpu });
-            break;
-        case TaskKind::Kworker:
-            t.stack.push_back({ OpCode::KworkerStep, t.cpu });
-            break;
-        case TaskKind::IrqThread:
-            t.stack.push_back({ OpCode::IrqThreadStep, t.owner });
-            break;
-        case TaskKind::Kthread:
-            t.stack.push_back({ OpCode::UsbStep, t.owner });
-            break;
-        }
-    }
+    if (t.stack.empty())
+        t.stack.push_back(t.loop);
     if (!t.fifo) {
         // CFS place_entity: a sleeper gets at most one granularity of credit
         // against the smallest vruntime of the runnable SCHED_OTHER tasks.
@@ -280,27 +268,13 @@ OpStack* Machine::pickStack(int cpu, ExecContext& ctx)
     }
     if (c.irqQueued()) {
         const PendingIrq irq = c.irqs.pop_front();
-        Op handler { OpCode::CsdFlush, irq.arg };
-        switch (irq.kind) {
-        case IrqKind::DeviceVector:
-            handler
-                = { m_threadirqs && vectorThread(irq.arg) >= 0 ? OpCode::WakeIrqThread : OpCode::HandleCq, irq.arg };
-            break;
-        case IrqKind::Timer:
-            handler = { OpCode::TimerComplete, irq.arg };
-            break;
-        case IrqKind::NicRx:
-            handler = { OpCode::NapiSchedule, irq.arg };
-            break;
-        case IrqKind::Usb:
-            handler = { OpCode::UsbIrq, irq.arg };
-            break;
-        case IrqKind::CallFunction:
-            break;
-        }
-        c.hardirq.push_back({ OpCode::IrqExit, static_cast<int>(irq.kind) });
+        Op handler = m_irqHandler[static_cast<std::size_t>(irq.kind)];
+        handler.a = irq.arg;
+        if (irq.kind == IrqKind::DeviceVector && m_threadirqs && vectorThread(irq.arg) >= 0)
+            handler = m_ops(MachineOp::WakeIrqThread, irq.arg);
+        c.hardirq.push_back(m_ops(MachineOp::IrqExit, static_cast<int>(irq.kind)));
         c.hardirq.push_back(handler);
-        c.hardirq.push_back({ OpCode::IrqEntry, static_cast<int>(irq.kind) });
+        c.hardirq.push_back(m_ops(MachineOp::IrqEntry, static_cast<int>(irq.kind)));
         ctx = ExecContext::Hardirq;
         return &c.hardirq;
     }
@@ -361,12 +335,10 @@ void Machine::onBoundary(int cpu)
 
 void Machine::perform(int cpu, Op op, OpStack& stack)
 {
-    if (op.code <= OpCode::MachineLast)
+    if (op.owner == 0)
         performMachineOp(cpu, op, stack);
-    else if (op.code <= OpCode::BlockLast)
-        m_block->perform(cpu, op, stack);
     else
-        m_workload->perform(cpu, op, stack);
+        m_handlers[op.owner]->perform(cpu, op, stack);
 }
 
 void Machine::enterSoftirq(int cpu, OpStack& stack, bool on)
@@ -382,14 +354,14 @@ void Machine::performMachineOp(int cpu, Op op, OpStack& stack)
 {
     auto& c = m_cpus[static_cast<std::size_t>(cpu)];
     const Costs& k = m_sim.costs;
-    switch (op.code) {
-    case OpCode::IrqEntry:
+    switch (OpSet<MachineOp>::code(op)) {
+    case MachineOp::IrqEntry:
         charge(k.irq_entry_ns);
         c.hardirqActive = true;
         ++m_sim.counters.hardirqs;
         m_sim.trace(TraceKind::IrqEnter, cpu, -1, op.a);
         break;
-    case OpCode::IrqExit:
+    case MachineOp::IrqExit:
         charge(k.irq_exit_ns);
         c.hardirqActive = false;
         m_sim.trace(TraceKind::IrqExit, cpu, -1, op.a, opNow());
@@ -398,74 +370,74 @@ void Machine::performMachineOp(int cpu, Op op, OpStack& stack)
             if (task(c.ksoftirqd).runnable)
                 break; // ksoftirqd is already on it
             if (!m_threadirqs)
-                c.softirq.push_back({ OpCode::SoftirqStart, 0 });
+                c.softirq.push_back(m_ops(MachineOp::SoftirqStart, 0));
             else
                 wakeup_softirqd(cpu);
         }
         break;
-    case OpCode::SoftirqStart:
+    case MachineOp::SoftirqStart:
         enterSoftirq(cpu, stack, true);
         c.softirqStart = m_sim.now;
         c.softirqRestarts = 0;
-        stack.push_back({ OpCode::SoftirqLoop, 0 });
+        stack.push_back(m_ops(MachineOp::SoftirqLoop, 0));
         break;
-    case OpCode::SoftirqLoop: {
+    case MachineOp::SoftirqLoop: {
         charge(k.softirq_entry_ns);
         const std::uint32_t pending = c.softirqPending;
         c.softirqPending = 0;
         m_sim.trace(TraceKind::SoftirqRun, cpu, -1, static_cast<int>(pending));
-        stack.push_back({ OpCode::SoftirqAfter, 0 });
+        stack.push_back(m_ops(MachineOp::SoftirqAfter, 0));
         // Handlers run in bit order: push the highest first.
         for (int nr = NR_SOFTIRQS_MODELLED - 1; nr >= 0; --nr) {
             if (!(pending & (1u << nr)))
                 continue;
-            if (nr == BLOCK_SOFTIRQ)
-                stack.push_back({ OpCode::BlockSoftirq, 0 });
-            else if (nr == NET_RX_SOFTIRQ)
-                stack.push_back({ OpCode::NetRxPoll, 0 });
+            if (m_hasSoftirqHandler[static_cast<std::size_t>(nr)])
+                stack.push_back(m_softirqHandler[static_cast<std::size_t>(nr)]);
         }
         break;
     }
-    case OpCode::SoftirqAfter:
+    case MachineOp::SoftirqAfter:
         if (c.softirqPending) {
             if ((opNow() - c.softirqStart).ns() < k.softirq_time_limit_ns
                 && c.softirqRestarts + 1 < k.softirq_restart_limit) {
                 ++c.softirqRestarts;
-                stack.push_back({ OpCode::SoftirqLoop, 0 });
+                stack.push_back(m_ops(MachineOp::SoftirqLoop, 0));
                 break;
             }
             wakeup_softirqd(cpu);
         }
         enterSoftirq(cpu, stack, false);
         break;
-    case OpCode::KsoftirqdStep:
+    case MachineOp::KsoftirqdStep:
         if (c.softirqPending) {
-            stack.push_back({ OpCode::KsoftirqdStep, cpu });
-            stack.push_back({ OpCode::SoftirqStart, 0 });
+            stack.push_back(m_ops(MachineOp::KsoftirqdStep, cpu));
+            stack.push_back(m_ops(MachineOp::SoftirqStart, 0));
         } else {
             sleepTask(m_currentTask);
         }
         break;
-    case OpCode::IrqThreadStep: {
+    case MachineOp::IrqThreadStep: {
         Task& t = task(m_currentTask);
         if (t.irqPending) {
             t.irqPending = false;
-            stack.push_back({ OpCode::IrqThreadStep, op.a });
-            stack.push_back({ OpCode::BhEnable, 0 });
-            stack.push_back({ OpCode::HandleCq, op.a });
-            stack.push_back({ OpCode::BhDisable, 0 });
+            stack.push_back(m_ops(MachineOp::IrqThreadStep, op.a));
+            stack.push_back(m_ops(MachineOp::BhEnable, 0));
+            Op handler = m_irqHandler[static_cast<std::size_t>(IrqKind::DeviceVector)];
+            handler.a = op.a;
+            stack.push_back(handler);
+            stack.push_back(m_ops(MachineOp::BhDisable, 0));
         } else {
             sleepTask(m_currentTask);
         }
         break;
     }
-    case OpCode::BhDisable:
+    case MachineOp::BhDisable:
         localBhDisable(cpu);
         break;
-    case OpCode::BhEnable:
+    case MachineOp::BhEnable:
         localBhEnable(cpu);
         break;
-    case OpCode::WakeIrqThread: {
+    case MachineOp::WakeIrqThread: {
         const int t = vectorThread(op.a);
         task(t).irqPending = true;
         charge(k.wakeup_ns);

@@ -3,12 +3,26 @@
 #include "cpu/OpHandler.h"
 #include "cpu/Task.h"
 #include "sim/RingQueue.h"
-#include "sim/Sim.h"
+#include "cpu/Sim.h"
 
 #include <array>
 #include <vector>
 
 namespace blkmq {
+
+// The Machine's own ops: interrupt and softirq mechanics.
+enum class MachineOp : std::uint8_t {
+    IrqEntry,
+    IrqExit,
+    SoftirqStart,
+    SoftirqLoop,
+    SoftirqAfter,
+    KsoftirqdStep,
+    IrqThreadStep, // a = device vector
+    BhDisable,
+    BhEnable,
+    WakeIrqThread, // a = device vector (threadirqs: the hardirq only wakes the thread)
+};
 
 struct PendingIrq {
     IrqKind kind;
@@ -53,19 +67,25 @@ class Machine {
 public:
     explicit Machine(Sim& sim);
 
-    void setHandlers(OpHandler* block, OpHandler* workload)
+    // Registers a component that performs ops of its own; the number is the `owner` of its ops.
+    std::uint8_t addHandler(OpHandler* handler);
+    // The op each kind of interrupt starts with (its a = the irq's argument), and each softirq's handler.
+    void setIrqHandler(IrqKind kind, Op handler) { m_irqHandler[static_cast<std::size_t>(kind)] = handler; }
+    void setSoftirqHandler(int nr, Op handler)
     {
-        m_block = block;
-        m_workload = workload;
+        m_softirqHandler[static_cast<std::size_t>(nr)] = handler;
+        m_hasSoftirqHandler[static_cast<std::size_t>(nr)] = true;
     }
     void setThreadirqs(bool on) { m_threadirqs = on; }
     bool threadirqs() const { return m_threadirqs; }
 
-    int createTask(TaskKind kind, int cpu, int owner, bool fifo);
+    // A task whose body is `loop`: pushed whenever it is made runnable with nothing to do.
+    int createTask(TaskKind kind, int cpu, Op loop, bool fifo);
+    // The threaded handler of a device vector (SCHED_FIFO, runs the vector's irq handler).
+    int createIrqThread(int cpu, int vector);
     Task& task(int id) { return m_tasks[static_cast<std::size_t>(id)]; }
     const Task& task(int id) const { return m_tasks[static_cast<std::size_t>(id)]; }
     int nrTasks() const { return static_cast<int>(m_tasks.size()); }
-    void setVectorThread(int vector, int task);
     int vectorThread(int vector) const;
 
     const CpuState& cpu(int id) const { return m_cpus[static_cast<std::size_t>(id)]; }
@@ -116,8 +136,11 @@ private:
     void enterSoftirq(int cpu, OpStack& stack, bool on);
 
     Sim& m_sim;
-    OpHandler* m_block = nullptr;
-    OpHandler* m_workload = nullptr;
+    OpSet<MachineOp> m_ops { 0 };
+    std::vector<OpHandler*> m_handlers { nullptr }; // by owner; 0 = this
+    std::array<Op, kIrqKinds> m_irqHandler {};
+    std::array<Op, NR_SOFTIRQS_MODELLED> m_softirqHandler {};
+    std::array<bool, NR_SOFTIRQS_MODELLED> m_hasSoftirqHandler {};
     bool m_threadirqs = false;
     std::vector<CpuState> m_cpus;
     std::vector<Task> m_tasks;

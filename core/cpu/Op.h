@@ -8,53 +8,40 @@ namespace blkmq {
 // One step of work on a CPU. Ops live on per-context stacks (hardirq,
 // softirq, and one per task); the top op runs next. An op that loops pushes
 // itself back; an op with follow-up work pushes it in reverse order.
-// Codes are grouped by the component that performs them.
-enum class OpCode : std::uint8_t {
-    // Machine (interrupt and softirq mechanics)
-    IrqEntry,
-    IrqExit,
-    SoftirqStart,
-    SoftirqLoop,
-    SoftirqAfter,
-    KsoftirqdStep,
-    IrqThreadStep, // a = device vector
-    BhDisable,
-    BhEnable,
-    WakeIrqThread, // a = device vector (threadirqs: the hardirq only wakes the thread)
-    MachineLast = WakeIrqThread,
-    // Block layer
-    HandleCq, // a = hctx (device vector)
-    TimerComplete, // a = request
-    CsdFlush,
-    CsdRunOne,
-    BlockSoftirq,
-    CompleteFromBatch,
-    KworkerStep,
-    RunHctx, // a = hctx
-    CsdRaiseBlock, // blk-mq's per-CPU csd (complete-llist): raise BLOCK_SOFTIRQ
-    NapiSchedule, // NIC rx hardirq: napi_schedule()
-    NetRxPoll, // NET_RX softirq: one packet of the NAPI poll
-    UsbIrq, // a = device: the host controller's interrupt for the current command
-    UsbStep, // a = device: the driver's kthread (usb-storage)
-    RestartWalk, // a = completing hctx, b = position: one batch of blk_mq_sched_restart()'s walk
-    BlockLast = RestartWalk,
-    // Workload
-    JobStep, // a = job
-    Submit, // a = job
-    Reap, // a = job
-    ScriptStep, // a = CPU
-    Poll, // a = job: blk_poll() on the job's hctx (hipri)
-};
-
+//
+// Each component numbers its own ops (MachineOp, BlockOp, WorkloadOp): `owner`
+// is the handler the Machine registered for that component (0 = the Machine
+// itself), `code` the component's op. The Machine knows none of the others' ops.
 struct Op {
-    OpCode code;
+    std::uint8_t owner = 0;
+    std::uint8_t code = 0;
     std::int32_t a = 0;
     std::int32_t b = 0;
 };
 
 using OpStack = std::vector<Op>;
 
+// A component's ops, typed: ops(BlockOp::RunHctx, h) builds one, OpSet<BlockOp>::code(op) reads it back.
+template<class Code>
+class OpSet {
+public:
+    OpSet() = default;
+    explicit OpSet(std::uint8_t owner)
+        : m_owner(owner)
+    {
+    }
+    Op operator()(Code c, std::int32_t a = 0, std::int32_t b = 0) const
+    {
+        return { m_owner, static_cast<std::uint8_t>(c), a, b };
+    }
+    static Code code(Op op) { return static_cast<Code>(op.code); }
+
+private:
+    std::uint8_t m_owner = 0;
+};
+
 enum class IrqKind : std::uint8_t { DeviceVector, CallFunction, Timer, NicRx, Usb };
+inline constexpr int kIrqKinds = 5;
 
 enum SoftirqNr : std::uint8_t {
     HI_SOFTIRQ,

@@ -14,7 +14,7 @@ enum class TaskKind : std::uint8_t { Job, Script, Ksoftirqd, Kworker, IrqThread,
 struct Task {
     TaskKind kind = TaskKind::Job;
     int cpu = 0;
-    int owner = 0; // job index, device vector, ...
+    Op loop; // what the task does when woken with an empty stack
     bool fifo = false;
     bool runnable = false;
     bool wakePending = false;

@@ -5,7 +5,7 @@
 #include "experiment/BatchRunner.h"
 #include "experiment/TbbHandoff.h"
 
-#include "sim/Engine.h"
+#include "engine/Engine.h"
 
 #include <memory>
 

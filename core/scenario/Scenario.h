@@ -1,5 +1,6 @@
 #pragma once
 
+#include "complete/CompletionPolicy.h"
 #include "sim/SimTime.h"
 #include "topo/Costs.h"
 #include "topo/Topology.h"
@@ -75,7 +76,7 @@ struct ScriptStep {
 
 struct KernelSpec {
     bool threadirqs = false;
-    std::map<std::string, bool> patches;
+    CompletionPatches patches;
     std::string restart = "own-hctx";
     std::string dispatch = "v4.12"; // v4.12: leave the scheduler's requests after a dispatch-list run; v4.14: go on
     std::string tags = "bitmap";

@@ -2,7 +2,7 @@
 
 #include "io/SafeFile.h"
 #include "io/Limits.h"
-#include "scenario/PatchRegistry.h"
+#include "scenario/KernelSwitches.h"
 #include "scenario/PresetData.h"
 #include "sim/Duration.h"
 #include "topo/TopologyLoader.h"
@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <utility>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -280,6 +281,28 @@ std::int64_t nestingDepth(const std::string& text)
 }
 
 std::string arrayPath(const std::string& base, std::size_t i) { return base + "[" + std::to_string(i) + "]"; }
+
+// kernel.patches: an object of patch id → true/false, ids from the switch table.
+void readPatches(const json* p, KernelSpec& kernel)
+{
+    if (!p)
+        return;
+    if (!p->is_object())
+        fail("kernel.patches", "must be an object of patch id → true/false");
+    for (auto it = p->begin(); it != p->end(); ++it) {
+        const KernelSwitch* sw = KernelSwitches::find("patches." + it.key());
+        if (!sw) {
+            std::string list;
+            for (const KernelSwitch& k : KernelSwitches::all())
+                if (k.key.rfind("patches.", 0) == 0)
+                    list += (list.empty() ? "" : ", ") + k.key.substr(8);
+            fail("kernel.patches." + it.key(), "unknown patch id (known: " + list + ")");
+        }
+        if (!it->is_boolean())
+            fail("kernel.patches." + it.key(), "must be true or false (got " + brief(*it) + ")");
+        sw->flag(kernel) = it->get<bool>();
+    }
+}
 
 Scenario parse(const json& doc)
 {
@@ -591,29 +614,26 @@ Scenario parse(const json& doc)
     // Kernel
     if (const json* k = top.get("kernel")) {
         ObjectReader r(*k, "kernel");
-        s.kernel.threadirqs = r.boolean("threadirqs", false);
-        if (const json* p = r.get("patches")) {
-            if (!p->is_object())
-                fail("kernel.patches", "must be an object of patch id → true/false");
-            const auto& known = ScenarioLoader::knownPatches();
-            for (auto it = p->begin(); it != p->end(); ++it) {
-                if (std::find(known.begin(), known.end(), it.key()) == known.end()) {
-                    std::string list;
-                    for (const auto& id : known)
-                        list += (list.empty() ? "" : ", ") + id;
-                    fail("kernel.patches." + it.key(),
-                        "unknown patch id (known: " + (list.empty() ? std::string("none in this build") : list) + ")");
-                }
-                if (!it->is_boolean())
-                    fail("kernel.patches." + it.key(), "must be true or false (got " + brief(*it) + ")");
-                s.kernel.patches[it.key()] = it->get<bool>();
+        // Every switch of the table (scenario/KernelSwitches.cpp), in its order.
+        bool patchesRead = false;
+        for (const KernelSwitch& sw : KernelSwitches::all()) {
+            if (sw.key.rfind("patches.", 0) == 0) {
+                if (!std::exchange(patchesRead, true))
+                    readPatches(r.get("patches"), s.kernel);
+                continue;
+            }
+            switch (sw.type) {
+            case KernelSwitch::Type::Bool:
+                sw.flag(s.kernel) = r.boolean(sw.key, sw.flag(s.kernel));
+                break;
+            case KernelSwitch::Type::Choice:
+                sw.choice(s.kernel) = r.choice(sw.key, sw.choice(s.kernel), sw.choiceNames());
+                break;
+            case KernelSwitch::Type::Duration:
+                sw.duration(s.kernel) = r.duration(sw.key, sw.duration(s.kernel), SimTime(0));
+                break;
             }
         }
-        s.kernel.restart = r.choice("restart", s.kernel.restart, ScenarioLoader::restartVariants());
-        s.kernel.dispatch = r.choice("dispatch", s.kernel.dispatch, { "v4.12", "v4.14" });
-        s.kernel.tag_fair_share = r.boolean("tag_fair_share", false);
-        s.kernel.tag_idle = r.duration("tag_idle", s.kernel.tag_idle, SimTime(0));
-        s.kernel.tags = r.choice("tags", s.kernel.tags, ScenarioLoader::tagAllocators());
         r.finish();
     }
 
@@ -794,30 +814,6 @@ std::vector<PresetInfo> ScenarioLoader::presets()
         out.push_back({ std::string(p.name), summary });
     }
     return out;
-}
-
-const std::vector<std::string>& ScenarioLoader::knownPatches()
-{
-    static const std::vector<std::string> ids = [] {
-        std::vector<std::string> out;
-        for (const auto& p : PatchRegistry::all())
-            out.push_back(p.id);
-        return out;
-    }();
-    return ids;
-}
-
-const std::vector<std::string>& ScenarioLoader::restartVariants()
-{
-    static const std::vector<std::string> ids { "own-hctx", "rr-shared", "rr-shared-queue-counter",
-        "rr-shared-tags-counter" };
-    return ids;
-}
-
-const std::vector<std::string>& ScenarioLoader::tagAllocators()
-{
-    static const std::vector<std::string> ids { "bitmap" };
-    return ids;
 }
 
 } // namespace blkmq

@@ -32,10 +32,6 @@ public:
 
     static std::vector<PresetInfo> presets();
     static Result<std::string> presetText(const std::string& name);
-    // Patch ids accepted under kernel.patches (filled by the policy issues).
-    static const std::vector<std::string>& knownPatches();
-    static const std::vector<std::string>& restartVariants();
-    static const std::vector<std::string>& tagAllocators();
 };
 
 } // namespace blkmq

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cctype>
+#include <cmath>
 
 namespace blkmq {
 
@@ -31,6 +32,8 @@ Workload::Workload(Sim& sim, Machine& machine, BlockLayer& block, const Scenario
     : m_sim(sim)
     , m_machine(machine)
     , m_block(block)
+    , m_ops(machine.addHandler(this))
+    , m_netRx(scenario.net_rx)
     , m_specs(scenario.jobs)
     , m_script(scenario.script)
     , m_scriptRq(scenario.script.size(), -1)
@@ -69,14 +72,15 @@ Workload::Workload(Sim& sim, Machine& machine, BlockLayer& block, const Scenario
             for (int i = spec.iodepth - 1; i >= 0; --i)
                 job.freeIous.push_back(i);
             job.completedIous.reserve(static_cast<std::size_t>(spec.iodepth));
-            job.task = machine.createTask(TaskKind::Job, job.cpu, static_cast<int>(m_jobs.size()), false);
+            job.task = machine.createTask(
+                TaskKind::Job, job.cpu, m_ops(WorkloadOp::JobStep, static_cast<int>(m_jobs.size())), false);
             m_jobs.push_back(std::move(job));
         }
     }
     for (const auto& step : m_script) {
         if (step.op != ScriptStep::Op::Complete && m_scriptTask[static_cast<std::size_t>(step.cpu)] < 0)
             m_scriptTask[static_cast<std::size_t>(step.cpu)]
-                = machine.createTask(TaskKind::Script, step.cpu, step.cpu, false);
+                = machine.createTask(TaskKind::Script, step.cpu, m_ops(WorkloadOp::ScriptStep, step.cpu), false);
     }
 }
 
@@ -86,6 +90,27 @@ void Workload::start()
         m_machine.wakeTask(job.task, -1);
     for (std::size_t i = 0; i < m_script.size(); ++i)
         m_sim.schedule(m_script[i].at, EventKind::ScriptStep, EventPriority::Control, static_cast<int>(i));
+}
+
+void Workload::startNetRx()
+{
+    for (std::size_t l = 0; l < m_netRx.size(); ++l)
+        for (int cpu : m_netRx[l].cpus)
+            scheduleNetPacket(cpu, static_cast<int>(l));
+}
+
+void Workload::onNetPacket(int cpu, int load)
+{
+    m_block.netPacket(cpu, m_netRx[static_cast<std::size_t>(load)].cost_ns);
+    scheduleNetPacket(cpu, load);
+}
+
+// Poisson arrivals: exponential gaps at the load's rate.
+void Workload::scheduleNetPacket(int cpu, int load)
+{
+    const double gap = m_sim.rng.exponential(1e9 / m_netRx[static_cast<std::size_t>(load)].pps);
+    m_sim.schedule(m_sim.now + SimTime(std::max<std::int64_t>(1, std::llround(gap))), EventKind::NetPacket,
+        EventPriority::Hardware, cpu, load);
 }
 
 int Workload::scriptRequest(const std::string& id) const
@@ -145,20 +170,20 @@ bool Workload::maySubmit(int dev) const
 
 void Workload::perform(int cpu, Op op, OpStack& stack)
 {
-    switch (op.code) {
-    case OpCode::JobStep:
+    switch (OpSet<WorkloadOp>::code(op)) {
+    case WorkloadOp::JobStep:
         jobStep(m_jobs[static_cast<std::size_t>(op.a)], stack);
         break;
-    case OpCode::Submit:
+    case WorkloadOp::Submit:
         submit(cpu, m_jobs[static_cast<std::size_t>(op.a)], stack);
         break;
-    case OpCode::Reap:
+    case WorkloadOp::Reap:
         reap(m_jobs[static_cast<std::size_t>(op.a)]);
         break;
-    case OpCode::ScriptStep:
+    case WorkloadOp::ScriptStep:
         scriptStep(cpu, stack);
         break;
-    case OpCode::Poll:
+    case WorkloadOp::Poll:
         m_block.poll(cpu, m_jobs[static_cast<std::size_t>(op.a)].dev);
         break;
     default:
@@ -170,14 +195,14 @@ void Workload::jobStep(Job& job, OpStack& stack)
 {
     const int self = static_cast<int>(&job - m_jobs.data());
     if (job.inflight() < job.iodepth) {
-        stack.push_back({ OpCode::JobStep, self });
-        stack.push_back({ OpCode::Submit, self });
+        stack.push_back(m_ops(WorkloadOp::JobStep, self));
+        stack.push_back(m_ops(WorkloadOp::Submit, self));
     } else if (!job.completedIous.empty()) {
-        stack.push_back({ OpCode::JobStep, self });
-        stack.push_back({ OpCode::Reap, self });
+        stack.push_back(m_ops(WorkloadOp::JobStep, self));
+        stack.push_back(m_ops(WorkloadOp::Reap, self));
     } else if (job.hipri) {
-        stack.push_back({ OpCode::JobStep, self });
-        stack.push_back({ OpCode::Poll, self }); // spin in blk_poll() instead of sleeping
+        stack.push_back(m_ops(WorkloadOp::JobStep, self));
+        stack.push_back(m_ops(WorkloadOp::Poll, self)); // spin in blk_poll() instead of sleeping
     } else {
         job.waitingCompletion = true; // io_getevents(min_nr = 1) sleeps
         m_machine.sleepTask(job.task);
@@ -262,7 +287,7 @@ void Workload::scriptStep(int cpu, OpStack& stack)
     const ScriptStep& step = m_script[static_cast<std::size_t>(i)];
     if (step.op == ScriptStep::Op::Run) {
         queue.erase(queue.begin());
-        stack.push_back({ OpCode::ScriptStep, cpu });
+        stack.push_back(m_ops(WorkloadOp::ScriptStep, cpu));
         m_block.runQueue(cpu, m_block.findQueue(step.device));
         return;
     }
@@ -278,7 +303,7 @@ void Workload::scriptStep(int cpu, OpStack& stack)
     r.hold = step.hold;
     r.released = m_releaseEarly[static_cast<std::size_t>(i)];
     m_scriptRq[static_cast<std::size_t>(i)] = rq;
-    stack.push_back({ OpCode::ScriptStep, cpu });
+    stack.push_back(m_ops(WorkloadOp::ScriptStep, cpu));
     m_block.submit(cpu, rq, step.bypass, step.run);
 }
 

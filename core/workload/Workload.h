@@ -10,7 +10,16 @@
 
 namespace blkmq {
 
-// fio-like jobs and scripted steps. Each job is a task pinned to one CPU
+// The workload's ops.
+enum class WorkloadOp : std::uint8_t {
+    JobStep, // a = job
+    Submit, // a = job
+    Reap, // a = job
+    ScriptStep, // a = CPU
+    Poll, // a = job: blk_poll() on the job's hctx (hipri)
+};
+
+// fio-like jobs, scripted steps, and competing network receive load. Each job is a task pinned to one CPU
 // that submits until `iodepth` io_units are in flight, then reaps every
 // completed one in one io_getevents call (sleeping until one completes).
 // Latency is fio's `lat`: from the start of submission to the reap.
@@ -20,8 +29,12 @@ public:
 
     // Wakes every job at t = 0 and schedules the script's steps.
     void start();
+    // Schedules the first packet of every net_rx load on each of its CPUs.
+    void startNetRx();
     void onScriptStep(int step);
     void onThinkDone(int job);
+    // A packet of net_rx load `load` arrives at `cpu`; the next one is scheduled.
+    void onNetPacket(int cpu, int load);
 
     void perform(int cpu, Op op, OpStack& stack) override;
     void endIo(int cpu, const Request& rq) override;
@@ -43,10 +56,13 @@ private:
     void submit(int cpu, Job& job, OpStack& stack);
     void reap(Job& job);
     void scriptStep(int cpu, OpStack& stack);
+    void scheduleNetPacket(int cpu, int load);
 
     Sim& m_sim;
     Machine& m_machine;
     BlockLayer& m_block;
+    OpSet<WorkloadOp> m_ops;
+    std::vector<NetRxLoad> m_netRx;
     std::vector<Job> m_jobs;
     std::vector<JobSpec> m_specs;
     std::vector<ScriptStep> m_script;

@@ -4,7 +4,7 @@
 #include "experiment/BatchRunner.h"
 #include "scenario/ScenarioLoader.h"
 #include "sim/Duration.h"
-#include "sim/Engine.h"
+#include "engine/Engine.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "scenario/ScenarioLoader.h"
-#include "sim/Engine.h"
+#include "engine/Engine.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,6 +1,6 @@
 #include "metrics/LatencyHistogram.h"
 #include "metrics/TimeSeries.h"
-#include "sim/CommandInbox.h"
+#include "engine/CommandInbox.h"
 #include "sim/TraceRing.h"
 
 #include <QtTest>

@@ -69,7 +69,7 @@ private slots:
     {
         Engine e(load("shared-hctx-stall"));
         e.runUntil(usec(300)); // A is stranded; E is yet to come
-        QVERIFY(e.block().hctxs()[0].restart);
+        QVERIFY(e.block().restart().marked(0));
         e.inbox().post({ "kernel.restart", "rr-shared" });
         e.run();
         QVERIFY(!e.stallDetected());

@@ -4,7 +4,7 @@
 // simulated second. Built only without sanitizers (their allocators hide the
 // heap from mallinfo2; LeakSanitizer checks the sanitizer builds instead).
 #include "scenario/ScenarioLoader.h"
-#include "sim/Engine.h"
+#include "engine/Engine.h"
 
 #include <QtTest>
 

@@ -1,4 +1,4 @@
-#include "sim/CommandInbox.h"
+#include "engine/CommandInbox.h"
 
 namespace blkmq {
 

@@ -1,7 +1,8 @@
-#include "sim/Engine.h"
+#include "engine/Engine.h"
 
 #include "block/BlockLayer.h"
 #include "cpu/Machine.h"
+#include "scenario/KernelSwitches.h"
 #include "scenario/ScenarioLoader.h"
 #include "workload/Workload.h"
 
@@ -21,15 +22,12 @@ Engine::Engine(const Scenario& scenario)
     m_machine = std::make_unique<Machine>(*m_sim);
     m_block = std::make_unique<BlockLayer>(*m_sim, *m_machine, m_scenario);
     m_workload = std::make_unique<Workload>(*m_sim, *m_machine, *m_block, m_scenario);
-    m_machine->setHandlers(m_block.get(), m_workload.get());
     m_machine->setThreadirqs(m_scenario.kernel.threadirqs);
     m_block->setEndIoSink(m_workload.get());
     m_series.reserve(static_cast<std::size_t>(m_scenario.duration.ns() / m_scenario.sample_interval.ns()) + 2);
     m_workload->start();
     m_sim->schedule(m_scenario.sample_interval, EventKind::Sample, EventPriority::Bookkeeping);
-    for (std::size_t l = 0; l < m_scenario.net_rx.size(); ++l)
-        for (int cpu : m_scenario.net_rx[l].cpus)
-            scheduleNetPacket(cpu, static_cast<int>(l));
+    m_workload->startNetRx();
 }
 
 Engine::~Engine() = default;
@@ -115,8 +113,7 @@ void Engine::dispatchEvent(const Event& e)
         m_workload->onThinkDone(e.a);
         break;
     case EventKind::NetPacket:
-        m_block->netPacket(e.a, m_scenario.net_rx[static_cast<std::size_t>(e.b)].cost_ns);
-        scheduleNetPacket(e.a, e.b);
+        m_workload->onNetPacket(e.a, e.b);
         break;
     case EventKind::Marker:
     case EventKind::Stop:
@@ -124,30 +121,21 @@ void Engine::dispatchEvent(const Event& e)
     }
 }
 
-void Engine::scheduleNetPacket(int cpu, int load)
-{
-    const double gap = m_sim->rng.exponential(1e9 / m_scenario.net_rx[static_cast<std::size_t>(load)].pps);
-    m_sim->schedule(m_sim->now + SimTime(std::max<std::int64_t>(1, std::llround(gap))), EventKind::NetPacket,
-        EventPriority::Hardware, cpu, load);
-}
-
 namespace {
 
-// Fields that may change while a run is going (docs/scenario.md).
+// Fields that may change while a run is going (docs/scenario.md): the live kernel switches of the
+// table, costs, and a device's rq_affinity.
 bool isLivePath(const std::string& path)
 {
-    std::vector<std::string> parts;
-    std::stringstream ss(path);
-    for (std::string p; std::getline(ss, p, '.');)
-        parts.push_back(p);
-    if (parts.empty())
-        return false;
-    if (parts[0] == "costs")
+    if (path.rfind("costs.", 0) == 0)
         return true;
-    if (parts[0] == "kernel" && parts.size() >= 2)
-        return parts[1] == "threadirqs" || parts[1] == "patches" || parts[1] == "restart" || parts[1] == "dispatch"
-            || parts[1] == "tag_fair_share" || parts[1] == "tag_idle";
-    return parts[0] == "devices" && parts.size() == 3 && parts[2] == "rq_affinity";
+    if (path.rfind("kernel.", 0) == 0) {
+        const KernelSwitch* sw = KernelSwitches::find(path);
+        return sw ? sw->live : path == "kernel.patches";
+    }
+    const auto dot = path.find('.');
+    return path.rfind("devices.", 0) == 0 && dot != std::string::npos && path.find('.', dot + 1) != std::string::npos
+        && path.substr(path.find('.', dot + 1) + 1) == "rq_affinity";
 }
 
 } // namespace
@@ -281,6 +269,7 @@ void Engine::publishSnapshot()
         s->cpus.push_back(o);
     }
     for (const Hctx& h : m_block->hctxs()) {
+        const int index = static_cast<int>(s->hctxs.size());
         HctxSnapshot o;
         o.dev = h.dev;
         o.index = h.index;
@@ -289,7 +278,7 @@ void Engine::publishSnapshot()
         o.schedLen = h.schedFifo.size;
         o.atDevice = h.atDevice;
         o.cqLen = h.cq.size;
-        o.restart = h.restart;
+        o.restart = m_block->restart().marked(index);
         o.tags = h.tags;
         o.tagsInUse = m_block->tags(h.tags).alloc->inUse();
         o.tagsHeld = h.tagsHeld;

@@ -2,10 +2,10 @@
 
 #include "metrics/TimeSeries.h"
 #include "scenario/Scenario.h"
-#include "sim/CommandInbox.h"
+#include "engine/CommandInbox.h"
 #include "sim/Fingerprint.h"
-#include "sim/Sim.h"
-#include "sim/Snapshot.h"
+#include "cpu/Sim.h"
+#include "engine/Snapshot.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -81,7 +81,6 @@ public:
 
 private:
     void processNext();
-    void scheduleNetPacket(int cpu, int load);
     void checkStalls();
     void dispatchEvent(const Event& e);
     void applyCommands();

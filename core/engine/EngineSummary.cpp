@@ -1,6 +1,6 @@
 // Engine::summary(): the run summary with the stable field names of
 // docs/scenario.md ("Run summary").
-#include "sim/Engine.h"
+#include "engine/Engine.h"
 
 #include "block/BlockLayer.h"
 #include "cpu/Machine.h"

@@ -1,0 +1,38 @@
+// blk_mq_sched_restart() from 97889f9ac24f (v4.18): only the completing hctx.
+// With shared tags an hctx that found no driver tag is not left to RESTART; it
+// waits on its tags' dispatch_wait. (358a3a6bccb7 tried this in v4.15-rc1 and
+// was reverted by 05b79413946d.)
+#include "restart/SchedRestart.h"
+
+namespace blkmq {
+
+namespace {
+
+class OwnHctx final : public RestartVariant {
+public:
+    const char* name() const override { return "own-hctx"; }
+    const char* subject() const override
+    {
+        return "blk-mq: remove synchronize_rcu() from blk_mq_del_queue_tag_set() (drops TAG_SHARED handling in "
+               "restart)";
+    }
+    const char* author() const override { return "Ming Lei"; }
+    const char* commit() const override { return "97889f9ac24f"; }
+    const char* version() const override { return "v4.18"; }
+    const char* effect() const override
+    {
+        return "Restart only the completing hctx; an hctx without a driver tag waits on dispatch_wait.";
+    }
+    bool parksOnDispatchWait() const override { return true; }
+    void restart(SchedRestart& r, int hctx, RestartNote& note) const override { r.visitOwn(hctx, note); }
+};
+
+} // namespace
+
+const RestartVariant& ownHctxRestart()
+{
+    static const OwnHctx v;
+    return v;
+}
+
+} // namespace blkmq

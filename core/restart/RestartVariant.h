@@ -1,0 +1,78 @@
+#pragma once
+
+#include "sim/SimTime.h"
+
+#include <string>
+#include <vector>
+
+namespace blkmq {
+
+class SchedRestart;
+
+// The hctxs, queues and tag sets as RESTART sees them (fixed for a run).
+struct RestartShape {
+    struct HctxPlace {
+        int queue = 0;
+        int index = 0; // queue_num
+        int tags = 0; // global index of its driver tags
+        bool tagShared = false; // BLK_MQ_F_TAG_SHARED
+    };
+    struct QueuePlace {
+        std::string name;
+        int firstHctx = 0;
+        int nrHwQueues = 0;
+        int tagSet = 0;
+    };
+    struct TagSetPlace {
+        std::string name;
+        std::vector<int> queues; // set->tag_list order
+    };
+    std::vector<HctxPlace> hctxs;
+    std::vector<QueuePlace> queues;
+    std::vector<TagSetPlace> tagSets;
+
+    const HctxPlace& hctx(int h) const { return hctxs[static_cast<std::size_t>(h)]; }
+    const QueuePlace& queueOf(int h) const { return queues[static_cast<std::size_t>(hctx(h).queue)]; }
+    const TagSetPlace& tagSetOf(int h) const { return tagSets[static_cast<std::size_t>(queueOf(h).tagSet)]; }
+};
+
+// The request whose freeing called blk_mq_sched_restart() (its pool index may be reused later,
+// so its script step or job is kept to name it).
+struct RestartFreed {
+    int rq = -1;
+    int script = -1;
+    int job = -1;
+};
+
+// What one blk_mq_sched_restart() call decided, for the stall detector's explanation.
+struct RestartNote {
+    enum class Outcome : std::uint8_t { None, NotMarked, Restarted, CounterZero, WalkFoundNone } outcome = Outcome::None;
+    SimTime at;
+    RestartFreed freed;
+    int hctx = -1; // the completing hctx
+    int restarted = -1; // the hctx restarted
+    int visits = 0;
+};
+
+// One variant of blk_mq_sched_restart(): which marked hctx a freed request's
+// run may reach. One class per variant (restart/*.cpp), registered in
+// RestartRegistry.cpp; the variant holds no state (SchedRestart does).
+class RestartVariant {
+public:
+    virtual ~RestartVariant() = default;
+    virtual const char* name() const = 0;
+    virtual const char* subject() const = 0; // commit subject, or what the RFC proposed
+    virtual const char* author() const = 0;
+    virtual const char* commit() const = 0; // commit id(s), or the seed of a proposal
+    virtual const char* version() const = 0; // kernels that ran it
+    virtual const char* effect() const = 0; // one sentence
+    // blk_mq_sched_restart() for a request of `hctx` just freed; `note` is the tag set's record.
+    virtual void restart(SchedRestart& r, int hctx, RestartNote& note) const = 0;
+    // Whether an hctx that found no driver tag is parked on its tags' dispatch_wait, to be rerun when
+    // one is freed (blk_mq_dispatch_wait_add / blk_mq_mark_tag_wait), instead of waiting for RESTART alone.
+    virtual bool parksOnDispatchWait() const { return false; }
+    // The owner of the counter a CounterZero decision read ("tag set 'x'", or the queue's name).
+    virtual std::string counterOwner(const RestartShape& shape, int hctx) const;
+};
+
+} // namespace blkmq

@@ -1,0 +1,171 @@
+#include "restart/SchedRestart.h"
+
+#include "restart/RestartRegistry.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace blkmq {
+
+SchedRestart::SchedRestart(Sim& sim, Machine& machine, RestartShape shape, RestartHost& host)
+    : m_sim(sim)
+    , m_machine(machine)
+    , m_shape(std::move(shape))
+    , m_host(host)
+    , m_ops(machine.addHandler(this))
+    , m_variant(RestartRegistry::all().front())
+    , m_hctx(m_shape.hctxs.size())
+    , m_queueCounter(m_shape.queues.size(), 0)
+    , m_tagSet(m_shape.tagSets.size())
+{
+}
+
+void SchedRestart::mark(int h)
+{
+    HctxMark& m = m_hctx[static_cast<std::size_t>(h)];
+    if (m.marked)
+        return;
+    m.marked = true;
+    m.since = m_machine.opNow();
+    if (m_shape.hctx(h).tagShared) {
+        ++m_queueCounter[static_cast<std::size_t>(m_shape.hctx(h).queue)];
+        ++m_tagSet[static_cast<std::size_t>(m_shape.queueOf(h).tagSet)].counter;
+    }
+}
+
+bool SchedRestart::restartHctx(int h)
+{
+    HctxMark& m = m_hctx[static_cast<std::size_t>(h)];
+    if (!m.marked)
+        return false;
+    m.marked = false;
+    if (m_shape.hctx(h).tagShared) {
+        --m_queueCounter[static_cast<std::size_t>(m_shape.hctx(h).queue)];
+        --m_tagSet[static_cast<std::size_t>(m_shape.queueOf(h).tagSet)].counter;
+    }
+    if (!m_host.hasPending(h))
+        return false;
+    ++m_sim.counters.restarts;
+    m_sim.trace(TraceKind::Restart, -1, -1, h, m_machine.opNow());
+    m_host.runHwQueueAsync(h);
+    return true;
+}
+
+void SchedRestart::onFree(int h, const RestartFreed& freed)
+{
+    ++m_sim.counters.restart_calls;
+    RestartNote& note = m_tagSet[static_cast<std::size_t>(m_shape.queueOf(h).tagSet)].last;
+    note = RestartNote {};
+    note.at = m_machine.opNow();
+    note.freed = freed;
+    note.hctx = h;
+    m_variant->restart(*this, h, note);
+}
+
+void SchedRestart::visitOwn(int h, RestartNote& note)
+{
+    ++m_sim.counters.restart_hctx_visits;
+    note.visits = 1;
+    note.outcome = restartHctx(h) ? RestartNote::Outcome::Restarted : RestartNote::Outcome::NotMarked;
+    note.restarted = note.outcome == RestartNote::Outcome::Restarted ? h : -1;
+}
+
+void SchedRestart::startWalk(int h) { m_machine.pushOp(m_ops(RestartOp::Walk, h, 0)); }
+
+void SchedRestart::perform(int /*cpu*/, Op op, OpStack& /*stack*/)
+{
+    switch (OpSet<RestartOp>::code(op)) {
+    case RestartOp::Walk:
+        walk(op.a, op.b);
+        break;
+    }
+}
+
+// One batch of the round-robin walk of 6d8c6c0f97ad: every hctx of every
+// other queue on the tag set (starting after the completing queue), then
+// the completing queue's hctxs after the completing one, until one restarts.
+void SchedRestart::walk(int h, int pos)
+{
+    constexpr int kBatch = 64; // hctxs looked at per action: interruptible between batches
+    const RestartShape::HctxPlace& start = m_shape.hctx(h);
+    const RestartShape::QueuePlace& q = m_shape.queueOf(h);
+    const RestartShape::TagSetPlace& set = m_shape.tagSetOf(h);
+    const int nq = static_cast<int>(set.queues.size());
+    const int nr = q.nrHwQueues;
+    const int self
+        = static_cast<int>(std::find(set.queues.begin(), set.queues.end(), start.queue) - set.queues.begin());
+    const int total = nq * nr; // (nq - 1) other queues, then nr of our own
+    RestartNote& note = m_tagSet[static_cast<std::size_t>(q.tagSet)].last;
+    const int end = std::min(total, pos + kBatch);
+    for (; pos < end; ++pos) {
+        int candidate;
+        if (pos < (nq - 1) * nr) {
+            const int other = set.queues[static_cast<std::size_t>((self + 1 + pos / nr) % nq)];
+            candidate = m_shape.queues[static_cast<std::size_t>(other)].firstHctx + pos % nr;
+        } else {
+            const int k = pos - (nq - 1) * nr;
+            candidate = q.firstHctx + (start.index + 1 + k) % nr;
+        }
+        m_machine.charge(m_sim.costs.restart_visit_ns);
+        m_sim.counters.restart_cpu_ns += static_cast<std::uint64_t>(m_sim.costs.restart_visit_ns);
+        ++m_sim.counters.restart_hctx_visits;
+        ++note.visits;
+        if (m_shape.hctx(candidate).tags == start.tags && restartHctx(candidate)) {
+            note.outcome = RestartNote::Outcome::Restarted;
+            note.restarted = candidate;
+            return;
+        }
+    }
+    if (pos < total)
+        m_machine.pushOp(m_ops(RestartOp::Walk, h, pos));
+    else
+        note.outcome = RestartNote::Outcome::WalkFoundNone;
+}
+
+namespace {
+
+std::string ms(SimTime t)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "t=%.3f ms", t.seconds() * 1e3);
+    return buf;
+}
+
+std::string hctxName(const RestartShape& shape, int h)
+{
+    return shape.queueOf(h).name + " hctx " + std::to_string(shape.hctx(h).index);
+}
+
+} // namespace
+
+std::string SchedRestart::explainLast(int h, const std::string& freedName) const
+{
+    const RestartNote& n = lastDecision(m_shape.queueOf(h).tagSet);
+    if (n.outcome == RestartNote::Outcome::None || n.hctx < 0)
+        return {};
+    std::string out = "The last blk_mq_sched_restart() on the tag set (at " + ms(n.at) + ", freeing " + freedName
+        + " of " + m_shape.queueOf(n.hctx).name + ") ";
+    switch (n.outcome) {
+    case RestartNote::Outcome::CounterZero:
+        out += "returned early because " + m_variant->counterOwner(m_shape, n.hctx)
+            + "'s shared_hctx_restart was 0, although " + hctxName(m_shape, h) + " was marked";
+        break;
+    case RestartNote::Outcome::Restarted:
+        out += "restarted " + hctxName(m_shape, n.restarted) + " after looking at " + std::to_string(n.visits)
+            + " hctx(s) and stopped there";
+        break;
+    case RestartNote::Outcome::NotMarked:
+        out += "only looked at its own hctx, which had no RESTART mark";
+        break;
+    case RestartNote::Outcome::WalkFoundNone:
+        out += "walked " + std::to_string(n.visits) + " hctx(s) without restarting any";
+        break;
+    case RestartNote::Outcome::None:
+        break;
+    }
+    return out;
+}
+
+std::string RestartVariant::counterOwner(const RestartShape& shape, int hctx) const { return shape.queueOf(hctx).name; }
+
+} // namespace blkmq

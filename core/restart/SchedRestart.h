@@ -1,0 +1,80 @@
+#pragma once
+
+#include "cpu/Machine.h"
+#include "restart/RestartVariant.h"
+
+#include <string>
+#include <vector>
+
+namespace blkmq {
+
+// What RESTART needs blk-mq to do for it.
+class RestartHost {
+public:
+    virtual ~RestartHost() = default;
+    // Whether the hctx has requests to dispatch (hctx->dispatch or the scheduler's).
+    virtual bool hasPending(int hctx) const = 0;
+    // blk_mq_run_hw_queue(hctx, async = true).
+    virtual void runHwQueueAsync(int hctx) = 0;
+};
+
+// BLK_MQ_S_SCHED_RESTART (block/blk-mq-sched.c): an hctx whose dispatch failed
+// is marked; each freed request calls blk_mq_sched_restart(), and the
+// registered variant decides which marked hctx that run reaches. This class
+// owns the marks, the shared_hctx_restart counters, the round-robin walk of
+// 6d8c6c0f97ad (one Machine op per batch, so it is interruptible) and the
+// record of each tag set's last decision, which the stall detector reads.
+class SchedRestart final : public OpHandler {
+public:
+    SchedRestart(Sim& sim, Machine& machine, RestartShape shape, RestartHost& host);
+
+    void setVariant(const RestartVariant& v) { m_variant = &v; }
+    const RestartVariant& variant() const { return *m_variant; }
+    const RestartShape& shape() const { return m_shape; }
+
+    // blk_mq_sched_mark_restart_hctx().
+    void mark(int hctx);
+    bool marked(int hctx) const { return m_hctx[static_cast<std::size_t>(hctx)].marked; }
+    SimTime markedSince(int hctx) const { return m_hctx[static_cast<std::size_t>(hctx)].since; }
+    // blk_mq_sched_restart(), for a request of `hctx` just freed.
+    void onFree(int hctx, const RestartFreed& freed);
+    const RestartNote& lastDecision(int tagSet) const { return m_tagSet[static_cast<std::size_t>(tagSet)].last; }
+    // Why the last decision on hctx's tag set did not reach it (one sentence, or empty).
+    std::string explainLast(int hctx, const std::string& freedName) const;
+
+    // --- for the variants ---
+    // blk_mq_sched_restart_hctx(): clear the mark; run the hctx if it has work.
+    bool restartHctx(int hctx);
+    // The completing hctx alone: one visit, no walk.
+    void visitOwn(int hctx, RestartNote& note);
+    // Starts the round-robin walk over the tag set (6d8c6c0f97ad).
+    void startWalk(int hctx);
+    int queueCounter(int queue) const { return m_queueCounter[static_cast<std::size_t>(queue)]; }
+    int tagSetCounter(int tagSet) const { return m_tagSet[static_cast<std::size_t>(tagSet)].counter; }
+
+    void perform(int cpu, Op op, OpStack& stack) override;
+
+private:
+    enum class RestartOp : std::uint8_t { Walk }; // a = completing hctx, b = position
+    void walk(int hctx, int pos);
+
+    struct HctxMark {
+        bool marked = false;
+        SimTime since;
+    };
+    struct TagSetState {
+        int counter = 0; // shared_hctx_restart of the tag set (Roman Pen's RFC)
+        RestartNote last;
+    };
+    Sim& m_sim;
+    Machine& m_machine;
+    RestartShape m_shape;
+    RestartHost& m_host;
+    OpSet<RestartOp> m_ops;
+    const RestartVariant* m_variant;
+    std::vector<HctxMark> m_hctx;
+    std::vector<int> m_queueCounter; // q->shared_hctx_restart (8e8320c9315c)
+    std::vector<TagSetState> m_tagSet;
+};
+
+} // namespace blkmq

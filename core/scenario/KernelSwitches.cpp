@@ -1,0 +1,174 @@
+#include "scenario/KernelSwitches.h"
+
+#include "restart/RestartRegistry.h"
+#include "sim/Duration.h"
+
+namespace blkmq {
+
+namespace {
+
+const std::string kCompletion = "2020: blk-mq: Don't complete in IRQ, use llist_head (seed 000)";
+const std::string kRestart = "2017: blk-mq: fix queue stalling on shared hctx restart (seed 002)";
+const std::string kTags = "2014: percpu_ida and blk-mq tags (seed 004)";
+
+KernelSwitch patch(std::string id, bool& (*flag)(KernelSpec&), Provenance from)
+{
+    KernelSwitch s;
+    s.key = "patches." + id;
+    s.family = "completion";
+    s.label = std::move(id);
+    s.type = KernelSwitch::Type::Bool;
+    s.from = std::move(from);
+    s.flag = flag;
+    return s;
+}
+
+std::vector<SwitchChoice> restartChoices()
+{
+    std::vector<SwitchChoice> out;
+    for (const RestartVariant* v : RestartRegistry::all())
+        out.push_back({ v->name(), { kRestart, v->subject(), v->author(), v->commit(), v->version(), v->effect() } });
+    return out;
+}
+
+std::vector<KernelSwitch> build()
+{
+    std::vector<KernelSwitch> t;
+    {
+        KernelSwitch s;
+        s.key = "threadirqs";
+        s.family = "completion";
+        s.label = "threadirqs (boot option)";
+        s.from = { kCompletion, "threadirqs boot option (force_irqthreads)", "", "", "",
+            "Device interrupt handlers run in irq threads; softirqs raised by IPIs are left to ksoftirqd." };
+        s.flag = [](KernelSpec& k) -> bool& { return k.threadirqs; };
+        t.push_back(std::move(s));
+    }
+    t.push_back(patch("complete-no-remote-threaded", [](KernelSpec& k) -> bool& { return k.patches.noRemoteThreaded; },
+        { kCompletion, "blk-mq: Don't complete on a remote CPU in force threaded mode", "Sebastian Andrzej Siewior", "",
+            "v5.11",
+            "With threadirqs, blk_mq_complete_need_ipi() returns false: completions stay on the CPU that took the "
+            "interrupt, so no IPI and no ksoftirqd wake-up per request." }));
+    t.push_back(patch("complete-remote-softirq", [](KernelSpec& k) -> bool& { return k.patches.remoteSoftirq; },
+        { kCompletion, "blk-mq: Always complete remote completions requests in softirq", "Sebastian Andrzej Siewior",
+            "", "v5.12",
+            "The IPI handler no longer calls ->complete in hardirq; it queues the request on blk_cpu_done and raises "
+            "BLOCK_SOFTIRQ." }));
+    t.push_back(patch("complete-llist", [](KernelSpec& k) -> bool& { return k.patches.llist; },
+        { kCompletion, "blk-mq: Use llist_head for blk_cpu_done", "Sebastian Andrzej Siewior", "", "v5.12",
+            "blk_cpu_done becomes a lock-free list any CPU can push to; the IPI is sent only if the target's list was "
+            "empty and just raises BLOCK_SOFTIRQ; the single-queue raise is done with preemption disabled." }));
+    t.push_back(patch("complete-local-bh", [](KernelSpec& k) -> bool& { return k.patches.localBh; },
+        { kCompletion, "(alternative) local_bh_disable()/local_bh_enable() around the softirq raise",
+            "Sebastian Andrzej Siewior", "", "proposed",
+            "A completion raised from process context runs the BLOCK softirq at local_bh_enable() in the same task "
+            "instead of waking ksoftirqd." }));
+    t.push_back(patch("complete-process-direct", [](KernelSpec& k) -> bool& { return k.patches.processDirect; },
+        { kCompletion, "(suggestion) complete directly when called from process context", "Christoph Hellwig", "",
+            "proposed",
+            "blk_mq_complete_request_remote() returns false in process context, so ->complete runs right there: no "
+            "IPI, no softirq." }));
+    {
+        KernelSwitch s;
+        s.key = "restart";
+        s.family = "restart";
+        s.label = "restart";
+        s.type = KernelSwitch::Type::Choice;
+        s.from = { kRestart, "blk_mq_sched_restart(): which marked hctx a freed request restarts", "", "", "",
+            "The RESTART variants of v4.11 to v4.18 and Roman Pen's RFC." };
+        s.choices = restartChoices();
+        s.choice = [](KernelSpec& k) -> std::string& { return k.restart; };
+        t.push_back(std::move(s));
+    }
+    {
+        KernelSwitch s;
+        s.key = "dispatch";
+        s.family = "restart";
+        s.label = "dispatch";
+        s.type = KernelSwitch::Type::Choice;
+        s.from = { kRestart, "blk_mq_sched_dispatch_requests(): after a run of hctx->dispatch", "", "", "",
+            "Whether the scheduler's requests are pulled after hctx->dispatch went out." };
+        s.choices = { { "v4.12", { kRestart, "leave the scheduler's requests", "", "", "v4.12", "" } },
+            { "v4.14", { kRestart, "go on with the scheduler", "", "", "v4.14", "" } } };
+        s.choice = [](KernelSpec& k) -> std::string& { return k.dispatch; };
+        t.push_back(std::move(s));
+    }
+    {
+        KernelSwitch s;
+        s.key = "tag_fair_share";
+        s.family = "tags";
+        s.label = "fair tag sharing (0d2602ca30e4)";
+        s.from = { kRestart, "blk-mq: improve support for shared tags maps (hctx_may_queue())", "Jens Axboe",
+            "0d2602ca30e4", "v3.16",
+            "An active hctx of a shared tag set may hold at most max(depth / users, 4) tags." };
+        s.flag = [](KernelSpec& k) -> bool& { return k.tag_fair_share; };
+        t.push_back(std::move(s));
+    }
+    {
+        KernelSwitch s;
+        s.key = "tag_idle";
+        s.family = "tags";
+        s.label = "fair-share idle time";
+        s.type = KernelSwitch::Type::Duration;
+        s.from = { kRestart, "blk_mq_tag_idle() from the timeout work", "", "", "",
+            "An idle hctx stops counting as an active tag user this long after its last request." };
+        s.duration = [](KernelSpec& k) -> SimTime& { return k.tag_idle; };
+        t.push_back(std::move(s));
+    }
+    {
+        KernelSwitch s;
+        s.key = "tags";
+        s.family = "tags";
+        s.label = "tag allocator";
+        s.type = KernelSwitch::Type::Choice;
+        s.live = false;
+        s.from = { kTags, "the driver-tag allocator of struct blk_mq_tags", "", "", "", "" };
+        s.choices = { { "bitmap",
+            { kTags, "blk-mq: implement new and more efficient tagging scheme", "Jens Axboe", "4bb659b15699", "v3.16",
+                "64-bit words on their own cachelines, a per-CPU search hint starting at a random bit." } } };
+        s.choice = [](KernelSpec& k) -> std::string& { return k.tags; };
+        t.push_back(std::move(s));
+    }
+    return t;
+}
+
+} // namespace
+
+std::string KernelSwitch::value(const KernelSpec& k) const
+{
+    KernelSpec& m = const_cast<KernelSpec&>(k); // the accessors only read here
+    switch (type) {
+    case Type::Bool:
+        return flag(m) ? "true" : "false";
+    case Type::Choice:
+        return choice(m);
+    case Type::Duration:
+        return formatDuration(duration(m));
+    }
+    return {};
+}
+
+std::vector<std::string> KernelSwitch::choiceNames() const
+{
+    std::vector<std::string> out;
+    for (const auto& c : choices)
+        out.push_back(c.name);
+    return out;
+}
+
+const std::vector<KernelSwitch>& KernelSwitches::all()
+{
+    static const std::vector<KernelSwitch> table = build();
+    return table;
+}
+
+const KernelSwitch* KernelSwitches::find(const std::string& keyOrPath)
+{
+    const std::string key = keyOrPath.rfind("kernel.", 0) == 0 ? keyOrPath.substr(7) : keyOrPath;
+    for (const auto& s : all())
+        if (s.key == key)
+            return &s;
+    return nullptr;
+}
+
+} // namespace blkmq

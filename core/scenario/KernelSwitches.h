@@ -1,0 +1,57 @@
+#pragma once
+
+#include "scenario/Scenario.h"
+
+#include <string>
+#include <vector>
+
+namespace blkmq {
+
+// Where a switch, or one value of it, comes from.
+struct Provenance {
+    std::string thread; // the seed thread
+    std::string subject; // commit subject, or what was proposed
+    std::string author;
+    std::string commit; // commit id(s), if known
+    std::string version; // where it landed, or "proposed"
+    std::string effect; // one sentence on what it changes
+};
+
+// One value of a choice switch.
+struct SwitchChoice {
+    std::string name;
+    Provenance from;
+};
+
+// One kernel switch a scenario, the GUI, sweeps and A/B can set. Every view
+// of the switches (the loader's validation and errors, live commands,
+// `blkmqlab-cli patches`, the GUI's patch panel) is generated from this table;
+// the value lives in KernelSpec, reached through the accessor of the row's type.
+struct KernelSwitch {
+    enum class Type : std::uint8_t { Bool, Choice, Duration };
+    std::string key; // below "kernel.": "threadirqs", "patches.complete-llist", "restart"
+    std::string family; // completion, restart, dispatch, tags
+    std::string label; // for the GUI
+    Type type = Type::Bool;
+    bool live = true; // may change during a run
+    Provenance from; // of the switch (a bool: of the patch it turns on)
+    std::vector<SwitchChoice> choices; // Type::Choice
+    bool& (*flag)(KernelSpec&) = nullptr; // Type::Bool
+    std::string& (*choice)(KernelSpec&) = nullptr; // Type::Choice
+    SimTime& (*duration)(KernelSpec&) = nullptr; // Type::Duration
+
+    std::string path() const { return "kernel." + key; }
+    // The value in `k`, as --set would write it (true, own-hctx, 30s).
+    std::string value(const KernelSpec& k) const;
+    std::string defaultValue() const { return value(KernelSpec {}); }
+    std::vector<std::string> choiceNames() const;
+};
+
+class KernelSwitches {
+public:
+    static const std::vector<KernelSwitch>& all();
+    // By key below "kernel." or by full path.
+    static const KernelSwitch* find(const std::string& keyOrPath);
+};
+
+} // namespace blkmq

@@ -1,0 +1,47 @@
+# Fails if a folder of the core includes a folder above it.
+#   cmake -DROOT=<dir with the folders> -DLAYERS="io;sim;..." -P IncludeDirection.cmake
+# LAYERS is core/CMakeLists.txt's BLKMQ_CORE_LAYERS, lowest first. An include
+# must name its folder ("block/Hctx.h"), and that folder must be the file's own
+# or one before it; anything else (a folder above, an unknown folder, a bare
+# name) is reported with the file and line, and the script exits non-zero.
+cmake_minimum_required(VERSION 3.25)
+if(NOT ROOT OR NOT LAYERS)
+    message(FATAL_ERROR "usage: cmake -DROOT=dir -DLAYERS=a;b;c -P IncludeDirection.cmake")
+endif()
+
+set(problems "")
+set(checked 0)
+list(LENGTH LAYERS nLayers)
+foreach(layer IN LISTS LAYERS)
+    list(FIND LAYERS ${layer} rank)
+    file(GLOB files ${ROOT}/${layer}/*.h ${ROOT}/${layer}/*.cpp)
+    foreach(file IN LISTS files)
+        math(EXPR checked "${checked} + 1")
+        file(STRINGS ${file} lines REGEX "^[ \t]*#[ \t]*include[ \t]*\"")
+        file(RELATIVE_PATH rel ${ROOT} ${file})
+        foreach(line IN LISTS lines)
+            string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*\"([^\"]*)\".*" "\\1" inc "${line}")
+            if(NOT inc MATCHES "^([A-Za-z_]+)/[^/]+$")
+                list(APPEND problems "${rel}: #include \"${inc}\": name the folder (folder/File.h)")
+                continue()
+            endif()
+            set(target ${CMAKE_MATCH_1})
+            list(FIND LAYERS ${target} targetRank)
+            if(targetRank LESS 0)
+                list(APPEND problems "${rel}: #include \"${inc}\": '${target}' is not a folder of the core")
+            elseif(targetRank GREATER rank)
+                list(APPEND problems "${rel}: #include \"${inc}\": ${layer} may not include ${target}, which is above it")
+            endif()
+        endforeach()
+    endforeach()
+endforeach()
+
+if(checked EQUAL 0)
+    message(FATAL_ERROR "no source files under ${ROOT}: nothing was checked")
+endif()
+list(LENGTH problems n)
+if(n GREATER 0)
+    list(JOIN problems "\n  " text)
+    message(FATAL_ERROR "${n} include(s) point the wrong way (order, lowest first: ${LAYERS}):\n  ${text}")
+endif()
+message(STATUS "${checked} files in ${nLayers} folders include only their own folder or ones below it")

@@ -3,7 +3,7 @@
 #include "block/CpuQueueMap.h"
 #include "complete/CompletionPolicy.h"
 #include "restart/RestartRegistry.h"
-#include "tags/BitmapTags.h"
+#include "tags/TagRegistry.h"
 
 #include <algorithm>
 #include <cassert>
@@ -41,11 +41,13 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
             t.name = spec.tag_set;
             t.firstTags = static_cast<int>(m_tags.size());
             t.nrHwQueues = spec.submit_queues;
-            for (int i = 0; i < spec.submit_queues; ++i) {
-                BlkMqTags tags;
-                tags.alloc = std::make_unique<BitmapTags>(spec.hw_queue_depth, sim.topo, sim.costs, sim.rng);
-                m_tags.push_back(std::move(tags));
-            }
+            const TagAllocatorInfo* allocator = TagRegistry::find(scenario.kernel.tags);
+            assert(allocator && "kernel.tags is validated by the loader");
+            t.tags.reserve(static_cast<std::size_t>(spec.submit_queues));
+            for (int i = 0; i < spec.submit_queues; ++i)
+                t.tags.emplace_back(allocator->make(spec.hw_queue_depth, sim.topo, sim.costs, sim.rng));
+            for (BlkMqTags& tags : t.tags) // the vector's buffer moves with the TagSet
+                m_tags.push_back(&tags);
             m_tagSets.push_back(std::move(t));
             set = m_tagSets.end() - 1;
         }
@@ -89,13 +91,13 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
         m_queues.push_back(std::move(q));
     }
     for (Hctx& h : m_hctxs)
-        h.tagShared
+        h.tagUse.shared
             = m_tagSets[static_cast<std::size_t>(m_queues[static_cast<std::size_t>(h.dev)].tagSet)].queues.size() > 1;
     for (const auto& step : scenario.script)
         m_scriptIds.push_back(step.id);
     RestartShape shape;
     for (const Hctx& h : m_hctxs)
-        shape.hctxs.push_back({ h.dev, h.index, h.tags, h.tagShared });
+        shape.hctxs.push_back({ h.dev, h.index, h.tags, h.tagUse.shared });
     for (const RequestQueue& rq : m_queues)
         shape.queues.push_back({ rq.spec.name, rq.firstHctx, rq.nrHwQueues, rq.tagSet });
     for (const TagSet& t : m_tagSets)
@@ -139,65 +141,27 @@ int BlockLayer::allocRq()
     return rq;
 }
 
-// blk_mq_get_driver_tag() with hctx_may_queue() (fair sharing, 0d2602ca30e4).
-int BlockLayer::getDriverTag(int cpu, int h, TagAccess& a)
+// blk_mq_get_driver_tag() / blk_mq_put_tag(): tags/BlkMqTags does the work.
+int BlockLayer::getDriverTag(int cpu, int h)
 {
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
-    BlkMqTags& tags = m_tags[static_cast<std::size_t>(hctx.tags)];
-    if (m_fairShare && hctx.tagShared) {
-        if (!hctx.active) { // blk_mq_tag_busy()
-            hctx.active = true;
-            ++tags.activeQueues;
-        }
-        const int depth = tags.alloc->depth();
-        const int users = std::max(1, tags.activeQueues);
-        if (hctx.tagsHeld >= std::max((depth + users - 1) / users, 4))
-            return -1;
-    }
-    const int tag = tags.alloc->get(cpu, a);
-    m_machine.charge(a.ns);
-    m_sim.counters.tag_cacheline_transfers += a.cachelineTransfers;
-    if (tag < 0)
-        return -1;
-    ++m_sim.counters.tag_allocs;
-    m_sim.counters.tag_local_hits += a.local;
-    ++hctx.tagsHeld;
-    hctx.lastTagActivity = m_machine.opNow();
-    return tag;
+    return m_tags[static_cast<std::size_t>(hctx.tags)]->get(m_sim, m_machine, cpu, hctx.tagUse, m_fairShare);
 }
 
 void BlockLayer::putDriverTag(int cpu, int rq)
 {
     Request& r = request(rq);
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(r.hctx)];
-    BlkMqTags& tags = m_tags[static_cast<std::size_t>(hctx.tags)];
-    TagAccess a;
-    tags.alloc->put(cpu, r.tag, a);
+    const int tag = r.tag;
     r.tag = -1;
-    m_machine.charge(a.ns);
-    m_sim.counters.tag_cacheline_transfers += a.cachelineTransfers;
-    --hctx.tagsHeld;
-    hctx.lastTagActivity = m_machine.opNow();
-    if (!tags.taskWaiters.empty()) {
-        const int t = tags.taskWaiters.front();
-        tags.taskWaiters.erase(tags.taskWaiters.begin());
-        m_machine.charge(m_sim.costs.wakeup_ns);
-        m_machine.wakeTask(t, cpu);
-    }
-    // blk_mq_dispatch_wake(): rerun every hctx parked on dispatch_wait
-    for (int waiting : tags.hctxWaiters)
-        runHwQueueAsync(cpu, waiting);
-    tags.hctxWaiters.clear();
+    m_tags[static_cast<std::size_t>(hctx.tags)]->put(
+        m_sim, m_machine, cpu, tag, hctx.tagUse, static_cast<TagWakeHost&>(*this));
 }
 
 void BlockLayer::idleTagUsers()
 {
-    for (Hctx& h : m_hctxs) {
-        if (h.active && h.tagsHeld == 0 && m_sim.now - h.lastTagActivity >= m_tagIdle) {
-            h.active = false; // blk_mq_tag_idle()
-            --m_tags[static_cast<std::size_t>(h.tags)].activeQueues;
-        }
-    }
+    for (Hctx& h : m_hctxs)
+        m_tags[static_cast<std::size_t>(h.tags)]->idle(h.tagUse, m_sim.now, m_tagIdle);
 }
 
 int BlockLayer::getRequest(int cpu, int dev, int task, int bytes)
@@ -215,11 +179,10 @@ int BlockLayer::getRequest(int cpu, int dev, int task, int bytes)
         }
         ++hctx.schedInUse;
     } else {
-        TagAccess a;
-        tag = getDriverTag(cpu, h, a);
+        tag = getDriverTag(cpu, h);
         if (tag < 0) {
             if (task >= 0)
-                m_tags[static_cast<std::size_t>(hctx.tags)].taskWaiters.push_back(task);
+                m_tags[static_cast<std::size_t>(hctx.tags)]->sleep(task);
             ++m_sim.counters.tag_sleeps;
             return -1;
         }
@@ -322,9 +285,7 @@ bool BlockLayer::dispatchList(int cpu, int h, RqList& list)
         hctx.dispatch.spliceFront(m_pool, rest);
         if (result == Issue::NoTag && m_restart->variant().parksOnDispatchWait()) {
             // blk_mq_mark_tag_wait(): be run again when a driver tag is freed.
-            auto& waiters = m_tags[static_cast<std::size_t>(hctx.tags)].hctxWaiters;
-            if (std::find(waiters.begin(), waiters.end(), h) == waiters.end())
-                waiters.push_back(h);
+            m_tags[static_cast<std::size_t>(hctx.tags)]->park(h);
         }
         m_restart->mark(h);
         return false;
@@ -337,8 +298,7 @@ BlockLayer::Issue BlockLayer::issue(int cpu, int rq)
     Request& r = request(rq);
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(r.hctx)];
     if (r.tag < 0) {
-        TagAccess a;
-        r.tag = getDriverTag(cpu, r.hctx, a);
+        r.tag = getDriverTag(cpu, r.hctx);
         if (r.tag < 0)
             return Issue::NoTag;
     }

@@ -8,28 +8,13 @@
 #include "cpu/Machine.h"
 #include "metrics/LatencyHistogram.h"
 #include "scenario/Scenario.h"
-#include "tags/TagAllocator.h"
+#include "tags/BlkMqTags.h"
 
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace blkmq {
-
-// One hw queue's driver tags and who waits for them.
-struct BlkMqTags {
-    std::unique_ptr<TagAllocator> alloc;
-    int activeQueues = 0; // hctxs sharing these tags that count as busy (fair sharing)
-    std::vector<int> taskWaiters; // submitters sleeping in blk_mq_get_tag
-    std::vector<int> hctxWaiters; // hctxs parked on dispatch_wait (blk_mq_mark_tag_wait)
-};
-
-struct TagSet {
-    std::string name;
-    int firstTags = 0; // global index of tags[0]
-    int nrHwQueues = 0;
-    std::vector<int> queues; // devices using it (tag_list order)
-};
 
 // A request that nothing will ever move, and why.
 struct StallReport {
@@ -74,7 +59,7 @@ enum class BlockOp : std::uint8_t {
 // device model, completion (blk_mq_complete_request and the remote IPI /
 // softirq paths) and request freeing. RESTART is restart/SchedRestart's.
 // Performs the block ops.
-class BlockLayer final : public OpHandler, private RestartHost {
+class BlockLayer final : public OpHandler, private RestartHost, private TagWakeHost {
 public:
     BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario);
     void setEndIoSink(EndIoSink* sink) { m_endIo = sink; }
@@ -111,7 +96,7 @@ public:
     int findQueue(const std::string& name) const;
     const std::vector<RequestQueue>& queues() const { return m_queues; }
     const std::vector<Hctx>& hctxs() const { return m_hctxs; }
-    const BlkMqTags& tags(int i) const { return m_tags[static_cast<std::size_t>(i)]; }
+    const BlkMqTags& tags(int i) const { return *m_tags[static_cast<std::size_t>(i)]; }
     const std::vector<TagSet>& tagSets() const { return m_tagSets; }
     const BlkCpu& blkCpu(int cpu) const { return m_cpu[static_cast<std::size_t>(cpu)]; }
     int inFlight() const { return m_inFlight; }
@@ -146,8 +131,8 @@ private:
     void freeRequest(int cpu, int rq);
     bool hasPending(int hctx) const override;
     void runHwQueueAsync(int hctx) override { runHwQueueAsync(-1, hctx); }
-    void runHwQueueAsync(int fromCpu, int hctx);
-    int getDriverTag(int cpu, int hctx, TagAccess& a);
+    void runHwQueueAsync(int fromCpu, int hctx) override;
+    int getDriverTag(int cpu, int hctx);
     void putDriverTag(int cpu, int rq);
     int allocRq();
 
@@ -157,7 +142,7 @@ private:
     EndIoSink* m_endIo = nullptr;
     std::vector<RequestQueue> m_queues;
     std::vector<Hctx> m_hctxs;
-    std::vector<BlkMqTags> m_tags;
+    std::vector<BlkMqTags*> m_tags; // by global index (hctx->tags), into m_tagSets
     std::vector<TagSet> m_tagSets;
     std::vector<BlkCpu> m_cpu;
     std::vector<Request> m_pool;

@@ -43,7 +43,7 @@ StallReport BlockLayer::findStalls(SimTime maxAge, const std::vector<bool>& live
     for (std::size_t t = 0; t < m_tagSets.size(); ++t) {
         const TagSet& set = m_tagSets[t];
         for (int i = 0; i < set.nrHwQueues && !busySet[t]; ++i)
-            busySet[t] = m_tags[static_cast<std::size_t>(set.firstTags + i)].alloc->inUse() > 0;
+            busySet[t] = tags(set.firstTags + i).alloc().inUse() > 0;
     }
     for (const Hctx& h : m_hctxs)
         if (h.runQueued)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "block/RqList.h"
+#include "tags/BlkMqTags.h"
 
 #include <vector>
 
@@ -18,10 +19,7 @@ struct Hctx {
     RqList schedFifo; // mq-deadline FIFO
     int schedInUse = 0;
     int nrRequests = 0; // scheduler requests (q->nr_requests)
-    bool tagShared = false; // BLK_MQ_F_TAG_SHARED: another queue uses the same tag set
-    bool active = false; // counted in its tags' active queues (fair sharing)
-    int tagsHeld = 0; // driver tags its requests hold
-    SimTime lastTagActivity;
+    TagUser tagUse; // fair sharing: shared, active, tags held
     bool runQueued = false; // an async run is queued on a kworker
     RqList cq; // completion queue entries not yet handled
     RqList pollCq; // completions of polled requests, waiting for blk_poll()

@@ -280,9 +280,9 @@ void Engine::publishSnapshot()
         o.cqLen = h.cq.size;
         o.restart = m_block->restart().marked(index);
         o.tags = h.tags;
-        o.tagsInUse = m_block->tags(h.tags).alloc->inUse();
-        o.tagsHeld = h.tagsHeld;
-        o.tagDepth = m_block->tags(h.tags).alloc->depth();
+        o.tagsInUse = m_block->tags(h.tags).alloc().inUse();
+        o.tagsHeld = h.tagUse.held;
+        o.tagDepth = m_block->tags(h.tags).alloc().depth();
         s->hctxs.push_back(o);
     }
     std::size_t nTags = 0;
@@ -290,7 +290,7 @@ void Engine::publishSnapshot()
         nTags = std::max(nTags, static_cast<std::size_t>(set.firstTags + set.nrHwQueues));
     s->tagMaps.resize(nTags);
     for (std::size_t t = 0; t < nTags; ++t) {
-        const TagAllocator& a = *m_block->tags(static_cast<int>(t)).alloc;
+        const TagAllocator& a = m_block->tags(static_cast<int>(t)).alloc();
         if (a.depth() > 4096)
             continue;
         s->tagMaps[t].resize(static_cast<std::size_t>(a.depth()));

@@ -2,6 +2,7 @@
 
 #include "restart/RestartRegistry.h"
 #include "sim/Duration.h"
+#include "tags/TagRegistry.h"
 
 namespace blkmq {
 
@@ -123,9 +124,8 @@ std::vector<KernelSwitch> build()
         s.type = KernelSwitch::Type::Choice;
         s.live = false;
         s.from = { kTags, "the driver-tag allocator of struct blk_mq_tags", "", "", "", "" };
-        s.choices = { { "bitmap",
-            { kTags, "blk-mq: implement new and more efficient tagging scheme", "Jens Axboe", "4bb659b15699", "v3.16",
-                "64-bit words on their own cachelines, a per-CPU search hint starting at a random bit." } } };
+        for (const TagAllocatorInfo& a : TagRegistry::all())
+            s.choices.push_back({ a.name, { kTags, a.subject, a.author, a.commit, a.version, a.effect } });
         s.choice = [](KernelSpec& k) -> std::string& { return k.tags; };
         t.push_back(std::move(s));
     }

@@ -30,8 +30,10 @@ void BitmapTags::touch(int word, int cpu, TagAccess& cost)
 
 bool BitmapTags::isSet(int tag) const { return (m_words[static_cast<std::size_t>(tag / 64)] >> (tag % 64)) & 1; }
 
-int BitmapTags::get(int cpu, TagAccess& cost)
+TagAllocator::Step BitmapTags::get(TagAlloc& a, TagAccess& cost)
 {
+    const int cpu = a.cpu;
+    a.tag = -1;
     cost.ns += m_costs.tag_get_ns;
     const int nWords = static_cast<int>(m_words.size());
     const int hint = m_hint[static_cast<std::size_t>(cpu)];
@@ -51,9 +53,10 @@ int BitmapTags::get(int cpu, TagAccess& cost)
         const int tag = w * 64 + bit;
         m_hint[static_cast<std::size_t>(cpu)] = (tag + 1) % m_depth;
         ++m_inUse;
-        return tag;
+        a.tag = tag;
+        return Step::Done;
     }
-    return -1;
+    return Step::Done;
 }
 
 void BitmapTags::put(int cpu, int tag, TagAccess& cost)

@@ -13,11 +13,12 @@ class Rng;
 // cacheline with a last-writer CPU; per-CPU search hint starting at a random
 // bit. Touching a word last written by another CPU costs a transfer at that
 // distance, so contention on shared words emerges from the access pattern.
+// One step per allocation (a test-and-set, no lock).
 class BitmapTags final : public TagAllocator {
 public:
     BitmapTags(int depth, const Topology& topo, const Costs& costs, Rng& rng);
 
-    int get(int cpu, TagAccess& cost) override;
+    Step get(TagAlloc& a, TagAccess& cost) override;
     void put(int cpu, int tag, TagAccess& cost) override;
     int depth() const override { return m_depth; }
     int inUse() const override { return m_inUse; }

@@ -4,19 +4,36 @@
 
 namespace blkmq {
 
-// What one tag operation cost the CPU that did it.
+// What one step of a tag operation cost the CPU that did it.
 struct TagAccess {
     std::int64_t ns = 0;
     std::uint32_t cachelineTransfers = 0;
+    std::int64_t lockWaitNs = 0; // spinning for a lock (part of ns)
     bool local = true; // touched only cachelines this CPU already owned
 };
 
-// One hw queue's driver tags (struct blk_mq_tags). Allocation never sleeps:
-// get() returns -1 when every tag is in use and the caller decides to wait.
+// One allocation in progress on one CPU. An allocator whose get() takes
+// locks or steals from other CPUs may need several steps; the caller runs
+// each step as its own action, so two CPUs can interleave inside the
+// allocator at lock granularity. `state` and `scratch` belong to the
+// allocator; the caller only starts with a fresh TagAlloc and reads `tag`.
+struct TagAlloc {
+    int cpu = 0;
+    int state = 0;
+    int tag = -1; // the result once get() returned Done (-1 = none free)
+    std::int32_t scratch[2] {};
+};
+
+// One hw queue's driver tags (struct blk_mq_tags): the allocator only.
+// Fair sharing, sleeping and waking are BlkMqTags's (blk-mq-tag.c keeps them
+// beside the allocator too). Allocation never sleeps: get() ends with
+// tag = -1 when every tag is in use and the caller decides to wait.
 class TagAllocator {
 public:
+    enum class Step : std::uint8_t { Done, More };
     virtual ~TagAllocator() = default;
-    virtual int get(int cpu, TagAccess& cost) = 0;
+    // One step of an allocation; More: call again (in a later action) with the same TagAlloc.
+    virtual Step get(TagAlloc& a, TagAccess& cost) = 0;
     virtual void put(int cpu, int tag, TagAccess& cost) = 0;
     virtual int depth() const = 0;
     virtual int inUse() const = 0;

@@ -12,15 +12,37 @@ const std::string kCompletion = "2020: blk-mq: Don't complete in IRQ, use llist_
 const std::string kRestart = "2017: blk-mq: fix queue stalling on shared hctx restart (seed 002)";
 const std::string kTags = "2014: percpu_ida and blk-mq tags (seed 004)";
 
-KernelSwitch patch(std::string id, bool& (*flag)(KernelSpec&), Provenance from)
+KernelSwitch make(std::string key, std::string family, std::string label, KernelSwitch::Type type, Provenance from)
 {
     KernelSwitch s;
-    s.key = "patches." + id;
-    s.family = "completion";
-    s.label = std::move(id);
-    s.type = KernelSwitch::Type::Bool;
+    s.key = std::move(key);
+    s.family = std::move(family);
+    s.label = std::move(label);
+    s.type = type;
     s.from = std::move(from);
-    s.flag = flag;
+    return s;
+}
+
+KernelSwitch flag(std::string key, std::string family, std::string label, bool& (*get)(KernelSpec&), Provenance from)
+{
+    KernelSwitch s
+        = make(std::move(key), std::move(family), std::move(label), KernelSwitch::Type::Bool, std::move(from));
+    s.flag = get;
+    return s;
+}
+
+KernelSwitch patch(const std::string& id, bool& (*get)(KernelSpec&), Provenance from)
+{
+    return flag("patches." + id, "completion", id, get, std::move(from));
+}
+
+KernelSwitch choice(std::string key, std::string family, std::string label, std::string& (*get)(KernelSpec&),
+    Provenance from, std::vector<SwitchChoice> choices)
+{
+    KernelSwitch s
+        = make(std::move(key), std::move(family), std::move(label), KernelSwitch::Type::Choice, std::move(from));
+    s.choice = get;
+    s.choices = std::move(choices);
     return s;
 }
 
@@ -32,19 +54,22 @@ std::vector<SwitchChoice> restartChoices()
     return out;
 }
 
+std::vector<SwitchChoice> tagChoices()
+{
+    std::vector<SwitchChoice> out;
+    for (const TagAllocatorInfo& a : TagRegistry::all())
+        out.push_back({ a.name, { kTags, a.subject, a.author, a.commit, a.version, a.effect } });
+    return out;
+}
+
+// The table, in the order the loader reads and the GUI shows it.
 std::vector<KernelSwitch> build()
 {
     std::vector<KernelSwitch> t;
-    {
-        KernelSwitch s;
-        s.key = "threadirqs";
-        s.family = "completion";
-        s.label = "threadirqs (boot option)";
-        s.from = { kCompletion, "threadirqs boot option (force_irqthreads)", "", "", "",
-            "Device interrupt handlers run in irq threads; softirqs raised by IPIs are left to ksoftirqd." };
-        s.flag = [](KernelSpec& k) -> bool& { return k.threadirqs; };
-        t.push_back(std::move(s));
-    }
+    t.push_back(flag("threadirqs", "completion", "threadirqs (boot option)",
+        [](KernelSpec& k) -> bool& { return k.threadirqs; },
+        { kCompletion, "threadirqs boot option (force_irqthreads)", "", "", "",
+            "Device interrupt handlers run in irq threads; softirqs raised by IPIs are left to ksoftirqd." }));
     t.push_back(patch("complete-no-remote-threaded", [](KernelSpec& k) -> bool& { return k.patches.noRemoteThreaded; },
         { kCompletion, "blk-mq: Don't complete on a remote CPU in force threaded mode", "Sebastian Andrzej Siewior", "",
             "v5.11",
@@ -69,66 +94,30 @@ std::vector<KernelSwitch> build()
             "proposed",
             "blk_mq_complete_request_remote() returns false in process context, so ->complete runs right there: no "
             "IPI, no softirq." }));
-    {
-        KernelSwitch s;
-        s.key = "restart";
-        s.family = "restart";
-        s.label = "restart";
-        s.type = KernelSwitch::Type::Choice;
-        s.from = { kRestart, "blk_mq_sched_restart(): which marked hctx a freed request restarts", "", "", "",
-            "The RESTART variants of v4.11 to v4.18 and Roman Pen's RFC." };
-        s.choices = restartChoices();
-        s.choice = [](KernelSpec& k) -> std::string& { return k.restart; };
-        t.push_back(std::move(s));
-    }
-    {
-        KernelSwitch s;
-        s.key = "dispatch";
-        s.family = "restart";
-        s.label = "dispatch";
-        s.type = KernelSwitch::Type::Choice;
-        s.from = { kRestart, "blk_mq_sched_dispatch_requests(): after a run of hctx->dispatch", "", "", "",
-            "Whether the scheduler's requests are pulled after hctx->dispatch went out." };
-        s.choices = { { "v4.12", { kRestart, "leave the scheduler's requests", "", "", "v4.12", "" } },
-            { "v4.14", { kRestart, "go on with the scheduler", "", "", "v4.14", "" } } };
-        s.choice = [](KernelSpec& k) -> std::string& { return k.dispatch; };
-        t.push_back(std::move(s));
-    }
-    {
-        KernelSwitch s;
-        s.key = "tag_fair_share";
-        s.family = "tags";
-        s.label = "fair tag sharing (0d2602ca30e4)";
-        s.from = { kRestart, "blk-mq: improve support for shared tags maps (hctx_may_queue())", "Jens Axboe",
-            "0d2602ca30e4", "v3.16",
-            "An active hctx of a shared tag set may hold at most max(depth / users, 4) tags." };
-        s.flag = [](KernelSpec& k) -> bool& { return k.tag_fair_share; };
-        t.push_back(std::move(s));
-    }
-    {
-        KernelSwitch s;
-        s.key = "tag_idle";
-        s.family = "tags";
-        s.label = "fair-share idle time";
-        s.type = KernelSwitch::Type::Duration;
-        s.from = { kRestart, "blk_mq_tag_idle() from the timeout work", "", "", "",
-            "An idle hctx stops counting as an active tag user this long after its last request." };
-        s.duration = [](KernelSpec& k) -> SimTime& { return k.tag_idle; };
-        t.push_back(std::move(s));
-    }
-    {
-        KernelSwitch s;
-        s.key = "tags";
-        s.family = "tags";
-        s.label = "tag allocator";
-        s.type = KernelSwitch::Type::Choice;
-        s.live = false;
-        s.from = { kTags, "the driver-tag allocator of struct blk_mq_tags", "", "", "", "" };
-        for (const TagAllocatorInfo& a : TagRegistry::all())
-            s.choices.push_back({ a.name, { kTags, a.subject, a.author, a.commit, a.version, a.effect } });
-        s.choice = [](KernelSpec& k) -> std::string& { return k.tags; };
-        t.push_back(std::move(s));
-    }
+    t.push_back(choice(
+        "restart", "restart", "restart", [](KernelSpec& k) -> std::string& { return k.restart; },
+        { kRestart, "blk_mq_sched_restart(): which marked hctx a freed request restarts", "", "", "",
+            "The RESTART variants of v4.11 to v4.18 and Roman Pen's RFC." },
+        restartChoices()));
+    t.push_back(choice("dispatch", "restart", "dispatch", [](KernelSpec& k) -> std::string& { return k.dispatch; },
+        { kRestart, "blk_mq_sched_dispatch_requests(): after a run of hctx->dispatch", "", "", "",
+            "Whether the scheduler's requests are pulled after hctx->dispatch went out." },
+        { { "v4.12", { kRestart, "leave the scheduler's requests", "", "", "v4.12", "" } },
+            { "v4.14", { kRestart, "go on with the scheduler", "", "", "v4.14", "" } } }));
+    t.push_back(flag("tag_fair_share", "tags", "fair tag sharing (0d2602ca30e4)",
+        [](KernelSpec& k) -> bool& { return k.tag_fair_share; },
+        { kRestart, "blk-mq: improve support for shared tags maps (hctx_may_queue())", "Jens Axboe", "0d2602ca30e4",
+            "v3.16", "An active hctx of a shared tag set may hold at most max(depth / users, 4) tags." }));
+    KernelSwitch idle = make("tag_idle", "tags", "fair-share idle time", KernelSwitch::Type::Duration,
+        { kRestart, "blk_mq_tag_idle() from the timeout work", "", "", "",
+            "An idle hctx stops counting as an active tag user this long after its last request." });
+    idle.duration = [](KernelSpec& k) -> SimTime& { return k.tag_idle; };
+    t.push_back(std::move(idle));
+    KernelSwitch tags = choice(
+        "tags", "tags", "tag allocator", [](KernelSpec& k) -> std::string& { return k.tags; },
+        { kTags, "the driver-tag allocator of struct blk_mq_tags", "", "", "", "" }, tagChoices());
+    tags.live = false;
+    t.push_back(std::move(tags));
     return t;
 }
 

@@ -45,7 +45,7 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
             assert(allocator && "kernel.tags is validated by the loader");
             t.tags.reserve(static_cast<std::size_t>(spec.submit_queues));
             for (int i = 0; i < spec.submit_queues; ++i)
-                t.tags.emplace_back(allocator->make(spec.hw_queue_depth, sim.topo, sim.costs, sim.rng));
+                t.tags.emplace_back(sim, machine, allocator->make(spec.hw_queue_depth, sim.topo, sim.costs, sim.rng));
             for (BlkMqTags& tags : t.tags) // the vector's buffer moves with the TagSet
                 m_tags.push_back(&tags);
             m_tagSets.push_back(std::move(t));
@@ -116,8 +116,8 @@ void BlockLayer::setKernel(const KernelSpec& k)
     if (restart)
         m_restart->setVariant(*restart);
     m_dispatchGoesOn = k.dispatch == "v4.14";
-    m_fairShare = k.tag_fair_share;
-    m_tagIdle = k.tag_idle;
+    for (BlkMqTags* tags : m_tags)
+        tags->setFairSharing(k.tag_fair_share, k.tag_idle);
 }
 
 int BlockLayer::findQueue(const std::string& name) const
@@ -145,7 +145,7 @@ int BlockLayer::allocRq()
 int BlockLayer::getDriverTag(int cpu, int h)
 {
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
-    return m_tags[static_cast<std::size_t>(hctx.tags)]->get(m_sim, m_machine, cpu, hctx.tagUse, m_fairShare);
+    return m_tags[static_cast<std::size_t>(hctx.tags)]->get(cpu, hctx.tagUse);
 }
 
 void BlockLayer::putDriverTag(int cpu, int rq)
@@ -154,14 +154,13 @@ void BlockLayer::putDriverTag(int cpu, int rq)
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(r.hctx)];
     const int tag = r.tag;
     r.tag = -1;
-    m_tags[static_cast<std::size_t>(hctx.tags)]->put(
-        m_sim, m_machine, cpu, tag, hctx.tagUse, static_cast<TagWakeHost&>(*this));
+    m_tags[static_cast<std::size_t>(hctx.tags)]->put(cpu, tag, hctx.tagUse, static_cast<TagWakeHost&>(*this));
 }
 
 void BlockLayer::idleTagUsers()
 {
     for (Hctx& h : m_hctxs)
-        m_tags[static_cast<std::size_t>(h.tags)]->idle(h.tagUse, m_sim.now, m_tagIdle);
+        m_tags[static_cast<std::size_t>(h.tags)]->idle(h.tagUse);
 }
 
 int BlockLayer::getRequest(int cpu, int dev, int task, int bytes)

@@ -154,8 +154,6 @@ private:
     CompletionPatches m_patches;
     std::unique_ptr<SchedRestart> m_restart;
     bool m_dispatchGoesOn = false; // v4.14 dispatch semantics
-    bool m_fairShare = false;
-    SimTime m_tagIdle;
     std::vector<std::string> m_scriptIds;
 };
 

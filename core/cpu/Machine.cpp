@@ -268,10 +268,9 @@ OpStack* Machine::pickStack(int cpu, ExecContext& ctx)
     }
     if (c.irqQueued()) {
         const PendingIrq irq = c.irqs.pop_front();
-        Op handler = m_irqHandler[static_cast<std::size_t>(irq.kind)];
-        handler.a = irq.arg;
-        if (irq.kind == IrqKind::DeviceVector && m_threadirqs && vectorThread(irq.arg) >= 0)
-            handler = m_ops(MachineOp::WakeIrqThread, irq.arg);
+        const Op handler = irq.kind == IrqKind::DeviceVector && m_threadirqs && vectorThread(irq.arg) >= 0
+            ? m_ops(MachineOp::WakeIrqThread, irq.arg)
+            : irqHandler(irq.kind, irq.arg);
         c.hardirq.push_back(m_ops(MachineOp::IrqExit, static_cast<int>(irq.kind)));
         c.hardirq.push_back(handler);
         c.hardirq.push_back(m_ops(MachineOp::IrqEntry, static_cast<int>(irq.kind)));
@@ -422,9 +421,7 @@ void Machine::performMachineOp(int cpu, Op op, OpStack& stack)
             t.irqPending = false;
             stack.push_back(m_ops(MachineOp::IrqThreadStep, op.a));
             stack.push_back(m_ops(MachineOp::BhEnable, 0));
-            Op handler = m_irqHandler[static_cast<std::size_t>(IrqKind::DeviceVector)];
-            handler.a = op.a;
-            stack.push_back(handler);
+            stack.push_back(irqHandler(IrqKind::DeviceVector, op.a));
             stack.push_back(m_ops(MachineOp::BhDisable, 0));
         } else {
             sleepTask(m_currentTask);

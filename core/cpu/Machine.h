@@ -134,6 +134,12 @@ private:
     void dequeueTask(int task);
     void addVruntime(int task, std::int64_t ns);
     void enterSoftirq(int cpu, OpStack& stack, bool on);
+    Op irqHandler(IrqKind kind, int arg) const
+    {
+        Op op = m_irqHandler[static_cast<std::size_t>(kind)];
+        op.a = arg;
+        return op;
+    }
 
     Sim& m_sim;
     OpSet<MachineOp> m_ops { 0 };

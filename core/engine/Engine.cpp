@@ -10,8 +10,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
-#include <sstream>
 
 namespace blkmq {
 
@@ -133,9 +131,10 @@ bool isLivePath(const std::string& path)
         const KernelSwitch* sw = KernelSwitches::find(path);
         return sw ? sw->live : path == "kernel.patches";
     }
-    const auto dot = path.find('.');
-    return path.rfind("devices.", 0) == 0 && dot != std::string::npos && path.find('.', dot + 1) != std::string::npos
-        && path.substr(path.find('.', dot + 1) + 1) == "rq_affinity";
+    if (path.rfind("devices.", 0) != 0)
+        return false;
+    const auto dot = path.find('.', 8); // devices.<index or name>.rq_affinity
+    return dot != std::string::npos && path.compare(dot + 1, std::string::npos, "rq_affinity") == 0;
 }
 
 } // namespace

@@ -10,19 +10,7 @@ namespace {
 
 class OwnHctx final : public RestartVariant {
 public:
-    const char* name() const override { return "own-hctx"; }
-    const char* subject() const override
-    {
-        return "blk-mq: remove synchronize_rcu() from blk_mq_del_queue_tag_set() (drops TAG_SHARED handling in "
-               "restart)";
-    }
-    const char* author() const override { return "Ming Lei"; }
-    const char* commit() const override { return "97889f9ac24f"; }
-    const char* version() const override { return "v4.18"; }
-    const char* effect() const override
-    {
-        return "Restart only the completing hctx; an hctx without a driver tag waits on dispatch_wait.";
-    }
+    using RestartVariant::RestartVariant;
     bool parksOnDispatchWait() const override { return true; }
     void restart(SchedRestart& r, int hctx, RestartNote& note) const override { r.visitOwn(hctx, note); }
 };
@@ -31,7 +19,10 @@ public:
 
 const RestartVariant& ownHctxRestart()
 {
-    static const OwnHctx v;
+    static const OwnHctx v { "own-hctx",
+        { "", "blk-mq: remove synchronize_rcu() from blk_mq_del_queue_tag_set() (drops TAG_SHARED handling in restart)",
+            "Ming Lei", "97889f9ac24f", "v4.18",
+            "Restart only the completing hctx; an hctx without a driver tag waits on dispatch_wait." } };
     return v;
 }
 

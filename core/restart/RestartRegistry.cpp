@@ -31,7 +31,7 @@ std::vector<std::string> RestartRegistry::names()
 {
     std::vector<std::string> out;
     for (const RestartVariant* v : all())
-        out.emplace_back(v->name());
+        out.push_back(v->name());
     return out;
 }
 

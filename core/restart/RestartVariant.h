@@ -1,5 +1,6 @@
 #pragma once
 
+#include "sim/Provenance.h"
 #include "sim/SimTime.h"
 
 #include <string>
@@ -59,13 +60,14 @@ struct RestartNote {
 // RestartRegistry.cpp; the variant holds no state (SchedRestart does).
 class RestartVariant {
 public:
+    RestartVariant(std::string name, Provenance from)
+        : m_name(std::move(name))
+        , m_from(std::move(from))
+    {
+    }
     virtual ~RestartVariant() = default;
-    virtual const char* name() const = 0;
-    virtual const char* subject() const = 0; // commit subject, or what the RFC proposed
-    virtual const char* author() const = 0;
-    virtual const char* commit() const = 0; // commit id(s), or the seed of a proposal
-    virtual const char* version() const = 0; // kernels that ran it
-    virtual const char* effect() const = 0; // one sentence
+    const std::string& name() const { return m_name; }
+    const Provenance& from() const { return m_from; } // the commit(s) and the kernels that ran it
     // blk_mq_sched_restart() for a request of `hctx` just freed; `note` is the tag set's record.
     virtual void restart(SchedRestart& r, int hctx, RestartNote& note) const = 0;
     // Whether an hctx that found no driver tag is parked on its tags' dispatch_wait, to be rerun when
@@ -73,6 +75,10 @@ public:
     virtual bool parksOnDispatchWait() const { return false; }
     // The owner of the counter a CounterZero decision read ("tag set 'x'", or the queue's name).
     virtual std::string counterOwner(const RestartShape& shape, int hctx) const;
+
+private:
+    std::string m_name;
+    Provenance m_from;
 };
 
 } // namespace blkmq

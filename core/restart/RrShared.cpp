@@ -5,33 +5,11 @@
 
 namespace blkmq {
 
-namespace {
-
-class RrShared final : public RestartVariant {
-public:
-    const char* name() const override { return "rr-shared"; }
-    const char* subject() const override { return "blk-mq: Restart a single queue if tag sets are shared"; }
-    const char* author() const override { return "Bart Van Assche"; }
-    const char* commit() const override { return "6d8c6c0f97ad"; }
-    const char* version() const override { return "v4.11"; }
-    const char* effect() const override
-    {
-        return "With shared tags, walk every hctx of every queue round robin until one restarts.";
-    }
-    void restart(SchedRestart& r, int hctx, RestartNote& note) const override
-    {
-        if (!r.shape().hctx(hctx).tagShared)
-            r.visitOwn(hctx, note);
-        else
-            r.startWalk(hctx);
-    }
-};
-
-} // namespace
-
 const RestartVariant& rrSharedRestart()
 {
-    static const RrShared v;
+    static const WalkingVariant v { "rr-shared",
+        { "", "blk-mq: Restart a single queue if tag sets are shared", "Bart Van Assche", "6d8c6c0f97ad", "v4.11",
+            "With shared tags, walk every hctx of every queue round robin until one restarts." } };
     return v;
 }
 

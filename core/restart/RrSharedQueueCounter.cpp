@@ -7,25 +7,14 @@ namespace blkmq {
 
 namespace {
 
-class RrSharedQueueCounter final : public RestartVariant {
+class RrSharedQueueCounter final : public WalkingVariant {
 public:
-    const char* name() const override { return "rr-shared-queue-counter"; }
-    const char* subject() const override { return "blk-mq: fix performance regression with shared tags"; }
-    const char* author() const override { return "Jens Axboe"; }
-    const char* commit() const override { return "6d8c6c0f97ad + 8e8320c9315c"; }
-    const char* version() const override { return "v4.12 .. v4.17"; }
-    const char* effect() const override
+    using WalkingVariant::WalkingVariant;
+
+protected:
+    bool walkSkipped(const SchedRestart& r, int hctx) const override
     {
-        return "Skip the walk when the completing queue's shared_hctx_restart is 0. Stalls (seed 002).";
-    }
-    void restart(SchedRestart& r, int hctx, RestartNote& note) const override
-    {
-        if (!r.shape().hctx(hctx).tagShared)
-            r.visitOwn(hctx, note);
-        else if (r.queueCounter(r.shape().hctx(hctx).queue) == 0)
-            note.outcome = RestartNote::Outcome::CounterZero; // "no hardware queues have RESTART marked"
-        else
-            r.startWalk(hctx);
+        return r.queueCounter(r.shape().hctx(hctx).queue) == 0;
     }
 };
 
@@ -33,7 +22,10 @@ public:
 
 const RestartVariant& rrSharedQueueCounterRestart()
 {
-    static const RrSharedQueueCounter v;
+    static const RrSharedQueueCounter v { "rr-shared-queue-counter",
+        { "", "blk-mq: fix performance regression with shared tags", "Jens Axboe", "6d8c6c0f97ad + 8e8320c9315c",
+            "v4.12 .. v4.17",
+            "Skip the walk when the completing queue's shared_hctx_restart is 0. Stalls (seed 002)." } };
     return v;
 }
 

@@ -6,29 +6,18 @@ namespace blkmq {
 
 namespace {
 
-class RrSharedTagsCounter final : public RestartVariant {
+class RrSharedTagsCounter final : public WalkingVariant {
 public:
-    const char* name() const override { return "rr-shared-tags-counter"; }
-    const char* subject() const override { return "[RFC] blk-mq: fix queue stalling on shared hctx restart"; }
-    const char* author() const override { return "Roman Pen"; }
-    const char* commit() const override { return "proposed (seed 002)"; }
-    const char* version() const override { return "proposed for v4.14"; }
-    const char* effect() const override
-    {
-        return "The counter lives in the tag set. Fixes the stall; the walk stays costly.";
-    }
-    void restart(SchedRestart& r, int hctx, RestartNote& note) const override
-    {
-        if (!r.shape().hctx(hctx).tagShared)
-            r.visitOwn(hctx, note);
-        else if (r.tagSetCounter(r.shape().queueOf(hctx).tagSet) == 0)
-            note.outcome = RestartNote::Outcome::CounterZero;
-        else
-            r.startWalk(hctx);
-    }
+    using WalkingVariant::WalkingVariant;
     std::string counterOwner(const RestartShape& shape, int hctx) const override
     {
         return "tag set '" + shape.tagSetOf(hctx).name + "'";
+    }
+
+protected:
+    bool walkSkipped(const SchedRestart& r, int hctx) const override
+    {
+        return r.tagSetCounter(r.shape().queueOf(hctx).tagSet) == 0;
     }
 };
 
@@ -36,7 +25,9 @@ public:
 
 const RestartVariant& rrSharedTagsCounterRestart()
 {
-    static const RrSharedTagsCounter v;
+    static const RrSharedTagsCounter v { "rr-shared-tags-counter",
+        { "", "[RFC] blk-mq: fix queue stalling on shared hctx restart", "Roman Pen", "proposed (seed 002)",
+            "proposed for v4.14", "The counter lives in the tag set. Fixes the stall; the walk stays costly." } };
     return v;
 }
 

@@ -77,4 +77,24 @@ private:
     std::vector<TagSetState> m_tagSet;
 };
 
+// The variants of 6d8c6c0f97ad's round-robin walk: with shared tags a freed
+// request starts the walk unless walkSkipped() says the variant's counter is 0;
+// without shared tags only the completing hctx is looked at.
+class WalkingVariant : public RestartVariant {
+public:
+    using RestartVariant::RestartVariant;
+    void restart(SchedRestart& r, int hctx, RestartNote& note) const final
+    {
+        if (!r.shape().hctx(hctx).tagShared)
+            r.visitOwn(hctx, note);
+        else if (walkSkipped(r, hctx))
+            note.outcome = RestartNote::Outcome::CounterZero; // "no hardware queues have RESTART marked"
+        else
+            r.startWalk(hctx);
+    }
+
+protected:
+    virtual bool walkSkipped(const SchedRestart& /*r*/, int /*hctx*/) const { return false; }
+};
+
 } // namespace blkmq

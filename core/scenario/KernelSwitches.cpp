@@ -50,7 +50,7 @@ std::vector<SwitchChoice> restartChoices()
 {
     std::vector<SwitchChoice> out;
     for (const RestartVariant* v : RestartRegistry::all())
-        out.push_back({ v->name(), { kRestart, v->subject(), v->author(), v->commit(), v->version(), v->effect() } });
+        out.push_back({ v->name(), v->from() });
     return out;
 }
 
@@ -58,7 +58,7 @@ std::vector<SwitchChoice> tagChoices()
 {
     std::vector<SwitchChoice> out;
     for (const TagAllocatorInfo& a : TagRegistry::all())
-        out.push_back({ a.name, { kTags, a.subject, a.author, a.commit, a.version, a.effect } });
+        out.push_back({ a.name, a.from });
     return out;
 }
 

@@ -1,21 +1,12 @@
 #pragma once
 
 #include "scenario/Scenario.h"
+#include "sim/Provenance.h"
 
 #include <string>
 #include <vector>
 
 namespace blkmq {
-
-// Where a switch, or one value of it, comes from.
-struct Provenance {
-    std::string thread; // the seed thread
-    std::string subject; // commit subject, or what was proposed
-    std::string author;
-    std::string commit; // commit id(s), if known
-    std::string version; // where it landed, or "proposed"
-    std::string effect; // one sentence on what it changes
-};
 
 // One value of a choice switch.
 struct SwitchChoice {

@@ -4,9 +4,9 @@
 
 namespace blkmq {
 
-int BlkMqTags::get(Sim& sim, Machine& machine, int cpu, TagUser& user, bool fairShare)
+int BlkMqTags::get(int cpu, TagUser& user)
 {
-    if (fairShare && user.shared) {
+    if (m_fairShare && user.shared) {
         if (!user.active) { // blk_mq_tag_busy()
             user.active = true;
             ++m_activeQueues;
@@ -21,32 +21,32 @@ int BlkMqTags::get(Sim& sim, Machine& machine, int cpu, TagUser& user, bool fair
     TagAccess cost;
     // Every step in this action for now: the allocators registered so far finish in one.
     while (m_alloc->get(a, cost) == TagAllocator::Step::More) { }
-    machine.charge(cost.ns);
-    sim.counters.tag_cacheline_transfers += cost.cachelineTransfers;
-    sim.counters.tag_lock_wait_ns += static_cast<std::uint64_t>(cost.lockWaitNs);
+    m_machine.charge(cost.ns);
+    m_sim.counters.tag_cacheline_transfers += cost.cachelineTransfers;
+    m_sim.counters.tag_lock_wait_ns += static_cast<std::uint64_t>(cost.lockWaitNs);
     if (a.tag < 0)
         return -1;
-    ++sim.counters.tag_allocs;
-    sim.counters.tag_local_hits += cost.local;
+    ++m_sim.counters.tag_allocs;
+    m_sim.counters.tag_local_hits += cost.local;
     ++user.held;
-    user.lastActivity = machine.opNow();
+    user.lastActivity = m_machine.opNow();
     return a.tag;
 }
 
-void BlkMqTags::put(Sim& sim, Machine& machine, int cpu, int tag, TagUser& user, TagWakeHost& host)
+void BlkMqTags::put(int cpu, int tag, TagUser& user, TagWakeHost& host)
 {
     TagAccess cost;
     m_alloc->put(cpu, tag, cost);
-    machine.charge(cost.ns);
-    sim.counters.tag_cacheline_transfers += cost.cachelineTransfers;
-    sim.counters.tag_lock_wait_ns += static_cast<std::uint64_t>(cost.lockWaitNs);
+    m_machine.charge(cost.ns);
+    m_sim.counters.tag_cacheline_transfers += cost.cachelineTransfers;
+    m_sim.counters.tag_lock_wait_ns += static_cast<std::uint64_t>(cost.lockWaitNs);
     --user.held;
-    user.lastActivity = machine.opNow();
+    user.lastActivity = m_machine.opNow();
     if (!m_taskWaiters.empty()) {
         const int t = m_taskWaiters.front();
         m_taskWaiters.erase(m_taskWaiters.begin());
-        machine.charge(sim.costs.wakeup_ns);
-        machine.wakeTask(t, cpu);
+        m_machine.charge(m_sim.costs.wakeup_ns);
+        m_machine.wakeTask(t, cpu);
     }
     // blk_mq_dispatch_wake(): rerun every hctx parked on dispatch_wait
     for (int waiting : m_hctxWaiters)
@@ -60,9 +60,9 @@ void BlkMqTags::park(int hctx)
         m_hctxWaiters.push_back(hctx);
 }
 
-void BlkMqTags::idle(TagUser& user, SimTime now, SimTime after)
+void BlkMqTags::idle(TagUser& user)
 {
-    if (user.active && user.held == 0 && now - user.lastActivity >= after) {
+    if (user.active && user.held == 0 && m_sim.now - user.lastActivity >= m_idleAfter) {
         user.active = false;
         --m_activeQueues;
     }

@@ -30,21 +30,29 @@ public:
 // blk_mq_get_tag(), the hctxs parked on dispatch_wait, and who a freed tag wakes.
 class BlkMqTags {
 public:
-    explicit BlkMqTags(std::unique_ptr<TagAllocator> alloc)
-        : m_alloc(std::move(alloc))
+    BlkMqTags(Sim& sim, Machine& machine, std::unique_ptr<TagAllocator> alloc)
+        : m_sim(sim)
+        , m_machine(machine)
+        , m_alloc(std::move(alloc))
     {
+    }
+    // kernel.tag_fair_share and kernel.tag_idle.
+    void setFairSharing(bool on, SimTime idleAfter)
+    {
+        m_fairShare = on;
+        m_idleAfter = idleAfter;
     }
 
     // blk_mq_get_driver_tag() without sleeping: hctx_may_queue(), then the allocator. -1: none now.
-    int get(Sim& sim, Machine& machine, int cpu, TagUser& user, bool fairShare);
+    int get(int cpu, TagUser& user);
     // blk_mq_put_tag(), then the wake-ups: the first sleeping submitter, every parked hctx.
-    void put(Sim& sim, Machine& machine, int cpu, int tag, TagUser& user, TagWakeHost& host);
+    void put(int cpu, int tag, TagUser& user, TagWakeHost& host);
     // A submitter sleeps until a tag is freed (blk_mq_get_tag's io_schedule).
     void sleep(int task) { m_taskWaiters.push_back(task); }
     // An hctx that found no driver tag waits on dispatch_wait (blk_mq_dispatch_wait_add / blk_mq_mark_tag_wait).
     void park(int hctx);
-    // blk_mq_tag_idle(): an hctx with no tag for `after` stops counting as an active user.
-    void idle(TagUser& user, SimTime now, SimTime after);
+    // blk_mq_tag_idle(): an hctx with no tag for the idle time stops counting as an active user.
+    void idle(TagUser& user);
 
     const TagAllocator& alloc() const { return *m_alloc; }
     int activeQueues() const { return m_activeQueues; }
@@ -52,7 +60,11 @@ public:
     const std::vector<int>& parked() const { return m_hctxWaiters; }
 
 private:
+    Sim& m_sim;
+    Machine& m_machine;
     std::unique_ptr<TagAllocator> m_alloc;
+    bool m_fairShare = false;
+    SimTime m_idleAfter;
     int m_activeQueues = 0;
     std::vector<int> m_taskWaiters;
     std::vector<int> m_hctxWaiters;

@@ -8,8 +8,9 @@ namespace blkmq {
 const std::vector<TagAllocatorInfo>& TagRegistry::all()
 {
     static const std::vector<TagAllocatorInfo> list {
-        { "bitmap", "blk-mq: implement new and more efficient tagging scheme", "Jens Axboe", "4bb659b15699", "v3.16",
-            "64-bit words on their own cachelines, a per-CPU search hint starting at a random bit.",
+        { "bitmap",
+            { "", "blk-mq: implement new and more efficient tagging scheme", "Jens Axboe", "4bb659b15699", "v3.16",
+                "64-bit words on their own cachelines, a per-CPU search hint starting at a random bit." },
             [](int depth, const Topology& topo, const Costs& costs, Rng& rng) -> std::unique_ptr<TagAllocator> {
                 return std::make_unique<BitmapTags>(depth, topo, costs, rng);
             } },

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "sim/Provenance.h"
 #include "tags/TagAllocator.h"
 
 #include <memory>
@@ -15,11 +16,7 @@ class Topology;
 // A driver-tag allocator, by name (kernel.tags). The first is the default.
 struct TagAllocatorInfo {
     std::string name;
-    std::string subject; // commit subject
-    std::string author;
-    std::string commit;
-    std::string version;
-    std::string effect;
+    Provenance from;
     std::unique_ptr<TagAllocator> (*make)(int depth, const Topology& topo, const Costs& costs, Rng& rng);
 };
 

@@ -138,21 +138,22 @@ private slots:
         const Topology topo = topology("1n:1p:4c:1t");
         Sim sim(topo, Costs::defaults(), 1);
         Machine machine(sim);
-        BlkMqTags tags(TagRegistry::all().front().make(32, topo, sim.costs, sim.rng));
+        BlkMqTags tags(sim, machine, TagRegistry::all().front().make(32, topo, sim.costs, sim.rng));
+        tags.setFairSharing(true, SimTime(0));
         TagUser a, b;
         a.hctx = 0;
         a.shared = true;
         b.hctx = 1;
         b.shared = true;
-        QVERIFY(tags.get(sim, machine, 0, a, true) >= 0); // a becomes active: 1 user, 32 each
-        QVERIFY(tags.get(sim, machine, 1, b, true) >= 0); // b too: 2 users, 16 each
+        QVERIFY(tags.get(0, a) >= 0); // a becomes active: 1 user, 32 each
+        QVERIFY(tags.get(1, b) >= 0); // b too: 2 users, 16 each
         QCOMPARE(tags.activeQueues(), 2);
-        while (tags.get(sim, machine, 0, a, true) >= 0) { }
+        while (tags.get(0, a) >= 0) { }
         QCOMPARE(a.held, 16);
         QVERIFY(tags.alloc().inUse() < 32); // tags were left: the limit, not the allocator, said no
         TagUser c; // not shared: never limited
         c.hctx = 2;
-        while (tags.get(sim, machine, 2, c, true) >= 0) { }
+        while (tags.get(2, c) >= 0) { }
         QCOMPARE(tags.alloc().inUse(), 32);
     }
 
@@ -162,12 +163,12 @@ private slots:
         const Topology topo = topology("1n:1p:2c:1t");
         Sim sim(topo, Costs::defaults(), 1);
         Machine machine(sim);
-        BlkMqTags tags(TagRegistry::all().front().make(1, topo, sim.costs, sim.rng));
+        BlkMqTags tags(sim, machine, TagRegistry::all().front().make(1, topo, sim.costs, sim.rng));
         TagUser user;
         user.hctx = 0;
-        const int tag = tags.get(sim, machine, 0, user, false);
+        const int tag = tags.get(0, user);
         QVERIFY(tag >= 0);
-        QCOMPARE(tags.get(sim, machine, 1, user, false), -1);
+        QCOMPARE(tags.get(1, user), -1);
         const int t1 = machine.createTask(TaskKind::Job, 1, Op {}, false);
         const int t2 = machine.createTask(TaskKind::Job, 1, Op {}, false);
         tags.sleep(t1);
@@ -176,7 +177,7 @@ private slots:
         tags.park(5);
         tags.park(3); // parked once
         Parked host;
-        tags.put(sim, machine, 0, tag, user, host);
+        tags.put(0, tag, user, host);
         QCOMPARE(tags.sleepers(), std::vector<int> { t2 }); // one woken, in order
         QCOMPARE(host.runs, (std::vector<int> { 3, 5 }));
         QVERIFY(tags.parked().empty());

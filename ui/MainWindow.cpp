@@ -445,26 +445,22 @@ void MainWindow::updateCompareTable()
     const auto b = m_runnerB->snapshot();
     if (!a || !b)
         return;
-    const auto rate = [](const Snapshot& s, std::uint64_t n) {
-        return s.now.ns() > 0 ? static_cast<double>(n) / s.now.seconds() : 0.0;
-    };
-    QString html = tr("<table cellspacing=4><tr><th></th><th>A</th><th>B</th></tr>");
-    const auto row = [&](const QString& name, double x, double y, int digits) {
-        html += QStringLiteral("<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td></tr>")
-                    .arg(name)
-                    .arg(x, 0, 'f', digits)
-                    .arg(y, 0, 'f', digits);
-    };
-    row(tr("simulated ms"), a->now.seconds() * 1e3, b->now.seconds() * 1e3, 3);
-    row(tr("IOPS (k)"), rate(*a, a->counters.completed) / 1e3, rate(*b, b->counters.completed) / 1e3, 1);
-    row(tr("remote completions"), static_cast<double>(a->counters.remote), static_cast<double>(b->counters.remote), 0);
-    row(tr("IPIs"), static_cast<double>(a->counters.ipis), static_cast<double>(b->counters.ipis), 0);
-    row(tr("softirq raises"), static_cast<double>(a->counters.softirq_raises),
-        static_cast<double>(b->counters.softirq_raises), 0);
-    row(tr("ksoftirqd wake-ups"), static_cast<double>(a->counters.ksoftirqd_wakeups),
-        static_cast<double>(b->counters.ksoftirqd_wakeups), 0);
-    row(tr("restart hctx visits"), static_cast<double>(a->counters.restart_hctx_visits),
-        static_cast<double>(b->counters.restart_hctx_visits), 0);
+    QString html = tr("<table cellspacing=4><tr><th></th><th>A</th><th>B</th><th>B/A</th></tr>");
+    const auto cell = [](const QString& text) { return QStringLiteral("<td align=right>%1</td>").arg(text); };
+    html += QStringLiteral("<tr><td>%1</td>").arg(tr("simulated time"))
+        + cell(QString::number(a->now.seconds() * 1e3, 'f', 3) + tr(" ms"))
+        + cell(QString::number(b->now.seconds() * 1e3, 'f', 3) + tr(" ms")) + QStringLiteral("<td></td></tr>");
+    for (std::size_t i = 0; i < kMetrics.size(); ++i) {
+        const Metric& m = kMetrics[i];
+        const double x = a->totals[i];
+        const double y = b->totals[i];
+        if (x == 0 && y == 0)
+            continue; // a metric neither run exercises
+        html += QStringLiteral("<tr><td>%1</td>")
+                    .arg(QString::fromUtf8(m.label.data(), static_cast<qsizetype>(m.label.size())).toHtmlEscaped())
+            + cell(QString::fromStdString(formatMetric(m, x))) + cell(QString::fromStdString(formatMetric(m, y)))
+            + cell(x != 0 ? QString::number(y / x, 'f', 2) : QStringLiteral("–")) + QStringLiteral("</tr>");
+    }
     html += QStringLiteral("</table>");
     m_compareTable->setText(html);
 }

@@ -7,6 +7,12 @@
 
 namespace blkmq {
 
+namespace {
+
+QString q(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+
+} // namespace
+
 PlotPanel::PlotPanel(QWidget* parent)
     : QWidget(parent)
 {
@@ -20,41 +26,45 @@ PlotPanel::PlotPanel(QWidget* parent)
     scroll->setWidget(inner);
     outer->addWidget(scroll);
 
-    add(tr("Throughput"), tr("IOPS"))->addCurve(tr("IOPS"), QColor(0x21, 0x61, 0x8c));
-    auto* lat = add(tr("Latency, submission to reap"), tr("µs"));
-    lat->addCurve(tr("mean"), QColor(0x1e, 0x84, 0x49));
-    lat->addCurve(tr("p99"), QColor(0xca, 0x6f, 0x1e));
-    add(tr("Remote completions"), tr("% of completions"))->addCurve(tr("remote"), QColor(0xc0, 0x39, 0x2b));
-    auto* irq = add(tr("IPIs, softirq raises, ksoftirqd wake-ups"), tr("per s"));
-    irq->addCurve(tr("IPIs"), QColor(0xc0, 0x39, 0x2b));
-    irq->addCurve(tr("softirq raises"), QColor(0xd4, 0xac, 0x0d));
-    irq->addCurve(tr("ksoftirqd wake-ups"), QColor(0x7d, 0x3c, 0x98));
-    auto* tags = add(tr("Tag allocation"), tr("%"));
-    tags->addCurve(tr("local hits (no remote cacheline)"), QColor(0x11, 0x78, 0x64));
-    tags->addCurve(tr("lock wait, % CPU"), QColor(0x94, 0x31, 0x26));
-    auto* restart = add(tr("RESTART"), tr("calls/s, % CPU"));
-    restart->addCurve(tr("restart calls/s"), QColor(0x28, 0x74, 0xa6));
-    restart->addCurve(tr("walk CPU %"), QColor(0xa0, 0x40, 0x00));
+    std::vector<std::string_view> groups;
+    for (int i = 0; i < kMetricCount; ++i) {
+        const Metric& m = kMetrics[static_cast<std::size_t>(i)];
+        if (m.group.empty())
+            continue;
+        auto g = std::find(groups.begin(), groups.end(), m.group);
+        if (g == groups.end()) {
+            auto* p = new TimePlot(q(m.group), QString::fromUtf8(unitInfo(m.unit).axis), this);
+            m_layout->addWidget(p);
+            m_plots.push_back(p);
+            groups.push_back(m.group);
+            g = groups.end() - 1;
+        }
+        const auto plot = static_cast<std::size_t>(g - groups.begin());
+        m_plots[plot]->addCurve(q(m.label), QColor::fromRgb(m.rgb));
+        m_curves.push_back({ i, plot });
+    }
 }
 
-TimePlot* PlotPanel::add(const QString& title, const QString& unit)
+TimePlot* PlotPanel::plotOf(int metric) const
 {
-    auto* p = new TimePlot(title, unit, this);
-    m_layout->addWidget(p);
-    m_plots.push_back(p);
-    return p;
+    for (const Curve& c : m_curves)
+        if (c.metric == metric)
+            return m_plots[c.plot];
+    return nullptr;
 }
 
 void PlotPanel::append(const std::vector<SeriesRow>& rows, int set)
 {
+    std::vector<std::vector<double>> values(m_plots.size());
     for (const SeriesRow& r : rows) {
+        for (auto& v : values)
+            v.clear();
+        for (const Curve& c : m_curves)
+            values[c.plot].push_back(
+                r[c.metric] * unitInfo(kMetrics[static_cast<std::size_t>(c.metric)].unit).plotScale);
         const double t = static_cast<double>(r.t_ns) / 1e6;
-        m_plots[0]->append(t, { r.iops }, set);
-        m_plots[1]->append(t, { r.lat_mean_ns / 1e3, r.lat_p99_ns / 1e3 }, set);
-        m_plots[2]->append(t, { r.remote_pct }, set);
-        m_plots[3]->append(t, { r.ipis_per_s, r.softirq_raises_per_s, r.ksoftirqd_wakeups_per_s }, set);
-        m_plots[4]->append(t, { r.tag_local_hit_pct, r.tag_lock_wait_pct }, set);
-        m_plots[5]->append(t, { r.restart_calls_per_s, r.restart_cpu_pct }, set);
+        for (std::size_t p = 0; p < m_plots.size(); ++p)
+            m_plots[p]->append(t, values[p], set);
     }
 }
 

@@ -12,7 +12,8 @@ namespace blkmq {
 
 class TimePlot;
 
-// The live plots, fed with time-series rows; each can be shown or hidden.
+// The live plots, one per plot group of the metric table (core/metrics/Metrics.h), in the
+// table's order; each can be shown or hidden.
 class PlotPanel : public QWidget {
     Q_OBJECT
 public:
@@ -24,11 +25,17 @@ public:
     void clear();
     void replot();
     const std::vector<TimePlot*>& plots() const { return m_plots; }
+    // The plot that draws `metric`, or nullptr when the metric is not plotted.
+    TimePlot* plotOf(int metric) const;
     void setPlotVisible(int i, bool visible);
 
 private:
-    TimePlot* add(const QString& title, const QString& unit);
+    struct Curve {
+        int metric;
+        std::size_t plot;
+    };
     std::vector<TimePlot*> m_plots;
+    std::vector<Curve> m_curves; // every plotted metric, in table order (= curve order in its plot)
     QVBoxLayout* m_layout;
 };
 

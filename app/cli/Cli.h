@@ -16,6 +16,7 @@ int runCommand(const std::vector<std::string>& args);
 int topologyCommand(const std::vector<std::string>& args);
 int presetsCommand(const std::vector<std::string>& args);
 int costsCommand(const std::vector<std::string>& args);
+int metricsCommand(const std::vector<std::string>& args);
 int limitsCommand(const std::vector<std::string>& args);
 int patchesCommand(const std::vector<std::string>& args);
 int validateCommand(const std::vector<std::string>& args);

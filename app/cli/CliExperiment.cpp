@@ -8,6 +8,7 @@
 #include "io/Limits.h"
 #include "io/SafeFile.h"
 #include "metrics/Format.h"
+#include "metrics/Metrics.h"
 #include "scenario/ScenarioLoader.h"
 #include "sim/Duration.h"
 
@@ -179,23 +180,17 @@ int sweepCommand(const std::vector<std::string>& args)
         runs.push_back(*sc);
     }
     const auto out = BatchRunner::runParallel(runs, o.threads);
-    static const std::vector<std::pair<const char*, const char*>> columns = {
-        { "IOPS", "/io/iops" },
-        { "p99 lat us", "/latency_ns/p99" },
-        { "remote %", "/completion/remote_pct" },
-        { "IPIs", "/completion/ipis" },
-        { "ksoftirqd", "/completion/ksoftirqd_wakeups" },
-        { "restart CPU us", "/restart/cpu_ns" },
-        { "stall", "/stall/detected" },
-    };
+    // Columns: metrics of the table (core/metrics/Metrics.h) by id, each value with its unit.
+    static constexpr int columns[] = { metricIndex("iops"), metricIndex("lat_p99_ns"), metricIndex("remote_pct"),
+        metricIndex("ipis_per_s"), metricIndex("ksoftirqd_wakeups_per_s"), metricIndex("restart_cpu_pct") };
     nlohmann::json doc = { { "scenario", runs.front().name }, { "vary", key }, { "runs", nlohmann::json::array() } };
     bool stalled = false;
     if (o.jsonOut != "-") {
         std::cout << "| " << key;
-        for (const auto& c : columns)
-            std::cout << " | " << c.first;
-        std::cout << " |\n|" << std::string(1, '-') << "--";
-        for (std::size_t i = 0; i < columns.size(); ++i)
+        for (const int c : columns)
+            std::cout << " | " << kMetrics[static_cast<std::size_t>(c)].id;
+        std::cout << " | stall |\n|---";
+        for (std::size_t i = 0; i <= std::size(columns); ++i)
             std::cout << "|---";
         std::cout << "|\n";
     }
@@ -207,13 +202,11 @@ int sweepCommand(const std::vector<std::string>& args)
         if (o.jsonOut == "-")
             continue;
         std::cout << "| " << values[i];
-        for (const auto& c : columns) {
-            const auto v = s.at(nlohmann::json::json_pointer(c.second));
-            double x = v.is_boolean() ? (v.get<bool>() ? 1 : 0) : v.get<double>();
-            if (std::string(c.second).find("_ns") != std::string::npos)
-                x /= 1e3;
-            std::cout << " | " << (v.is_boolean() ? (v.get<bool>() ? "yes" : "no") : formatQuantity(x));
+        for (const int c : columns) {
+            const Metric& m = kMetrics[static_cast<std::size_t>(c)];
+            std::cout << " | " << formatMetric(m, s["metrics"][std::string(m.id)].get<double>());
         }
+        std::cout << " | " << (s["stall"]["detected"].get<bool>() ? "yes" : "no");
         std::cout << " |\n";
     }
     return finish(o, doc, stalled);

@@ -3,6 +3,7 @@
 
 #include "io/SafeFile.h"
 #include "metrics/Format.h"
+#include "metrics/Metrics.h"
 #include "scenario/ScenarioLoader.h"
 #include "sim/Duration.h"
 #include "engine/Engine.h"
@@ -25,12 +26,13 @@ std::string report(const nlohmann::json& s)
     const auto& lat = s["latency_ns"];
     const auto& clat = s["clat_ns"];
     const auto& c = s["completion"];
+    const auto metric = [&](std::string_view id) { return s["metrics"][std::string(id)].get<double>(); };
     std::snprintf(line, sizeof line, "%s: seed %llu, %.3f ms simulated on %d CPUs\n",
         s["scenario"].get<std::string>().c_str(), static_cast<unsigned long long>(s["seed"].get<std::uint64_t>()),
         s["sim_time_ns"].get<double>() / 1e6, s["topology"]["cpus"].get<int>());
     out << line;
-    out << "  io:         IOPS=" << formatQuantity(io["iops"].get<double>());
-    std::snprintf(line, sizeof line, ", BW=%.1f MB/s, completed=%llu, in flight=%d\n", io["bw_mbps"].get<double>(),
+    out << "  io:         IOPS=" << formatQuantity(metric("iops"));
+    std::snprintf(line, sizeof line, ", BW=%.1f MB/s, completed=%llu, in flight=%d\n", metric("bw_mbps"),
         static_cast<unsigned long long>(io["completed"].get<std::uint64_t>()), io["in_flight"].get<int>());
     out << line;
     const auto lats = [&](const char* name, const nlohmann::json& l) {
@@ -45,7 +47,7 @@ std::string report(const nlohmann::json& s)
     std::snprintf(line, sizeof line,
         "  completion: remote=%llu (%.1f%%), IPIs=%llu, softirq raises=%llu, ksoftirqd wake-ups=%llu\n"
         "              ->complete in hardirq=%llu softirq=%llu ksoftirqd=%llu process=%llu irq_thread=%llu\n",
-        static_cast<unsigned long long>(c["remote"].get<std::uint64_t>()), c["remote_pct"].get<double>(),
+        static_cast<unsigned long long>(c["remote"].get<std::uint64_t>()), metric("remote_pct"),
         static_cast<unsigned long long>(c["ipis"].get<std::uint64_t>()),
         static_cast<unsigned long long>(c["softirq_raises"].get<std::uint64_t>()),
         static_cast<unsigned long long>(c["ksoftirqd_wakeups"].get<std::uint64_t>()),
@@ -68,16 +70,19 @@ std::string report(const nlohmann::json& s)
         "  restart:    calls=%llu, restarts=%llu;  tags: allocs=%llu, local hits=%.1f%%, sleeps=%llu\n",
         static_cast<unsigned long long>(r["calls"].get<std::uint64_t>()),
         static_cast<unsigned long long>(r["restarts"].get<std::uint64_t>()),
-        static_cast<unsigned long long>(t["allocs"].get<std::uint64_t>()), t["local_hit_pct"].get<double>(),
+        static_cast<unsigned long long>(t["allocs"].get<std::uint64_t>()), metric("tag_local_hit_pct"),
         static_cast<unsigned long long>(t["sleeps"].get<std::uint64_t>()));
     out << line;
-    const auto& busy = s["cpu"]["busy"];
-    std::snprintf(line, sizeof line,
-        "  cpu busy:   task %.1f%%, hardirq %.1f%%, softirq %.1f%%, ksoftirqd %.1f%%, irq thread %.1f%%, kworker "
-        "%.1f%%\n",
-        busy["task_pct"].get<double>(), busy["hardirq_pct"].get<double>(), busy["softirq_pct"].get<double>(),
-        busy["ksoftirqd_pct"].get<double>(), busy["irq_thread_pct"].get<double>(), busy["kworker_pct"].get<double>());
-    out << line;
+    out << "  cpu busy:  ";
+    const char* sep = " ";
+    for (const Metric& m : kMetrics)
+        if (m.group == kMetrics[metricIndex("busy_task_pct")].group) {
+            std::snprintf(line, sizeof line, "%s%.*s %.1f%%", sep, static_cast<int>(m.label.size()), m.label.data(),
+                metric(m.id));
+            out << line;
+            sep = ", ";
+        }
+    out << '\n';
     const auto& st = s["stall"];
     if (st["detected"].get<bool>()) {
         std::snprintf(line, sizeof line, "  STALL at %.3f ms (%zu request(s) stuck then, %zu at the end):\n",

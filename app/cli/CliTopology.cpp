@@ -2,6 +2,7 @@
 
 #include "experiment/Validation.h"
 #include "io/Limits.h"
+#include "metrics/Metrics.h"
 #include "scenario/KernelSwitches.h"
 #include "scenario/ScenarioLoader.h"
 #include "sim/Duration.h"
@@ -103,6 +104,23 @@ int costsCommand(const std::vector<std::string>& args)
                 std::cout << (k ? ", " : "") << distanceName(static_cast<Distance>(k)) << " " << t[k];
         }
         std::cout << " | " << p.unit << " | " << p.source << " | " << p.meaning << " |\n";
+    }
+    return kExitOk;
+}
+
+int metricsCommand(const std::vector<std::string>& args)
+{
+    if (!args.empty()) {
+        std::cerr << "blkmqlab-cli metrics: takes no arguments\n";
+        return kExitUsage;
+    }
+    // A Markdown table: docs/scenario.md embeds this output.
+    std::cout << "| id | what | unit | plot | computed as |\n| --- | --- | --- | --- | --- |\n";
+    for (const Metric& m : kMetrics) {
+        std::string unit = unitInfo(m.unit).symbol;
+        unit.erase(0, unit.find_first_not_of(' '));
+        std::cout << "| `" << m.id << "` | " << m.label << " | " << (unit.empty() ? "count" : unit) << " | "
+                  << (m.group.empty() ? "–" : m.group) << " | " << m.how << " |\n";
     }
     return kExitOk;
 }

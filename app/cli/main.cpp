@@ -17,6 +17,7 @@ usage:
   blkmqlab-cli topology <spec | preset | file.xml | host>
   blkmqlab-cli patches        every kernel switch (kernel.*): patches, variants, their commits
   blkmqlab-cli costs          the cost parameters and their defaults (docs/model.md)
+  blkmqlab-cli metrics        every metric: id, unit, plot, how it is computed (docs/scenario.md)
   blkmqlab-cli limits         the limits on inputs and outputs (docs/limits.md)
   blkmqlab-cli validate [baseline|completion|restart|all]   the seeds' figures beside the simulated ones
   blkmqlab-cli help
@@ -58,9 +59,12 @@ int main(int argc, char** argv)
         return blkmq::cli::patchesCommand(args);
     if (cmd == "costs")
         return blkmq::cli::costsCommand(args);
+    if (cmd == "metrics")
+        return blkmq::cli::metricsCommand(args);
     if (cmd == "limits")
         return blkmq::cli::limitsCommand(args);
-    std::cerr << "blkmqlab-cli: unknown command '" << cmd
-              << "' (commands: run, explore, sweep, presets, topology, patches, costs, limits, validate, help)\n";
+    std::cerr
+        << "blkmqlab-cli: unknown command '" << cmd
+        << "' (commands: run, explore, sweep, presets, topology, patches, costs, metrics, limits, validate, help)\n";
     return blkmq::cli::kExitUsage;
 }

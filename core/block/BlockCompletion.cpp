@@ -167,6 +167,7 @@ bool BlockLayer::completeRemote(int cpu, int rq)
         return false; // Christoph Hellwig: from process context just call ->complete
     if (CompletionPolicy::needIpi(m_sim.topo, m_patches, m_machine.threadirqs(), cpu, r.cpu, q.spec.rq_affinity)) {
         ++m_sim.counters.remote;
+        r.redirected = true;
         if (m_patches.llist) {
             // blk_mq_complete_send_ipi(): the IPI only if the target's list was empty
             if (pushDone(cpu, r.cpu, rq))
@@ -264,6 +265,7 @@ void BlockLayer::completeRq(int cpu, int rq)
     if (r.job < 0)
         m_scriptLat.record((now - r.submitted).ns());
     ++m_sim.counters.completed;
+    m_sim.counters.completed_redirected += r.redirected ? 1 : 0;
     m_sim.counters.bytes += static_cast<std::uint64_t>(r.bytes);
     if (m_endIo)
         m_endIo->endIo(cpu, r);

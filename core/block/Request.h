@@ -26,11 +26,11 @@ struct Request {
     bool hold = false; // scripted: the device keeps it until told
     bool released = false; // scripted: a "complete" step came before it reached the device
     bool polled = false; // REQ_HIPRI: found by polling, completed where it is found
+    bool redirected = false; // completion sent to the submitting CPU (IPI or its done list)
     SimTime submitted; // blk_mq_submit_bio
     SimTime dispatched; // ->queue_rq accepted it
-    SimTime completeCalled { -1 };
-    SimTime waitSince; // entered the scheduler FIFO or hctx->dispatch // blk_mq_complete_request() was called (-1: not
-                       // yet, or bypassed)
+    SimTime completeCalled { -1 }; // blk_mq_complete_request() was called (-1: not yet, or bypassed)
+    SimTime waitSince; // entered the scheduler FIFO or hctx->dispatch
 };
 
 } // namespace blkmq

@@ -203,46 +203,26 @@ void Engine::addMarker(const std::string& text)
     m_sim->trace(TraceKind::Marker, -1, -1, e.a);
 }
 
+MetricSample Engine::metricSample() const
+{
+    MetricSample m;
+    m.counters = m_sim->counters;
+    for (int cpu = 0; cpu < m_machine->nrCpus(); ++cpu)
+        for (std::size_t k = 0; k < m.busy_ns.size(); ++k)
+            m.busy_ns[k] += m_machine->cpu(cpu).busy[k];
+    return m;
+}
+
 void Engine::sample()
 {
-    const Counters& c = m_sim->counters;
-    const Counters& p = m_lastSample;
     const double dt = (m_sim->now - m_lastSampleTime).seconds();
     if (dt <= 0)
         return;
-    SeriesRow r;
-    r.t_ns = m_sim->now.ns();
-    const double completed = static_cast<double>(c.completed - p.completed);
-    r.iops = completed / dt;
-    r.bw_mbps = static_cast<double>(c.bytes - p.bytes) / dt / 1e6;
-    r.remote_pct = completed > 0 ? 100.0 * static_cast<double>(c.remote - p.remote) / completed : 0;
-    r.ipis_per_s = static_cast<double>(c.ipis - p.ipis) / dt;
-    r.softirq_raises_per_s = static_cast<double>(c.softirq_raises - p.softirq_raises) / dt;
-    r.ksoftirqd_wakeups_per_s = static_cast<double>(c.ksoftirqd_wakeups - p.ksoftirqd_wakeups) / dt;
-    r.restart_calls_per_s = static_cast<double>(c.restart_calls - p.restart_calls) / dt;
-    r.restart_cpu_pct
-        = 100.0 * static_cast<double>(c.restart_cpu_ns - p.restart_cpu_ns) / (dt * 1e9 * m_machine->nrCpus());
-    r.tag_lock_wait_pct
-        = 100.0 * static_cast<double>(c.tag_lock_wait_ns - p.tag_lock_wait_ns) / (dt * 1e9 * m_machine->nrCpus());
-    const auto allocs = c.tag_allocs - p.tag_allocs;
-    r.tag_local_hit_pct
-        = allocs ? 100.0 * static_cast<double>(c.tag_local_hits - p.tag_local_hits) / static_cast<double>(allocs) : 0;
-    const LatencyHistogram& lat = m_workload->intervalLatency();
-    r.lat_mean_ns = lat.mean();
-    r.lat_p99_ns = static_cast<double>(lat.percentile(0.99));
-    r.in_flight = m_block->inFlight();
-    std::array<std::int64_t, kExecContexts> busy {};
-    for (int cpu = 0; cpu < m_machine->nrCpus(); ++cpu)
-        for (int k = 0; k < kExecContexts; ++k)
-            busy[static_cast<std::size_t>(k)] += m_machine->cpu(cpu).busy[static_cast<std::size_t>(k)];
-    const double capacity = dt * 1e9 * m_machine->nrCpus();
-    for (int k = 0; k < kExecContexts; ++k)
-        r.busy_pct[static_cast<std::size_t>(k)] = 100.0
-            * static_cast<double>(busy[static_cast<std::size_t>(k)] - m_lastBusy[static_cast<std::size_t>(k)])
-            / capacity;
-    m_lastBusy = busy;
-    m_series.append(r);
-    m_lastSample = c;
+    const MetricSample now = metricSample();
+    const MetricInput in { now, m_lastSample, dt, m_machine->nrCpus(), m_workload->intervalLatency(),
+        m_block->inFlight() };
+    m_series.append({ m_sim->now.ns(), computeMetrics(in) });
+    m_lastSample = now;
     m_lastSampleTime = m_sim->now;
     m_workload->resetInterval();
 }
@@ -253,6 +233,7 @@ void Engine::publishSnapshot()
     s->now = m_sim->now;
     s->events = m_events;
     s->counters = m_sim->counters;
+    s->totals = totals();
     s->markers = m_markers.size();
     s->fingerprint = m_fingerprint.hex();
     for (int c = 0; c < m_machine->nrCpus(); ++c) {

@@ -69,6 +69,8 @@ public:
     double wallSeconds() const { return m_wallSeconds; }
 
     const Counters& counters() const { return m_sim->counters; }
+    // Every metric of the table over the whole run so far (the summary's "metrics").
+    MetricValues totals() const;
     // The stall detector: whether and when it first fired (checked at every
     // sample and at the end), what it explained then, and what is stuck now.
     bool stallDetected() const { return m_stallDetected; }
@@ -86,6 +88,7 @@ private:
     void applyCommands();
     void addMarker(const std::string& text);
     void sample();
+    MetricSample metricSample() const;
 
     Scenario m_scenario;
     std::unique_ptr<Sim> m_sim;
@@ -98,8 +101,7 @@ private:
     std::uint64_t m_events = 0;
     double m_wallSeconds = 0;
     TimeSeries m_series;
-    Counters m_lastSample;
-    std::array<std::int64_t, kExecContexts> m_lastBusy {};
+    MetricSample m_lastSample;
     SimTime m_lastSampleTime;
     std::vector<Marker> m_markers;
     bool m_stallDetected = false;

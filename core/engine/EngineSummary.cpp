@@ -25,37 +25,42 @@ nlohmann::json percentiles(const LatencyHistogram& h)
     };
 }
 
-double pct(std::uint64_t part, std::uint64_t whole)
-{
-    return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
-}
-
 } // namespace
+
+MetricValues Engine::totals() const
+{
+    const MetricSample now = metricSample();
+    const MetricSample zero;
+    const LatencyHistogram& lat = m_workload->jobs().empty() ? m_block->scriptLatency() : m_workload->latency();
+    return computeMetrics({ now, zero, m_sim->now.seconds(), m_machine->nrCpus(), lat, m_block->inFlight() });
+}
 
 nlohmann::json Engine::summary() const
 {
     using nlohmann::json;
     const Counters& c = m_sim->counters;
-    const double t = m_sim->now.seconds();
     const auto& by = c.complete_by_context;
     const auto ctx = [&](ExecContext e) { return by[static_cast<std::size_t>(e)]; };
 
     json cpus = json::array();
-    std::array<std::int64_t, kExecContexts> total {};
     for (int i = 0; i < m_machine->nrCpus(); ++i) {
         json row = json::object();
         for (int k = 0; k < kExecContexts; ++k) {
             const auto ns = m_machine->cpu(i).busy[static_cast<std::size_t>(k)];
             row[std::string(execContextName(static_cast<ExecContext>(k))) + "_ns"] = ns;
-            total[static_cast<std::size_t>(k)] += ns;
         }
         cpus.push_back(row);
     }
+    const MetricValues totals = this->totals();
+    const auto value = [&](std::string_view id) { return totals[static_cast<std::size_t>(findMetric(id))]; };
+    json metrics = json::object();
+    for (std::size_t i = 0; i < kMetrics.size(); ++i)
+        metrics[std::string(kMetrics[i].id)] = totals[i];
     json busy = json::object();
-    const double capacity = m_sim->now.ns() > 0 ? static_cast<double>(m_sim->now.ns()) * m_machine->nrCpus() : 1.0;
-    for (int k = 0; k < kExecContexts; ++k)
-        busy[std::string(execContextName(static_cast<ExecContext>(k))) + "_pct"]
-            = 100.0 * static_cast<double>(total[static_cast<std::size_t>(k)]) / capacity;
+    for (int k = 0; k < kExecContexts; ++k) {
+        const std::string name = std::string(execContextName(static_cast<ExecContext>(k))) + "_pct";
+        busy[name] = value("busy_" + name);
+    }
 
     const LatencyHistogram& lat = m_workload->jobs().empty() ? m_block->scriptLatency() : m_workload->latency();
     const json stall = {
@@ -81,15 +86,16 @@ nlohmann::json Engine::summary() const
                 { "completed", c.completed },
                 { "reaped", c.reaped },
                 { "in_flight", m_block->inFlight() },
-                { "iops", t > 0 ? static_cast<double>(c.completed) / t : 0.0 },
-                { "bw_mbps", t > 0 ? static_cast<double>(c.bytes) / t / 1e6 : 0.0 },
+                { "iops", value("iops") },
+                { "bw_mbps", value("bw_mbps") },
             } },
         { "latency_ns", percentiles(lat) },
         { "clat_ns", percentiles(m_block->clat()) },
         { "completion",
             {
                 { "remote", c.remote },
-                { "remote_pct", pct(c.remote, c.completed) },
+                { "remote_completed", c.completed_redirected },
+                { "remote_pct", value("remote_pct") },
                 { "ipis", c.ipis },
                 { "ipis_saved", c.remote - c.ipis },
                 { "softirq_raises", c.softirq_raises },
@@ -116,7 +122,7 @@ nlohmann::json Engine::summary() const
         { "tags",
             {
                 { "allocs", c.tag_allocs },
-                { "local_hit_pct", pct(c.tag_local_hits, c.tag_allocs) },
+                { "local_hit_pct", value("tag_local_hit_pct") },
                 { "steals", c.tag_steals },
                 { "cacheline_transfers", c.tag_cacheline_transfers },
                 { "lock_wait_ns", c.tag_lock_wait_ns },
@@ -129,13 +135,14 @@ nlohmann::json Engine::summary() const
                 { "hardirqs", c.hardirqs },
                 { "per_cpu", cpus },
             } },
+        { "metrics", metrics },
         { "markers", markers },
         { "engine",
             {
                 { "events", m_events },
                 { "wall_s", m_wallSeconds },
                 { "events_per_s", m_wallSeconds > 0 ? static_cast<double>(m_events) / m_wallSeconds : 0.0 },
-                { "realtime_factor", m_wallSeconds > 0 ? t / m_wallSeconds : 0.0 },
+                { "realtime_factor", m_wallSeconds > 0 ? m_sim->now.seconds() / m_wallSeconds : 0.0 },
             } },
         { "fingerprint", m_fingerprint.hex() },
     };

@@ -2,6 +2,7 @@
 
 #include "block/Request.h"
 #include "metrics/Counters.h"
+#include "metrics/Metrics.h"
 #include "metrics/ExecContext.h"
 #include "sim/SimTime.h"
 
@@ -54,6 +55,7 @@ struct Snapshot {
     SimTime now;
     std::uint64_t events = 0;
     Counters counters;
+    MetricValues totals {}; // every metric of the table over the run so far
     std::vector<CpuSnapshot> cpus;
     std::vector<HctxSnapshot> hctxs;
     std::vector<std::vector<std::uint8_t>> tagMaps; // per driver-tags object: 1 = in use (empty above 4096 tags)

@@ -15,7 +15,8 @@ struct Counters {
     std::uint64_t reaped = 0;
     std::uint64_t bytes = 0;
     // completion
-    std::uint64_t remote = 0; // completions redirected to the submitting CPU by IPI
+    std::uint64_t remote = 0; // redirect decisions: completions sent to the submitting CPU
+    std::uint64_t completed_redirected = 0; // of `completed`, those that were redirected (same event as completed)
     std::uint64_t ipis = 0; // IPIs actually sent (call-function queue was empty)
     std::uint64_t softirq_raises = 0;
     std::uint64_t ksoftirqd_wakeups = 0;

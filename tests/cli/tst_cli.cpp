@@ -363,6 +363,7 @@ private slots:
         QTest::addColumn<QString>("doc");
         QTest::newRow("costs") << u"costs"_qs << u"docs/model.md"_qs;
         QTest::newRow("limits") << u"limits"_qs << u"docs/limits.md"_qs;
+        QTest::newRow("metrics") << u"metrics"_qs << u"docs/scenario.md"_qs;
         QTest::newRow("validate") << u"validate"_qs << u"docs/validation.md"_qs;
     }
     void docsShowCurrentOutput()

@@ -1,4 +1,5 @@
 #include "metrics/LatencyHistogram.h"
+#include "metrics/Metrics.h"
 #include "metrics/TimeSeries.h"
 #include "engine/CommandInbox.h"
 #include "sim/TraceRing.h"
@@ -100,6 +101,38 @@ private slots:
         const auto header = QString::fromStdString(TimeSeries::csvHeader());
         const auto row = QString::fromStdString(TimeSeries::csvRow(SeriesRow {}));
         QCOMPARE(header.count(u','), row.count(u','));
+        QCOMPARE(header.count(u','), kMetricCount);
+    }
+
+    // The metric table: ids are unique and found by name; the metrics of one plot share a unit (one axis).
+    void metricTableIsConsistent()
+    {
+        for (int i = 0; i < kMetricCount; ++i) {
+            const Metric& m = kMetrics[static_cast<std::size_t>(i)];
+            QCOMPARE(findMetric(m.id), i);
+            QVERIFY(!m.label.empty() && !m.how.empty());
+            for (const Metric& other : kMetrics)
+                if (!m.group.empty() && other.group == m.group)
+                    QVERIFY2(other.unit == m.unit, qPrintable(QString::fromUtf8(m.group.data(), m.group.size())));
+        }
+        QCOMPARE(findMetric("no such metric"), -1);
+    }
+
+    // A share divides two counts of one event population in the same interval.
+    void sharesDivideOnePopulation()
+    {
+        Counters before;
+        Counters now;
+        now.completed = 10;
+        now.completed_redirected = 4;
+        now.remote = 50; // decisions whose completions are still on their way do not count
+        MetricSample a { before, {} };
+        MetricSample b { now, {} };
+        LatencyHistogram lat;
+        const MetricValues v = computeMetrics({ b, a, 1e-3, 2, lat, 46 });
+        QCOMPARE(v[metricIndex("remote_pct")], 40.0);
+        QCOMPARE(v[metricIndex("iops")], 10000.0);
+        QCOMPARE(v[metricIndex("in_flight")], 46.0);
     }
 };
 

@@ -1,0 +1,159 @@
+#pragma once
+
+#include "metrics/Counters.h"
+#include "metrics/ExecContext.h"
+#include "metrics/LatencyHistogram.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace blkmq {
+
+// The units a metric can have; the table below gives each metric one.
+enum class Unit : std::uint8_t { PerSecond, MBps, Percent, Nanoseconds, Count };
+
+struct UnitInfo {
+    const char* symbol; // after a value in reports: "/s", " MB/s", "%", " ns", ""
+    const char* axis; // a plot axis label (values are multiplied by plotScale first)
+    double plotScale;
+    int decimals; // in the CSV
+};
+const UnitInfo& unitInfo(Unit u);
+
+// What every metric is computed from: the counters and busy time at both ends of one interval
+// (a sample interval, or the whole run with `before` all zero), the latencies recorded in it and
+// the state at its end. A share divides two counts of one event population, so it stays in 0..100.
+struct MetricSample {
+    Counters counters;
+    std::array<std::int64_t, kExecContexts> busy_ns {}; // summed over all CPUs
+};
+
+struct MetricInput {
+    const MetricSample& now;
+    const MetricSample& before;
+    double seconds; // length of the interval
+    int nrCpus;
+    const LatencyHistogram& latency; // submission to reap, recorded in the interval
+    std::int64_t inFlight; // at the end
+
+    std::uint64_t delta(std::uint64_t Counters::*field) const { return now.counters.*field - before.counters.*field; }
+    double rate(std::uint64_t Counters::*field) const
+    {
+        return seconds > 0 ? static_cast<double>(delta(field)) / seconds : 0.0;
+    }
+    double share(std::uint64_t Counters::*part, std::uint64_t Counters::*whole) const
+    {
+        const auto w = delta(whole);
+        return w ? 100.0 * static_cast<double>(delta(part)) / static_cast<double>(w) : 0.0;
+    }
+    double cpuShareNs(std::int64_t ns) const // ns of CPU time as % of all CPUs' time in the interval
+    {
+        return seconds > 0 && nrCpus > 0 ? 100.0 * static_cast<double>(ns) / (seconds * 1e9 * nrCpus) : 0.0;
+    }
+    double cpuShare(std::uint64_t Counters::*ns) const { return cpuShareNs(static_cast<std::int64_t>(delta(ns))); }
+    double busyPct(ExecContext c) const
+    {
+        const auto k = static_cast<std::size_t>(c);
+        return cpuShareNs(now.busy_ns[k] - before.busy_ns[k]);
+    }
+};
+
+// One metric: its stable id (CSV column, summary "metrics" key, sweep and A/B column), what a person
+// reads, its unit, the plot it is drawn in (metrics of one group share a plot and a unit; "" = not
+// plotted), its curve colour, and how it is computed (in words and in code). Adding a metric is one row of kMetrics.
+struct Metric {
+    std::string_view id;
+    std::string_view label;
+    Unit unit;
+    std::string_view group;
+    std::uint32_t rgb;
+    std::string_view how; // how it is computed, for people (docs/scenario.md, blkmqlab-cli metrics)
+    double (*compute)(const MetricInput&);
+};
+
+// clang-format off
+inline constexpr std::array kMetrics {
+    Metric { "iops", "IOPS", Unit::PerSecond, "Throughput", 0x21618c,
+        "completions / interval",
+        [](const MetricInput& m) { return m.rate(&Counters::completed); } },
+    Metric { "bw_mbps", "bandwidth", Unit::MBps, "", 0x21618c,
+        "bytes completed / interval / 10^6",
+        [](const MetricInput& m) { return m.rate(&Counters::bytes) / 1e6; } },
+    Metric { "lat_mean_ns", "mean latency", Unit::Nanoseconds, "Latency, submission to reap", 0x1e8449,
+        "mean of the latencies recorded in the interval (submission to reap)",
+        [](const MetricInput& m) { return m.latency.mean(); } },
+    Metric { "lat_p99_ns", "p99 latency", Unit::Nanoseconds, "Latency, submission to reap", 0xca6f1e,
+        "99th percentile of the same",
+        [](const MetricInput& m) { return static_cast<double>(m.latency.percentile(0.99)); } },
+    Metric { "remote_pct", "completions redirected to the submitting CPU", Unit::Percent, "Remote completions", 0xc0392b,
+        "completions that had been redirected / completions (both counted at ->complete)",
+        [](const MetricInput& m) { return m.share(&Counters::completed_redirected, &Counters::completed); } },
+    Metric { "ipis_per_s", "IPIs", Unit::PerSecond, "IPIs, softirq raises, ksoftirqd wake-ups", 0xc0392b,
+        "call-function IPIs sent / interval",
+        [](const MetricInput& m) { return m.rate(&Counters::ipis); } },
+    Metric { "softirq_raises_per_s", "softirq raises", Unit::PerSecond, "IPIs, softirq raises, ksoftirqd wake-ups", 0xd4ac0d,
+        "BLOCK softirq raises / interval",
+        [](const MetricInput& m) { return m.rate(&Counters::softirq_raises); } },
+    Metric { "ksoftirqd_wakeups_per_s", "ksoftirqd wake-ups", Unit::PerSecond, "IPIs, softirq raises, ksoftirqd wake-ups", 0x7d3c98,
+        "ksoftirqd wake-ups / interval",
+        [](const MetricInput& m) { return m.rate(&Counters::ksoftirqd_wakeups); } },
+    Metric { "tag_local_hit_pct", "tag allocations without a remote cacheline", Unit::Percent, "Tag allocation", 0x117864,
+        "driver tag allocations that touched no cacheline last written elsewhere / allocations",
+        [](const MetricInput& m) { return m.share(&Counters::tag_local_hits, &Counters::tag_allocs); } },
+    Metric { "tag_lock_wait_pct", "CPU time waiting for tag locks", Unit::Percent, "Tag allocation", 0x943126,
+        "ns spent waiting for tag locks / (interval × CPUs)",
+        [](const MetricInput& m) { return m.cpuShare(&Counters::tag_lock_wait_ns); } },
+    Metric { "restart_calls_per_s", "RESTART calls", Unit::PerSecond, "RESTART calls", 0x2874a6,
+        "blk_mq_sched_restart calls / interval",
+        [](const MetricInput& m) { return m.rate(&Counters::restart_calls); } },
+    Metric { "restart_cpu_pct", "CPU time in the RESTART walk", Unit::Percent, "RESTART walk, CPU time", 0xa04000,
+        "ns spent in the restart walk / (interval × CPUs)",
+        [](const MetricInput& m) { return m.cpuShare(&Counters::restart_cpu_ns); } },
+    Metric { "in_flight", "requests in flight", Unit::Count, "Requests in flight", 0x34495e,
+        "requests allocated and not yet completed, at the end of the interval",
+        [](const MetricInput& m) { return static_cast<double>(m.inFlight); } },
+    Metric { "busy_task_pct", "task", Unit::Percent, "CPU time by context", 0x5d6d7e,
+        "ns the CPUs spent in task context / (interval × CPUs)",
+        [](const MetricInput& m) { return m.busyPct(ExecContext::Task); } },
+    Metric { "busy_hardirq_pct", "hardirq", Unit::Percent, "CPU time by context", 0xc0392b,
+        "ns the CPUs spent in hardirq context / (interval × CPUs)",
+        [](const MetricInput& m) { return m.busyPct(ExecContext::Hardirq); } },
+    Metric { "busy_softirq_pct", "softirq", Unit::Percent, "CPU time by context", 0xd4ac0d,
+        "ns the CPUs spent in softirq context / (interval × CPUs)",
+        [](const MetricInput& m) { return m.busyPct(ExecContext::Softirq); } },
+    Metric { "busy_ksoftirqd_pct", "ksoftirqd", Unit::Percent, "CPU time by context", 0x7d3c98,
+        "ns the CPUs spent in ksoftirqd context / (interval × CPUs)",
+        [](const MetricInput& m) { return m.busyPct(ExecContext::Ksoftirqd); } },
+    Metric { "busy_irq_thread_pct", "irq thread", Unit::Percent, "CPU time by context", 0x117864,
+        "ns the CPUs spent in irq thread context / (interval × CPUs)",
+        [](const MetricInput& m) { return m.busyPct(ExecContext::IrqThread); } },
+    Metric { "busy_kworker_pct", "kworker", Unit::Percent, "CPU time by context", 0x2874a6,
+        "ns the CPUs spent in kworker context / (interval × CPUs)",
+        [](const MetricInput& m) { return m.busyPct(ExecContext::Kworker); } },
+};
+// clang-format on
+
+inline constexpr int kMetricCount = static_cast<int>(kMetrics.size());
+
+// The index of a metric by id: a compile-time error for an id the table lacks.
+consteval int metricIndex(std::string_view id)
+{
+    for (int i = 0; i < kMetricCount; ++i)
+        if (kMetrics[static_cast<std::size_t>(i)].id == id)
+            return i;
+    throw "no such metric";
+}
+
+// The same at run time (sweep and A/B columns named on a command line); -1 if unknown.
+int findMetric(std::string_view id);
+
+// A value for people, with its unit: "1.333M/s", "47.9%", "23.76 µs", "5458.7 MB/s".
+std::string formatMetric(const Metric& m, double value);
+
+// The values of every metric over one interval, in table order.
+using MetricValues = std::array<double, kMetrics.size()>;
+MetricValues computeMetrics(const MetricInput& in);
+
+} // namespace blkmq

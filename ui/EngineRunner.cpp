@@ -112,10 +112,10 @@ void EngineRunner::step()
     startWorker();
 }
 
-void EngineRunner::stepToInteresting()
+void EngineRunner::stepUntil(StopPtr until)
 {
     pause();
-    m_stepInteresting = true;
+    m_until = std::move(until);
     startWorker();
 }
 
@@ -209,18 +209,9 @@ void EngineRunner::workerLoop(std::uint64_t generation)
             collect();
             continue;
         }
-        if (m_stepInteresting) {
-            const Counters before = m_engine->counters();
-            for (int i = 0; i < 1000000 && !m_stop; ++i) {
-                if (!m_engine->step())
-                    break;
-                const Counters& c = m_engine->counters();
-                if (c.ipis != before.ipis || c.ksoftirqd_wakeups != before.ksoftirqd_wakeups
-                    || c.restarts != before.restarts || c.requeued != before.requeued
-                    || m_engine->stallDetected() != m_stallSeen)
-                    break;
-            }
-            m_stepInteresting = false;
+        if (m_until) {
+            const StopPtr until = std::move(m_until);
+            m_engine->runUntil(*until, 1000000);
             checkStall();
             collect();
             continue;

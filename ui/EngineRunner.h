@@ -3,6 +3,7 @@
 #include "metrics/TimeSeries.h"
 #include "scenario/Scenario.h"
 #include "engine/CommandInbox.h"
+#include "engine/StopCondition.h"
 #include "engine/Snapshot.h"
 #include "sim/TraceRecord.h"
 
@@ -43,7 +44,9 @@ public:
     void run();
     void pause();
     void step(); // exactly one event
-    void stepToInteresting(); // until an IPI, ksoftirqd wake-up, restart or stall
+    // Runs until `until` holds (at most a million events), then pauses.
+    void stepUntil(StopPtr until);
+    void stepToInteresting() { stepUntil(stop::interesting()); }
     bool isRunning() const { return m_running.load(); }
     // Simulated seconds per wall second; <= 0 runs as fast as possible.
     void setSpeed(double speed);
@@ -77,7 +80,7 @@ private:
     std::atomic<bool> m_running { false };
     std::atomic<bool> m_stop { false };
     std::atomic<int> m_steps { 0 };
-    std::atomic<bool> m_stepInteresting { false };
+    StopPtr m_until; // set while the worker is stopped, taken by the worker
     std::atomic<double> m_speed { 1e-4 };
     std::atomic<bool> m_pauseOnStall { true };
     std::atomic<bool> m_reanchor { true };

@@ -1,6 +1,6 @@
 #include "EventLogModel.h"
 
-#include "metrics/ExecContext.h"
+#include "sim/ExecContext.h"
 
 namespace blkmq {
 
@@ -45,37 +45,8 @@ int EventLogModel::columnCount(const QModelIndex& parent) const { return parent.
 
 QString EventLogModel::kindName(TraceKind k)
 {
-    switch (k) {
-    case TraceKind::Submit:
-        return QStringLiteral("submit");
-    case TraceKind::Dispatch:
-        return QStringLiteral("dispatch");
-    case TraceKind::DeviceDone:
-        return QStringLiteral("device done");
-    case TraceKind::IrqEnter:
-        return QStringLiteral("irq enter");
-    case TraceKind::IrqExit:
-        return QStringLiteral("irq exit");
-    case TraceKind::IpiSend:
-        return QStringLiteral("IPI");
-    case TraceKind::SoftirqRaise:
-        return QStringLiteral("softirq raise");
-    case TraceKind::SoftirqRun:
-        return QStringLiteral("softirq run");
-    case TraceKind::KsoftirqdWake:
-        return QStringLiteral("ksoftirqd wake-up");
-    case TraceKind::Complete:
-        return QStringLiteral("->complete");
-    case TraceKind::Requeue:
-        return QStringLiteral("requeue");
-    case TraceKind::Restart:
-        return QStringLiteral("restart");
-    case TraceKind::Marker:
-        return QStringLiteral("marker");
-    case TraceKind::DoneListAdd:
-        return QStringLiteral("blk_cpu_done add");
-    }
-    return QStringLiteral("?");
+    const std::string_view label = traceKindName(k).label;
+    return QString::fromLatin1(label.data(), static_cast<qsizetype>(label.size()));
 }
 
 QString EventLogModel::describe(const TraceRecord& r)

@@ -94,6 +94,14 @@ std::string report(const nlohmann::json& s)
         std::snprintf(line, sizeof line, "  marker at %.3f ms: ", m["t_ns"].get<double>() / 1e6);
         out << line << m["text"].get<std::string>() << '\n';
     }
+    if (s.contains("until")) {
+        const auto& u = s["until"];
+        if (u["reached"].get<bool>())
+            std::snprintf(line, sizeof line, "  stopped at %.6f ms: ", u["t_ns"].get<double>() / 1e6);
+        else
+            std::snprintf(line, sizeof line, "  ran to the end; never: ");
+        out << line << u["what"].get<std::string>() << '\n';
+    }
     const auto& e = s["engine"];
     std::snprintf(line, sizeof line,
         "  engine:     %llu events in %.3f s wall (%.2fM events/s, real-time factor %.3f)\n",
@@ -110,12 +118,18 @@ int runCommand(const std::vector<std::string>& args)
 {
     ScenarioOptions o;
     std::string csvOut;
+    std::string until;
     bool quiet = false;
     const auto err
         = parseScenarioOptions(args, o, [&](const std::string& a, const NextValue& value, std::string& error) {
               if (a == "--csv") {
                   if (!value(csvOut) || csvOut.empty())
                       error = "--csv needs a file name or -";
+                  return true;
+              }
+              if (a == "--until") {
+                  if (!value(until) || until.empty())
+                      error = "--until needs a stop condition (see blkmqlab-cli help)";
                   return true;
               }
               if (a == "--quiet" || a == "-q")
@@ -142,9 +156,25 @@ int runCommand(const std::vector<std::string>& args)
             std::cerr << "blkmqlab-cli: " << werr << '\n';
             return kExitIo;
         }
+    StopPtr stop;
+    if (!until.empty()) {
+        auto parsed = stop::parse(until);
+        if (!parsed) {
+            std::cerr << "blkmqlab-cli run: --until: " << parsed.error() << '\n';
+            return kExitUsage;
+        }
+        stop = std::move(*parsed);
+    }
     Engine engine(*scenario);
-    engine.run();
-    const nlohmann::json summary = engine.summary();
+    bool reached = false;
+    if (stop)
+        reached = engine.runUntil(*stop);
+    if (!reached)
+        engine.run();
+    nlohmann::json summary = engine.summary();
+    if (stop)
+        summary["until"] = { { "condition", until }, { "what", stop->describe() }, { "reached", reached },
+            { "t_ns", reached ? engine.now().ns() : -1 } };
 
     // A data format on standard output keeps it pure: no human report beside it.
     if (!quiet && onStdout == 0)

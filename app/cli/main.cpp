@@ -1,5 +1,7 @@
 #include "Cli.h"
 
+#include "engine/StopCondition.h"
+
 #include <iostream>
 
 namespace {
@@ -8,7 +10,7 @@ const char* kUsage = R"(blkmqlab-cli — the Linux blk-mq laboratory, headless
 
 usage:
   blkmqlab-cli run [FILE] [--preset NAME] [--set key=value]... [--duration D] [--seed N]
-                   [--json FILE|-] [--csv FILE] [--fail-on-stall] [--quiet]
+                   [--json FILE|-] [--csv FILE] [--fail-on-stall] [--quiet] [--until COND]
   blkmqlab-cli explore [FILE] [--preset NAME] [--set key=value]... [--seeds N] [--first-seed S]
                        [--duration D] [--threads T] [--json FILE|-] [--fail-on-stall]
   blkmqlab-cli sweep [FILE] [--preset NAME] --vary key=v1,v2,... [--set key=value]...
@@ -26,6 +28,9 @@ Durations take ns, us, ms or s (e.g. 100ms). --set overrides any scenario field
 by dotted path; array elements by index or by name (devices.nvme0.rq_affinity=2).
 Exit status: 0 ok, 1 output not written, 2 usage or validation error, 3 stall
 (with --fail-on-stall). Scenario format: docs/scenario.md.
+
+--until stops a run early, at the first event after which COND holds
+(A|B: either); the summary covers the run up to there. COND is one of:
 )";
 
 } // namespace
@@ -34,13 +39,13 @@ int main(int argc, char** argv)
 {
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty()) {
-        std::cerr << kUsage;
+        std::cerr << kUsage << blkmq::stop::help();
         return blkmq::cli::kExitUsage;
     }
     const std::string cmd = args.front();
     args.erase(args.begin());
     if (cmd == "help" || cmd == "--help" || cmd == "-h") {
-        std::cout << kUsage;
+        std::cout << kUsage << blkmq::stop::help();
         return blkmq::cli::kExitOk;
     }
     if (cmd == "run")

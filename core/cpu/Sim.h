@@ -3,9 +3,11 @@
 #include "metrics/Counters.h"
 #include "sim/EventQueue.h"
 #include "sim/Rng.h"
-#include "sim/TraceRing.h"
+#include "sim/TraceSink.h"
 #include "topo/Costs.h"
 #include "topo/Topology.h"
+
+#include <array>
 
 namespace blkmq {
 
@@ -35,9 +37,18 @@ struct Sim {
 
     void trace(TraceKind kind, int cpu, int rq = -1, int arg = 0, SimTime at = SimTime(-1))
     {
-        if (ring)
-            ring->push(TraceRecord { (at.ns() < 0 ? now : at).ns(), rq, arg, static_cast<std::int16_t>(cpu), kind });
+        if (nrSinks == 0)
+            return;
+        const TraceRecord r { (at.ns() < 0 ? now : at).ns(), rq, arg, static_cast<std::int16_t>(cpu), kind };
+        for (int i = 0; i < nrSinks; ++i)
+            sinks[static_cast<std::size_t>(i)]->record(r);
     }
+    void slice(const TraceSlice& s)
+    {
+        for (int i = 0; i < nrSinks; ++i)
+            sinks[static_cast<std::size_t>(i)]->slice(s);
+    }
+    bool tracing() const { return nrSinks > 0; }
 
     const Topology& topo;
     Costs costs;
@@ -45,7 +56,10 @@ struct Sim {
     EventQueue queue;
     SimTime now;
     Counters counters;
-    TraceRing* ring = nullptr;
+    // The engine's observers (Engine::addTraceSink): a fixed array, so reporting never allocates.
+    static constexpr int kMaxSinks = 4;
+    std::array<TraceSink*, kMaxSinks> sinks {};
+    int nrSinks = 0;
 };
 
 } // namespace blkmq

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "cpu/Op.h"
-#include "metrics/ExecContext.h"
+#include "sim/ExecContext.h"
 
 #include <cstdint>
 

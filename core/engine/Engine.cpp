@@ -30,11 +30,31 @@ Engine::Engine(const Scenario& scenario)
 
 Engine::~Engine() = default;
 
+bool Engine::addTraceSink(TraceSink* sink)
+{
+    if (m_sim->nrSinks == Sim::kMaxSinks)
+        return false;
+    m_sim->sinks[static_cast<std::size_t>(m_sim->nrSinks++)] = sink;
+    return true;
+}
+
+void Engine::removeTraceSink(TraceSink* sink)
+{
+    auto& s = m_sim->sinks;
+    const auto end = s.begin() + m_sim->nrSinks;
+    const auto it = std::find(s.begin(), end, sink);
+    if (it == end)
+        return;
+    std::copy(it + 1, end, it);
+    s[static_cast<std::size_t>(--m_sim->nrSinks)] = nullptr;
+}
+
 TraceRing& Engine::enableTrace(std::size_t capacity)
 {
-    if (!m_trace)
+    if (!m_trace) {
         m_trace = std::make_unique<TraceRing>(capacity);
-    m_sim->ring = m_trace.get();
+        addTraceSink(m_trace.get());
+    }
     return *m_trace;
 }
 
@@ -67,6 +87,24 @@ void Engine::runUntil(SimTime t)
     if (t == m_scenario.duration)
         checkStalls();
     m_wallSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+bool Engine::runUntil(StopCondition& stop, std::uint64_t maxEvents)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    stop.arm(*this);
+    bool reached = stop.reached(*this);
+    for (std::uint64_t n = 0; !reached && n < maxEvents; ++n) {
+        if (m_inbox.pending())
+            applyCommands();
+        if (m_sim->queue.empty() || m_sim->queue.top().time > m_scenario.duration)
+            break;
+        processNext();
+        reached = stop.reached(*this);
+    }
+    stop.disarm(*this);
+    m_wallSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return reached;
 }
 
 void Engine::processNext()

@@ -1,11 +1,13 @@
 #pragma once
 
 #include "metrics/TimeSeries.h"
+#include "sim/TraceRing.h"
 #include "scenario/Scenario.h"
 #include "engine/CommandInbox.h"
 #include "sim/Fingerprint.h"
 #include "cpu/Sim.h"
 #include "engine/Snapshot.h"
+#include "engine/StopCondition.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -42,6 +44,9 @@ public:
     // Processes every event with time <= t, then sets the clock to t.
     void runUntil(SimTime t);
     void runFor(SimTime d) { runUntil(m_sim->now + d); }
+    // Processes events until `stop` holds after one, the scenario ends or `maxEvents` were
+    // processed; true if it holds. The clock stays at the last event's time.
+    bool runUntil(StopCondition& stop, std::uint64_t maxEvents = UINT64_MAX);
     void run() { runUntil(m_scenario.duration); }
 
     CommandInbox& inbox() { return m_inbox; }
@@ -51,7 +56,11 @@ public:
         if (m_inbox.pending())
             applyCommands();
     }
-    // Turns on the bounded trace ring (off by default: CLI runs skip it).
+    // Observers of the run (sim/TraceSink.h), at most Sim::kMaxSinks; the engine does not own them.
+    // False when that many are attached already.
+    bool addTraceSink(TraceSink* sink);
+    void removeTraceSink(TraceSink* sink);
+    // Turns on the bounded trace ring, the GUI's sink (off by default: CLI runs skip it).
     TraceRing& enableTrace(std::size_t capacity = 1 << 16);
     TraceRing* trace() { return m_trace.get(); }
 

@@ -3,7 +3,7 @@
 #include "block/Request.h"
 #include "metrics/Counters.h"
 #include "metrics/Metrics.h"
-#include "metrics/ExecContext.h"
+#include "sim/ExecContext.h"
 #include "sim/SimTime.h"
 
 #include <array>

@@ -1,9 +1,10 @@
 #pragma once
 
-#include "metrics/ExecContext.h"
+#include "sim/ExecContext.h"
 
 #include <array>
 #include <cstdint>
+#include <string_view>
 
 namespace blkmq {
 
@@ -38,6 +39,30 @@ struct Counters {
     // machine
     std::uint64_t context_switches = 0;
     std::uint64_t hardirqs = 0;
+};
+
+// The counters by name, for conditions such as "run until ipis changes" (core/engine/StopCondition.h).
+struct CounterField {
+    std::string_view name;
+    std::uint64_t Counters::*field;
+};
+inline constexpr CounterField kCounterFields[] = {
+    { "submitted", &Counters::submitted },
+    { "completed", &Counters::completed },
+    { "remote", &Counters::remote },
+    { "ipis", &Counters::ipis },
+    { "softirq_raises", &Counters::softirq_raises },
+    { "ksoftirqd_wakeups", &Counters::ksoftirqd_wakeups },
+    { "dispatch_busy", &Counters::dispatch_busy },
+    { "requeued", &Counters::requeued },
+    { "restart_calls", &Counters::restart_calls },
+    { "restart_hctx_visits", &Counters::restart_hctx_visits },
+    { "restarts", &Counters::restarts },
+    { "tag_allocs", &Counters::tag_allocs },
+    { "tag_steals", &Counters::tag_steals },
+    { "tag_sleeps", &Counters::tag_sleeps },
+    { "context_switches", &Counters::context_switches },
+    { "hardirqs", &Counters::hardirqs },
 };
 
 } // namespace blkmq

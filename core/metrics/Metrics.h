@@ -1,7 +1,7 @@
 #pragma once
 
 #include "metrics/Counters.h"
-#include "metrics/ExecContext.h"
+#include "sim/ExecContext.h"
 #include "metrics/LatencyHistogram.h"
 
 #include <array>

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 namespace blkmq {
 
@@ -10,16 +11,41 @@ enum class TraceKind : std::uint8_t {
     DeviceDone, // device finished rq
     IrqEnter, // arg = IrqKind
     IrqExit,
-    IpiSend, // cpu = sender, arg = target
+    IpiSend, // cpu = sender, arg = target: a flow to the target's next call-function interrupt
     SoftirqRaise, // arg = softirq bit
     SoftirqRun, // arg = pending mask run
     KsoftirqdWake,
     Complete, // ->complete ran (arg = ExecContext)
     Requeue, // rq put on hctx->dispatch (arg = hctx)
     Restart, // arg = hctx restarted
-    Marker, // arg = marker index
+    Marker, // a live switch or a stall (arg = marker index)
     DoneListAdd, // rq added to blk_cpu_done of CPU arg
+    Count
 };
+
+// Each kind's id (for "run until" conditions and files) and its name for people (the event log).
+struct TraceKindName {
+    std::string_view id;
+    std::string_view label;
+};
+inline constexpr TraceKindName kTraceKindNames[] = {
+    { "submit", "submit" },
+    { "dispatch", "dispatch" },
+    { "device-done", "device done" },
+    { "irq-enter", "irq enter" },
+    { "irq-exit", "irq exit" },
+    { "ipi-send", "IPI" },
+    { "softirq-raise", "softirq raise" },
+    { "softirq-run", "softirq run" },
+    { "ksoftirqd-wake", "ksoftirqd wake-up" },
+    { "complete", "->complete" },
+    { "requeue", "requeue" },
+    { "restart", "restart" },
+    { "marker", "marker" },
+    { "done-list-add", "blk_cpu_done add" },
+};
+static_assert(std::size(kTraceKindNames) == static_cast<std::size_t>(TraceKind::Count));
+inline const TraceKindName& traceKindName(TraceKind k) { return kTraceKindNames[static_cast<std::size_t>(k)]; }
 
 // One trace record: plain data, 24 bytes.
 struct TraceRecord {

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "sim/TraceRecord.h"
+#include "sim/TraceSink.h"
 
 #include <atomic>
 #include <cstdint>
@@ -13,12 +13,14 @@ namespace blkmq {
 // producer (engine) never waits: it overwrites the oldest slot. The consumer
 // (GUI) reads behind it and counts what was overwritten before it got there.
 // Each slot carries a sequence stamp, seqlock style, so a torn read is seen
-// and counted as dropped instead of being returned.
-class TraceRing {
+// and counted as dropped instead of being returned. As a TraceSink it keeps
+// the records and ignores slices (the GUI draws CPU state from snapshots).
+class TraceRing : public TraceSink {
 public:
     explicit TraceRing(std::size_t capacityPow2 = 1 << 16);
 
     void push(const TraceRecord& r);
+    void record(const TraceRecord& r) override { push(r); }
 
     // Appends up to `max` records to `out`; returns how many were dropped
     // (overwritten before they could be read) since the last call.

@@ -8,6 +8,7 @@
 #include "TimePlot.h"
 #include "TokenLayer.h"
 #include "io/SafeFile.h"
+#include "experiment/Experiment.h"
 #include "scenario/ScenarioLoader.h"
 #include "sim/Duration.h"
 
@@ -422,11 +423,12 @@ void MainWindow::setCompare(bool on)
 
 void MainWindow::loadB()
 {
-    // Run B: scenario A as loaded, with B's kernel settings.
-    nlohmann::json doc = nlohmann::json::parse(m_runner->scenario().sourceJson);
-    for (const auto& set : m_patchesB->currentSets())
-        ScenarioLoader::applySet(doc, set);
-    auto s = ScenarioLoader::fromJson(doc);
+    // Run B: the second point of an A/B experiment over scenario A as loaded, B's kernel settings.
+    const std::string base = m_runner->scenario().sourceJson;
+    const Experiment ab(
+        [&](const std::vector<std::string>& sets) { return ScenarioLoader::fromText(base, "scenario", sets); },
+        { Axis::configurations("kernel", { { "A", {} }, { "B", m_patchesB->currentSets() } }) });
+    auto s = ab.scenario(1);
     if (!s) {
         m_compareTable->setText(q(s.error()).toHtmlEscaped());
         return;

@@ -4,7 +4,7 @@
 #include "Cli.h"
 #include "CliOptions.h"
 
-#include "experiment/BatchRunner.h"
+#include "experiment/Experiment.h"
 #include "io/Limits.h"
 #include "io/SafeFile.h"
 #include "metrics/Format.h"
@@ -83,36 +83,28 @@ int exploreCommand(const std::vector<std::string>& args)
     }
     if (!outputWritable(o))
         return kExitIo;
-    // Seeds are built and run a chunk at a time, so memory does not grow with --seeds beyond one small row each.
+    // An experiment over seeds: they are built and run a chunk at a time, so memory does not grow
+    // with --seeds beyond one small row each.
+    const Experiment experiment(
+        [&](const std::vector<std::string>& sets) { return o.load(sets); }, { Axis::seeds(first, seeds) });
     std::vector<SeedRow> rows;
     rows.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(seeds, 4096)));
-    std::string name, firstExplanation;
+    std::string firstExplanation;
     std::uint64_t firstSeed = 0;
     int stalls = 0;
-    const std::uint64_t chunk = 256;
-    for (std::uint64_t begin = first; begin < first + seeds; begin += chunk) {
-        std::vector<Scenario> runs;
-        for (std::uint64_t s = begin; s < std::min(begin + chunk, first + seeds); ++s) {
-            auto sc = o.load({ "seed=" + std::to_string(s) });
-            if (!sc) {
-                std::cerr << "blkmqlab-cli: " << sc.error() << '\n';
-                return kExitUsage;
-            }
-            runs.push_back(std::move(*sc));
+    const std::string failed = experiment.run({ o.threads, false, 256 }, [&](RunResult&& r) {
+        if (r.stalled && !stalls++) {
+            firstExplanation = r.stallExplanation;
+            firstSeed = r.seed;
         }
-        const auto out = BatchRunner::runParallel(runs, o.threads);
-        name = runs.front().name;
-        for (std::size_t i = 0; i < out.size(); ++i) {
-            const auto& st = out[i].summary["stall"];
-            SeedRow r { runs[i].seed, st["detected"].get<bool>(), st["first_stuck_ns"].get<std::int64_t>(),
-                out[i].summary["io"]["iops"].get<double>(), out[i].fingerprint };
-            if (r.stalled && !stalls++) {
-                firstExplanation = st["explanation"].get<std::string>();
-                firstSeed = r.seed;
-            }
-            rows.push_back(std::move(r));
-        }
+        rows.push_back({ r.seed, r.stalled, r.firstStallNs, r.metrics[metricIndex("iops")], std::move(r.fingerprint) });
+    });
+    if (!failed.empty()) {
+        std::cerr << "blkmqlab-cli: " << failed << '\n';
+        return kExitUsage;
     }
+    const auto base = experiment.scenario(0);
+    const std::string name = base ? base->name : std::string();
     nlohmann::json doc;
     if (!o.jsonOut.empty()) {
         doc = { { "scenario", name }, { "seeds", seeds }, { "runs", nlohmann::json::array() },
@@ -170,20 +162,18 @@ int sweepCommand(const std::vector<std::string>& args)
     }
     if (!outputWritable(o))
         return kExitIo;
-    std::vector<Scenario> runs;
-    for (const auto& v : values) {
-        auto sc = o.load({ key + "=" + v });
-        if (!sc) {
+    const Experiment experiment(
+        [&](const std::vector<std::string>& sets) { return o.load(sets); }, { Axis::values(key, values) });
+    for (std::uint64_t i = 0; i < experiment.size(); ++i) // every value is checked before anything runs
+        if (auto sc = experiment.scenario(i); !sc) {
             std::cerr << "blkmqlab-cli: " << sc.error() << '\n';
             return kExitUsage;
         }
-        runs.push_back(*sc);
-    }
-    const auto out = BatchRunner::runParallel(runs, o.threads);
     // Columns: metrics of the table (core/metrics/Metrics.h) by id, each value with its unit.
     static constexpr int columns[] = { metricIndex("iops"), metricIndex("lat_p99_ns"), metricIndex("remote_pct"),
         metricIndex("ipis_per_s"), metricIndex("ksoftirqd_wakeups_per_s"), metricIndex("restart_cpu_pct") };
-    nlohmann::json doc = { { "scenario", runs.front().name }, { "vary", key }, { "runs", nlohmann::json::array() } };
+    nlohmann::json doc
+        = { { "scenario", experiment.scenario(0)->name }, { "vary", key }, { "runs", nlohmann::json::array() } };
     bool stalled = false;
     if (o.jsonOut != "-") {
         std::cout << "| " << key;
@@ -194,20 +184,22 @@ int sweepCommand(const std::vector<std::string>& args)
             std::cout << "|---";
         std::cout << "|\n";
     }
-    for (std::size_t i = 0; i < out.size(); ++i) {
-        const auto& s = out[i].summary;
-        nlohmann::json row = { { "value", values[i] }, { "summary", s } };
-        doc["runs"].push_back(row);
-        stalled |= s["stall"]["detected"].get<bool>();
-        if (o.jsonOut == "-")
-            continue;
-        std::cout << "| " << values[i];
-        for (const int c : columns) {
-            const Metric& m = kMetrics[static_cast<std::size_t>(c)];
-            std::cout << " | " << formatMetric(m, s["metrics"][std::string(m.id)].get<double>());
+    const std::string failed = experiment.run({ o.threads, true, 256 }, [&](RunResult&& r) {
+        const auto& v = r.labels.front();
+        stalled |= r.stalled;
+        if (o.jsonOut != "-") {
+            std::cout << "| " << v;
+            for (const int c : columns)
+                std::cout << " | "
+                          << formatMetric(
+                                 kMetrics[static_cast<std::size_t>(c)], r.metrics[static_cast<std::size_t>(c)]);
+            std::cout << " | " << (r.stalled ? "yes" : "no") << " |\n";
         }
-        std::cout << " | " << (s["stall"]["detected"].get<bool>() ? "yes" : "no");
-        std::cout << " |\n";
+        doc["runs"].push_back({ { "value", v }, { "summary", std::move(r.summary) } });
+    });
+    if (!failed.empty()) {
+        std::cerr << "blkmqlab-cli: " << failed << '\n';
+        return kExitUsage;
     }
     return finish(o, doc, stalled);
 }

@@ -17,7 +17,9 @@ RunOutcome runOne(const Scenario& s)
 {
     Engine engine(s);
     engine.run();
-    return { engine.fingerprint(), engine.summary() };
+    return { engine.fingerprint(), engine.totals(), engine.stallDetected(),
+        engine.stallDetected() ? engine.firstStall().ns() : -1, engine.stallExplanation(), engine.events(),
+        engine.summary() };
 }
 
 } // namespace

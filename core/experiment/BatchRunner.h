@@ -1,5 +1,6 @@
 #pragma once
 
+#include "metrics/Metrics.h"
 #include "scenario/Scenario.h"
 
 #include <nlohmann/json.hpp>
@@ -11,6 +12,11 @@ namespace blkmq {
 
 struct RunOutcome {
     std::string fingerprint;
+    MetricValues metrics {};
+    bool stalled = false;
+    std::int64_t firstStallNs = -1;
+    std::string stallExplanation;
+    std::uint64_t events = 0;
     nlohmann::json summary;
 };
 

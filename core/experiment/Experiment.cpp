@@ -1,0 +1,126 @@
+#include "experiment/Experiment.h"
+
+#include "experiment/BatchRunner.h"
+
+#include <algorithm>
+
+namespace blkmq {
+
+Axis Axis::seeds(std::uint64_t first, std::uint64_t count)
+{
+    Axis a;
+    a.m_name = "seed";
+    a.m_first = first;
+    a.m_count = count;
+    return a;
+}
+
+Axis Axis::values(std::string path, std::vector<std::string> values)
+{
+    Axis a;
+    a.m_name = std::move(path);
+    for (auto& v : values)
+        a.m_points.push_back({ v, { a.m_name + "=" + v } });
+    return a;
+}
+
+Axis Axis::configurations(std::string name, std::vector<AxisPoint> points)
+{
+    Axis a;
+    a.m_name = std::move(name);
+    a.m_points = std::move(points);
+    return a;
+}
+
+AxisPoint Axis::point(std::uint64_t i) const
+{
+    if (!m_points.empty())
+        return m_points[static_cast<std::size_t>(i)];
+    const std::string seed = std::to_string(m_first + i);
+    return { seed, { "seed=" + seed } };
+}
+
+Experiment::Experiment(Loader base, std::vector<Axis> axes)
+    : m_base(std::move(base))
+    , m_axes(std::move(axes))
+{
+}
+
+std::uint64_t Experiment::size() const
+{
+    std::uint64_t n = 1;
+    for (const Axis& a : m_axes)
+        n *= a.size();
+    return n;
+}
+
+namespace {
+
+// The grid coordinates of `index`, the last axis fastest.
+std::vector<std::uint64_t> coordinates(const std::vector<Axis>& axes, std::uint64_t index)
+{
+    std::vector<std::uint64_t> c(axes.size());
+    for (std::size_t k = axes.size(); k-- > 0;) {
+        c[k] = index % axes[k].size();
+        index /= axes[k].size();
+    }
+    return c;
+}
+
+} // namespace
+
+std::vector<std::string> Experiment::labels(std::uint64_t index) const
+{
+    std::vector<std::string> out;
+    const auto c = coordinates(m_axes, index);
+    for (std::size_t k = 0; k < m_axes.size(); ++k)
+        out.push_back(m_axes[k].point(c[k]).label);
+    return out;
+}
+
+Result<Scenario> Experiment::scenario(std::uint64_t index) const
+{
+    std::vector<std::string> sets;
+    const auto c = coordinates(m_axes, index);
+    for (std::size_t k = 0; k < m_axes.size(); ++k)
+        for (auto& s : m_axes[k].point(c[k]).sets)
+            sets.push_back(std::move(s));
+    return m_base(sets);
+}
+
+std::string Experiment::run(const Options& options, const std::function<void(RunResult&&)>& sink) const
+{
+    const std::uint64_t n = size();
+    const std::uint64_t chunk = std::max<std::size_t>(1, options.chunk);
+    for (std::uint64_t begin = 0; begin < n; begin += chunk) {
+        const std::uint64_t end = std::min(n, begin + chunk);
+        std::vector<Scenario> runs;
+        runs.reserve(static_cast<std::size_t>(end - begin));
+        for (std::uint64_t i = begin; i < end; ++i) {
+            auto s = scenario(i);
+            if (!s)
+                return s.error();
+            runs.push_back(std::move(*s));
+        }
+        auto out = BatchRunner::runParallel(runs, options.threads);
+        for (std::size_t j = 0; j < out.size(); ++j) {
+            RunOutcome& o = out[j];
+            RunResult r;
+            r.index = begin + j;
+            r.labels = labels(r.index);
+            r.seed = runs[j].seed;
+            r.fingerprint = std::move(o.fingerprint);
+            r.metrics = o.metrics;
+            r.stalled = o.stalled;
+            r.firstStallNs = o.firstStallNs;
+            r.stallExplanation = std::move(o.stallExplanation);
+            r.events = o.events;
+            if (options.keepSummaries)
+                r.summary = std::move(o.summary);
+            sink(std::move(r));
+        }
+    }
+    return {};
+}
+
+} // namespace blkmq

@@ -1,0 +1,86 @@
+#pragma once
+
+#include "metrics/Metrics.h"
+#include "scenario/Scenario.h"
+#include "sim/Result.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace blkmq {
+
+// One value of an axis: its label and the settings (`path=value`) it applies to the base scenario.
+struct AxisPoint {
+    std::string label;
+    std::vector<std::string> sets;
+};
+
+// One dimension of an experiment: seeds (generated on demand, so a stall hunt over a million
+// seeds holds none of them), the values of any scenario field or kernel switch by dotted path,
+// or named kernel configurations (A/B: each point a list of settings).
+class Axis {
+public:
+    static Axis seeds(std::uint64_t first, std::uint64_t count);
+    static Axis values(std::string path, std::vector<std::string> values);
+    static Axis configurations(std::string name, std::vector<AxisPoint> points);
+
+    const std::string& name() const { return m_name; }
+    std::uint64_t size() const { return m_points.empty() ? m_count : m_points.size(); }
+    AxisPoint point(std::uint64_t i) const;
+
+private:
+    std::string m_name;
+    std::vector<AxisPoint> m_points; // empty for seeds
+    std::uint64_t m_first = 0; // seeds
+    std::uint64_t m_count = 0;
+};
+
+// What one run of an experiment yields, typed (the summary JSON is kept only on request).
+struct RunResult {
+    std::uint64_t index = 0; // in the experiment's grid order
+    std::vector<std::string> labels; // one per axis
+    std::uint64_t seed = 0;
+    std::string fingerprint;
+    MetricValues metrics {}; // every metric of the table over the whole run
+    bool stalled = false;
+    std::int64_t firstStallNs = -1;
+    std::string stallExplanation;
+    std::uint64_t events = 0;
+    nlohmann::json summary; // null unless keepSummaries
+};
+
+// A base scenario and axes; the grid is their product, the last axis varying fastest. Runs go
+// through BatchRunner (one engine per run, spread over TBB workers) a chunk at a time, and come
+// back in grid order, so the results do not depend on the thread count. Clients: blkmqlab-cli
+// explore and sweep, the GUI's A/B comparison.
+class Experiment {
+public:
+    // Builds the base scenario with extra settings applied (e.g. ScenarioLoader over a preset).
+    using Loader = std::function<Result<Scenario>(const std::vector<std::string>& sets)>;
+
+    Experiment(Loader base, std::vector<Axis> axes);
+
+    std::uint64_t size() const;
+    const std::vector<Axis>& axes() const { return m_axes; }
+    std::vector<std::string> labels(std::uint64_t index) const;
+    Result<Scenario> scenario(std::uint64_t index) const;
+
+    struct Options {
+        int threads = 0; // <= 0: TBB's default
+        bool keepSummaries = false;
+        std::size_t chunk = 256; // runs built and held at a time
+    };
+    // Calls `sink` with every result in grid order; returns "" or the error of the first point
+    // whose scenario does not load (nothing of that chunk is run then).
+    std::string run(const Options& options, const std::function<void(RunResult&&)>& sink) const;
+
+private:
+    Loader m_base;
+    std::vector<Axis> m_axes;
+};
+
+} // namespace blkmq

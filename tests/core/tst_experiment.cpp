@@ -1,0 +1,113 @@
+// Experiments: a base scenario and axes; the grid in a fixed order, the same results at any
+// thread count and chunk size, seeds generated on demand.
+#include "TestUtil.h"
+
+#include "experiment/Experiment.h"
+
+#include <QtTest>
+
+using namespace blkmq;
+using namespace blkmq::test;
+
+namespace {
+
+Experiment::Loader preset(const std::string& name, std::vector<std::string> base = {})
+{
+    return [name, base](const std::vector<std::string>& sets) {
+        std::vector<std::string> all = base;
+        all.insert(all.end(), sets.begin(), sets.end());
+        return ScenarioLoader::fromPreset(name, all);
+    };
+}
+
+std::vector<RunResult> runAll(const Experiment& x, Experiment::Options o)
+{
+    std::vector<RunResult> out;
+    const std::string err = x.run(o, [&](RunResult&& r) { out.push_back(std::move(r)); });
+    if (!err.empty())
+        qFatal("%s", err.c_str());
+    return out;
+}
+
+} // namespace
+
+class TestExperiment : public QObject {
+    Q_OBJECT
+private slots:
+    void gridOrderLastAxisFastest()
+    {
+        const Experiment x(preset("default"),
+            { Axis::values("workload.jobs.0.iodepth", { "1", "8" }),
+                Axis::configurations("kernel", { { "A", {} }, { "B", { "kernel.patches.complete-llist=true" } } }),
+                Axis::seeds(5, 3) });
+        QCOMPARE(x.size(), std::uint64_t(12));
+        QCOMPARE(x.labels(0), (std::vector<std::string> { "1", "A", "5" }));
+        QCOMPARE(x.labels(4), (std::vector<std::string> { "1", "B", "6" }));
+        QCOMPARE(x.labels(11), (std::vector<std::string> { "8", "B", "7" }));
+        const auto s = x.scenario(10);
+        QVERIFY(s.ok());
+        QCOMPARE(s->seed, std::uint64_t(6));
+        QCOMPARE(s->jobs.front().iodepth, 8);
+        QVERIFY(s->kernel.patches.llist);
+        QVERIFY(!x.scenario(0)->kernel.patches.llist);
+    }
+
+    // The same results at one thread, two threads and any chunk size: same fingerprints, same metrics.
+    void resultsDoNotDependOnThreadsOrChunks()
+    {
+        const Experiment x(preset("shared-hctx-stall-random", { "duration=2ms" }), { Axis::seeds(1, 12) });
+        const auto one = runAll(x, { 1, false, 256 });
+        const auto two = runAll(x, { 2, false, 5 });
+        QCOMPARE(one.size(), std::size_t(12));
+        QCOMPARE(two.size(), one.size());
+        for (std::size_t i = 0; i < one.size(); ++i) {
+            QCOMPARE(one[i].index, std::uint64_t(i));
+            QCOMPARE(two[i].index, one[i].index);
+            QCOMPARE(two[i].fingerprint, one[i].fingerprint);
+            QCOMPARE(two[i].metrics, one[i].metrics);
+            QCOMPARE(one[i].seed, std::uint64_t(1 + i));
+            QVERIFY(one[i].summary.is_null()); // not kept unless asked for
+        }
+        QVERIFY(one[0].fingerprint != one[1].fingerprint); // the seed axis does vary the run
+        // and each equals a run of that scenario on its own
+        Engine e(*x.scenario(3));
+        e.run();
+        QCOMPARE(one[3].fingerprint, e.fingerprint());
+        QCOMPARE(one[3].metrics, e.totals());
+    }
+
+    void typedResultsMatchTheSummary()
+    {
+        const Experiment x(
+            preset("shared-hctx-stall"), { Axis::values("kernel.restart", { "rr-shared-queue-counter", "own-hctx" }) });
+        const auto r = runAll(x, { 0, true, 256 });
+        QCOMPARE(r.size(), std::size_t(2));
+        for (const auto& one : r) {
+            QCOMPARE(one.stalled, one.summary["stall"]["detected"].get<bool>());
+            QCOMPARE(one.metrics[metricIndex("iops")], one.summary["metrics"]["iops"].get<double>());
+        }
+        QVERIFY(r[0].stalled && r[0].firstStallNs > 0 && !r[0].stallExplanation.empty());
+        QVERIFY(!r[1].stalled);
+    }
+
+    // Seeds are generated, not stored: an axis of 10^12 seeds costs nothing until it runs.
+    void seedAxisIsGenerated()
+    {
+        const Axis a = Axis::seeds(7, 1000000000000ULL);
+        QCOMPARE(a.size(), std::uint64_t(1000000000000ULL));
+        QCOMPARE(a.point(999999999999ULL).label, std::string("1000000000006"));
+        QCOMPARE(a.point(0).sets, std::vector<std::string> { "seed=7" });
+    }
+
+    void aPointThatDoesNotLoadStopsTheRun()
+    {
+        const Experiment x(preset("default"), { Axis::values("workload.jobs.0.iodepth", { "4", "zero" }) });
+        int ran = 0;
+        const std::string err = x.run({ 1, false, 256 }, [&](RunResult&&) { ++ran; });
+        QVERIFY2(err.find("iodepth") != std::string::npos, err.c_str());
+        QCOMPARE(ran, 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestExperiment)
+#include "tst_experiment.moc"

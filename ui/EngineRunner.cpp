@@ -128,10 +128,20 @@ void EngineRunner::setSpeed(double speed)
 void EngineRunner::post(const Command& c)
 {
     m_engine->inbox().post(c);
-    if (!m_running) { // let the worker apply it now, so the marker shows at once
+    if (!m_running) { // paused: apply it here, so the marker and the live scenario show at once
         stopWorker();
-        startWorker();
+        TbbHandoff::pass(); // the worker's last writes to the engine happen-before ours
+        m_engine->applyPendingCommands();
+        collect();
+        if (m_steps > 0 || m_until) // a step the stop interrupted
+            startWorker();
     }
+}
+
+std::string EngineRunner::liveScenarioJson() const
+{
+    const auto s = snapshot();
+    return s && s->scenarioJson ? *s->scenarioJson : m_scenario.sourceJson;
 }
 
 std::shared_ptr<const Snapshot> EngineRunner::snapshot() const { return m_engine ? m_engine->snapshot() : nullptr; }

@@ -56,7 +56,12 @@ public:
     void followLeader(const EngineRunner* leader) { m_leader = leader; }
     std::int64_t simulatedNs() const { return m_simNs.load(); }
 
+    // A live change: applied at the next event boundary while running, at once while paused
+    // (so liveScenarioJson() shows it on return).
     void post(const Command& c);
+    // The scenario the engine runs now, live changes applied (the engine is the only place that
+    // applies them).
+    std::string liveScenarioJson() const;
     std::shared_ptr<const Snapshot> snapshot() const;
     RunnerOutput drain();
     std::uint64_t generation() const { return m_generation; }

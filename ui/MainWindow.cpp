@@ -88,6 +88,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_timer(new QTimer(this))
 {
     setWindowTitle(tr("BlkMQ Lab"));
+    m_sessions.push_back({ m_runner, m_patches, tr("A") });
     m_view->setRenderHint(QPainter::Antialiasing);
     m_view->setDragMode(QGraphicsView::ScrollHandDrag);
     m_view->setMinimumSize(500, 300);
@@ -263,6 +264,7 @@ void MainWindow::buildDocks()
     cbl->addWidget(new QLabel(tr("Kernel patches of run B (dashed curves):")));
     cbl->addWidget(m_patchesB);
     m_compareTable->setTextFormat(Qt::RichText);
+    m_compareTable->setObjectName(QStringLiteral("compareTable"));
     cbl->addWidget(m_compareTable);
     m_patchesB->setEnabled(false);
     auto* compare = dock(tr("Compare A/B"), compareBox, Qt::RightDockWidgetArea);
@@ -272,11 +274,9 @@ void MainWindow::buildDocks()
     patches->raise();
     connect(m_compareBox, &QCheckBox::toggled, this, &MainWindow::setCompare);
     connect(m_patchesB, &PatchPanel::commandRequested, this, [this](const Command& c) {
-        nlohmann::json doc = nlohmann::json::parse(m_liveJsonB);
-        if (ScenarioLoader::applySet(doc, c.path + "=" + c.value) && ScenarioLoader::fromJson(doc))
-            m_liveJsonB = doc.dump();
-        if (m_runnerB)
-            m_runnerB->post(c);
+        for (const RunSession& s : m_sessions)
+            if (s.patches == m_patchesB)
+                s.runner->post(c);
     });
     connect(m_scenarioPanel, &ScenarioPanel::applyRequested, this, [this](const std::vector<std::string>& sets) {
         if (const QString err = applyOverrides(sets); !err.isEmpty())
@@ -329,7 +329,6 @@ void MainWindow::loadScenario(const Scenario& scenario)
 {
     m_runner->setPauseOnStall(m_pauseOnStall->isChecked());
     m_runner->load(scenario);
-    m_liveJson = scenario.sourceJson;
     std::vector<DeviceLayout> devices;
     const auto snap = m_runner->snapshot();
     for (std::size_t d = 0; d < scenario.devices.size(); ++d) {
@@ -355,36 +354,24 @@ void MainWindow::loadScenario(const Scenario& scenario)
         m_presets->setCurrentIndex(idx);
     m_scenarioPanel->setScenario(scenario);
     m_seed->setValue(static_cast<int>(std::min<std::uint64_t>(scenario.seed, 2147483647)));
-    if (m_runnerB)
-        loadB();
+    for (std::size_t i = 1; i < m_sessions.size(); ++i)
+        loadSession(i);
     setWindowTitle(tr("BlkMQ Lab — %1").arg(q(scenario.name)));
     frame();
 }
 
-void MainWindow::applyCommand(const Command& c)
-{
-    nlohmann::json doc = nlohmann::json::parse(m_liveJson);
-    if (ScenarioLoader::applySet(doc, c.path + "=" + c.value) && ScenarioLoader::fromJson(doc))
-        m_liveJson = doc.dump();
-    m_runner->post(c);
-}
+void MainWindow::applyCommand(const Command& c) { m_runner->post(c); }
 
 void MainWindow::runOrPause()
 {
-    if (m_runner->isRunning()) {
-        m_runner->pause();
-        if (m_runnerB)
-            m_runnerB->pause();
-    } else {
-        m_runner->run();
-        if (m_runnerB)
-            m_runnerB->run();
-    }
+    const bool running = m_runner->isRunning();
+    for (const RunSession& s : m_sessions)
+        running ? s.runner->pause() : s.runner->run();
 }
 
 QString MainWindow::applyOverrides(const std::vector<std::string>& sets)
 {
-    nlohmann::json doc = nlohmann::json::parse(m_liveJson);
+    nlohmann::json doc = nlohmann::json::parse(m_runner->liveScenarioJson());
     for (const auto& set : sets) {
         auto r = ScenarioLoader::applySet(doc, set);
         if (!r)
@@ -402,66 +389,93 @@ void MainWindow::setCompare(bool on)
 {
     m_compareBox->setChecked(on);
     m_patchesB->setEnabled(on);
-    if (on == (m_runnerB != nullptr))
+    if (on == (m_sessions.size() > 1))
         return;
     if (on) {
-        m_runnerB = new EngineRunner(this);
-        m_runnerB->followLeader(m_runner);
-        m_runnerB->setPauseOnStall(false);
+        auto* runner = new EngineRunner(this);
+        runner->followLeader(m_runner);
+        runner->setPauseOnStall(false);
         m_patchesB->setKernel(m_runner->scenario().kernel);
-        loadB();
-        m_plots->setCompare(true, tr("B"));
+        m_sessions.push_back({ runner, m_patchesB, tr("B") });
+        loadSession(m_sessions.size() - 1);
         if (m_runner->isRunning())
-            m_runnerB->run();
+            runner->run();
     } else {
-        delete m_runnerB;
-        m_runnerB = nullptr;
-        m_plots->setCompare(false);
+        for (std::size_t i = 1; i < m_sessions.size(); ++i)
+            delete m_sessions[i].runner;
+        m_sessions.resize(1);
         m_compareTable->clear();
     }
+    QStringList others;
+    for (std::size_t i = 1; i < m_sessions.size(); ++i)
+        others << m_sessions[i].label;
+    m_plots->setRuns(others);
 }
 
-void MainWindow::loadB()
+QString MainWindow::compareWith(const std::vector<std::string>& sets)
 {
-    // Run B: the second point of an A/B experiment over scenario A as loaded, B's kernel settings.
+    for (const auto& set : sets)
+        if (set.rfind("kernel.", 0) != 0)
+            return tr("%1: run B differs from A in kernel settings only (kernel.*)").arg(q(set));
+    auto b = ScenarioLoader::fromText(m_runner->scenario().sourceJson, "scenario", sets);
+    if (!b)
+        return q(b.error());
+    setCompare(true);
+    m_patchesB->setKernel(b->kernel);
+    loadSession(1);
+    return {};
+}
+
+void MainWindow::loadSession(std::size_t i)
+{
+    // Session i: a point of an experiment over scenario A as loaded, with its own kernel settings.
     const std::string base = m_runner->scenario().sourceJson;
-    const Experiment ab(
+    std::vector<AxisPoint> points;
+    for (const RunSession& s : m_sessions)
+        points.push_back({ s.label.toStdString(), s.patches->currentSets() });
+    points.front().sets.clear(); // A is the scenario as loaded
+    const Experiment runs(
         [&](const std::vector<std::string>& sets) { return ScenarioLoader::fromText(base, "scenario", sets); },
-        { Axis::configurations("kernel", { { "A", {} }, { "B", m_patchesB->currentSets() } }) });
-    auto s = ab.scenario(1);
+        { Axis::configurations("kernel", std::move(points)) });
+    auto s = runs.scenario(i);
     if (!s) {
         m_compareTable->setText(q(s.error()).toHtmlEscaped());
         return;
     }
-    m_liveJsonB = s->sourceJson;
-    m_runnerB->setSpeed(m_runner->speed());
-    m_runnerB->load(*s);
-    m_plots->setCompare(true, tr("B"));
+    m_sessions[i].runner->setSpeed(m_runner->speed());
+    m_sessions[i].runner->load(*s);
 }
 
 void MainWindow::updateCompareTable()
 {
-    if (!m_runnerB)
+    if (m_sessions.size() < 2)
         return;
-    const auto a = m_runner->snapshot();
-    const auto b = m_runnerB->snapshot();
-    if (!a || !b)
-        return;
-    QString html = tr("<table cellspacing=4><tr><th></th><th>A</th><th>B</th><th>B/A</th></tr>");
+    std::vector<std::shared_ptr<const Snapshot>> snaps;
+    for (const RunSession& s : m_sessions)
+        if (!snaps.emplace_back(s.runner->snapshot()))
+            return;
     const auto cell = [](const QString& text) { return QStringLiteral("<td align=right>%1</td>").arg(text); };
-    html += QStringLiteral("<tr><td>%1</td>").arg(tr("simulated time"))
-        + cell(QString::number(a->now.seconds() * 1e3, 'f', 3) + tr(" ms"))
-        + cell(QString::number(b->now.seconds() * 1e3, 'f', 3) + tr(" ms")) + QStringLiteral("<td></td></tr>");
+    QString html = QStringLiteral("<table cellspacing=4><tr><th></th>");
+    for (const RunSession& s : m_sessions)
+        html += QStringLiteral("<th>%1</th>").arg(s.label);
+    for (std::size_t k = 1; k < m_sessions.size(); ++k)
+        html += QStringLiteral("<th>%1/%2</th>").arg(m_sessions[k].label, m_sessions[0].label);
+    html += QStringLiteral("</tr><tr><td>%1</td>").arg(tr("simulated time"));
+    for (const auto& snap : snaps)
+        html += cell(QString::number(snap->now.seconds() * 1e3, 'f', 3) + tr(" ms"));
+    html += QStringLiteral("</tr>");
     for (std::size_t i = 0; i < kMetrics.size(); ++i) {
         const Metric& m = kMetrics[i];
-        const double x = a->totals[i];
-        const double y = b->totals[i];
-        if (x == 0 && y == 0)
-            continue; // a metric neither run exercises
+        if (std::all_of(snaps.begin(), snaps.end(), [i](const auto& snap) { return snap->totals[i] == 0; }))
+            continue; // a metric no run exercises
         html += QStringLiteral("<tr><td>%1</td>")
-                    .arg(QString::fromUtf8(m.label.data(), static_cast<qsizetype>(m.label.size())).toHtmlEscaped())
-            + cell(QString::fromStdString(formatMetric(m, x))) + cell(QString::fromStdString(formatMetric(m, y)))
-            + cell(x != 0 ? QString::number(y / x, 'f', 2) : QStringLiteral("–")) + QStringLiteral("</tr>");
+                    .arg(QString::fromUtf8(m.label.data(), static_cast<qsizetype>(m.label.size())).toHtmlEscaped());
+        for (const auto& snap : snaps)
+            html += cell(QString::fromStdString(formatMetric(m, snap->totals[i])));
+        const double a = snaps.front()->totals[i];
+        for (std::size_t k = 1; k < snaps.size(); ++k)
+            html += cell(a != 0 ? QString::number(snaps[k]->totals[i] / a, 'f', 2) : QStringLiteral("–"));
+        html += QStringLiteral("</tr>");
     }
     html += QStringLiteral("</table>");
     m_compareTable->setText(html);
@@ -473,19 +487,17 @@ void MainWindow::stepToInteresting() { m_runner->stepToInteresting(); }
 
 void MainWindow::reset()
 {
-    m_runner->pause();
-    if (m_runnerB)
-        m_runnerB->pause();
-    auto s = ScenarioLoader::fromText(m_liveJson, "scenario");
+    for (const RunSession& s : m_sessions)
+        s.runner->pause();
+    auto s = ScenarioLoader::fromText(m_runner->liveScenarioJson(), "scenario");
     loadScenario(s ? *s : m_runner->scenario());
 }
 
 void MainWindow::setSpeedIndex(int index)
 {
     const double s = kSpeeds[std::clamp(index, 0, kSpeedSteps - 1)];
-    m_runner->setSpeed(s);
-    if (m_runnerB)
-        m_runnerB->setSpeed(s);
+    for (const RunSession& session : m_sessions)
+        session.runner->setSpeed(s);
     m_speedLabel->setText(speedText(s));
 }
 
@@ -513,11 +525,9 @@ void MainWindow::frame()
         m_scene->update(*snap, out.trace, frameMs);
         m_shownNs = snap->now.ns();
     }
-    if (m_runnerB) {
-        RunnerOutput b = m_runnerB->drain();
-        m_plots->append(b.rows, 1);
-        updateCompareTable();
-    }
+    for (std::size_t i = 1; i < m_sessions.size(); ++i)
+        m_plots->append(m_sessions[i].runner->drain().rows, static_cast<int>(i));
+    updateCompareTable();
     m_plots->replot();
     refreshInspector();
     updateStatus();
@@ -693,7 +703,8 @@ QString MainWindow::exportCsv(const QString& path) const
 
 QString MainWindow::exportScenario(const QString& path) const
 {
-    return writeOut(path, QByteArray::fromStdString(nlohmann::json::parse(m_liveJson).dump(2) + "\n"));
+    return writeOut(
+        path, QByteArray::fromStdString(nlohmann::json::parse(m_runner->liveScenarioJson()).dump(2) + "\n"));
 }
 
 QString MainWindow::exportCanvas(const QString& path)
@@ -787,9 +798,8 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* event)
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
-    m_runner->pause();
-    if (m_runnerB)
-        m_runnerB->pause();
+    for (const RunSession& s : m_sessions)
+        s.runner->pause();
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());

@@ -57,7 +57,10 @@ public:
     ScenarioPanel* scenarioPanel() const { return m_scenarioPanel; }
     // A/B comparison: run B on the same scenario and seed with its own patch set.
     void setCompare(bool on);
-    EngineRunner* runnerB() const { return m_runnerB; }
+    // Compares with a run B whose kernel settings are A's with `sets` (kernel.* paths) applied;
+    // an error message naming the setting, or empty.
+    QString compareWith(const std::vector<std::string>& sets);
+    EngineRunner* runnerB() const { return m_sessions.size() > 1 ? m_sessions[1].runner : nullptr; }
     PatchPanel* patchPanelB() const { return m_patchesB; }
     // Applies --set overrides to the current scenario and reloads it; an error message or empty.
     QString applyOverrides(const std::vector<std::string>& sets);
@@ -99,7 +102,7 @@ private:
     void saveScenario();
     void exportChartDialog();
     void addRecent(const QString& path);
-    void loadB();
+    void loadSession(std::size_t i);
     void updateCompareTable();
 
     EngineRunner* m_runner;
@@ -112,12 +115,19 @@ private:
     QTableView* m_logView;
     QTextBrowser* m_inspector;
     ScenarioPanel* m_scenarioPanel;
-    EngineRunner* m_runnerB = nullptr;
-    PatchPanel* m_patchesB;
+    // The runs over the one live scenario: [0] is drawn on the canvas and driven by m_patches;
+    // the others are compared with it (plotted as sets 1.., in the A/B table), each with its own
+    // kernel settings. A session's live scenario is its engine's (EngineRunner::liveScenarioJson).
+    struct RunSession {
+        EngineRunner* runner;
+        PatchPanel* patches;
+        QString label;
+    };
+    std::vector<RunSession> m_sessions;
+    PatchPanel* m_patchesB; // the kernel settings of session 1, in the Compare dock
     QLabel* m_compareTable;
     QCheckBox* m_compareBox;
     QSpinBox* m_seed;
-    std::string m_liveJsonB;
     QLabel* m_banner;
     QLabel* m_time;
     QLabel* m_speedLabel;
@@ -128,7 +138,6 @@ private:
     QAction* m_runAction;
     QAction* m_pauseOnStall;
     std::vector<SeriesRow> m_rows;
-    std::string m_liveJson; // the scenario with the live changes applied
     CanvasSelection m_selection;
     std::int64_t m_shownNs = 0;
     std::uint64_t m_dropped = 0;

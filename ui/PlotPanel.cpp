@@ -68,10 +68,10 @@ void PlotPanel::append(const std::vector<SeriesRow>& rows, int set)
     }
 }
 
-void PlotPanel::setCompare(bool on, const QString& label)
+void PlotPanel::setRuns(const QStringList& others)
 {
     for (auto* p : m_plots)
-        p->setCompare(on, label);
+        p->setRuns(others);
 }
 
 void PlotPanel::addMarker(double tMs, const QString& text, bool alarm)

@@ -20,7 +20,8 @@ public:
     explicit PlotPanel(QWidget* parent = nullptr);
 
     void append(const std::vector<SeriesRow>& rows, int set = 0);
-    void setCompare(bool on, const QString& label = {});
+    // The runs compared with set 0 (TimePlot::setRuns).
+    void setRuns(const QStringList& others);
     void addMarker(double tMs, const QString& text, bool alarm);
     void clear();
     void replot();

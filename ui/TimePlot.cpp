@@ -50,28 +50,33 @@ int TimePlot::addCurve(const QString& name, const QColor& color)
     return static_cast<int>(m_curves.size()) - 1;
 }
 
-void TimePlot::setCompare(bool on, const QString& label)
+void TimePlot::setRuns(const QStringList& others)
 {
-    for (auto* g : m_compare)
-        m_plot->removeGraph(g);
-    m_compare.clear();
-    if (on) {
+    static constexpr Qt::PenStyle kStyles[] = { Qt::DashLine, Qt::DotLine, Qt::DashDotLine, Qt::DashDotDotLine };
+    for (auto& set : m_others)
+        for (auto* g : set)
+            m_plot->removeGraph(g);
+    m_others.clear();
+    for (qsizetype r = 0; r < others.size(); ++r) {
+        auto& set = m_others.emplace_back();
         for (auto* g : m_curves) {
             QCPGraph* twin = m_plot->addGraph();
             QPen pen = g->pen();
-            pen.setStyle(Qt::DashLine);
+            pen.setStyle(kStyles[static_cast<std::size_t>(r) % std::size(kStyles)]);
             twin->setPen(pen);
-            twin->setName(g->name() + u" ("_qs + label + u')');
-            m_compare.push_back(twin);
+            twin->setName(g->name() + u" ("_qs + others[r] + u')');
+            set.push_back(twin);
         }
     }
-    m_plot->legend->setVisible(m_curves.size() + m_compare.size() > 1);
+    m_plot->legend->setVisible(m_curves.size() * (m_others.size() + 1) > 1);
     replot();
 }
 
 void TimePlot::append(double tMs, const std::vector<double>& values, int set)
 {
-    const auto& curves = set == 0 ? m_curves : m_compare;
+    if (set < 0 || set > static_cast<int>(m_others.size()))
+        return;
+    const auto& curves = set == 0 ? m_curves : m_others[static_cast<std::size_t>(set - 1)];
     for (std::size_t i = 0; i < curves.size() && i < values.size(); ++i) {
         auto data = curves[i]->data();
         data->add(QCPGraphData(tMs, values[i]));
@@ -102,8 +107,9 @@ void TimePlot::clear()
 {
     for (auto* g : m_curves)
         g->data()->clear();
-    for (auto* g : m_compare)
-        g->data()->clear();
+    for (auto& set : m_others)
+        for (auto* g : set)
+            g->data()->clear();
     m_plot->clearItems();
     replot();
 }
@@ -113,7 +119,8 @@ void TimePlot::replot()
     bool found = false;
     QCPRange x, y;
     std::vector<QCPGraph*> all = m_curves;
-    all.insert(all.end(), m_compare.begin(), m_compare.end());
+    for (const auto& set : m_others)
+        all.insert(all.end(), set.begin(), set.end());
     for (auto* g : all) {
         bool ok = false;
         const QCPRange kr = g->data()->keyRange(ok);

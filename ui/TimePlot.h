@@ -22,9 +22,10 @@ public:
 
     int addCurve(const QString& name, const QColor& color);
     // Appends one point per curve (x in simulated ms); keeps at most pointBudget() points.
-    // set 1 is the A/B comparison's run B: dashed twins of the curves.
+    // Set 0 is the run shown on the canvas; sets 1.. are the runs compared with it (setRuns).
     void append(double tMs, const std::vector<double>& values, int set = 0);
-    void setCompare(bool on, const QString& label = {});
+    // The runs compared with set 0, by label: each gets twins of the curves, dashed, dotted, ...
+    void setRuns(const QStringList& others);
     void addMarker(double tMs, const QString& text, const QColor& color);
     void clear();
     void replot(); // queued: cheap to call every frame
@@ -40,8 +41,8 @@ public:
 private:
     QCustomPlot* m_plot;
     QString m_title;
-    std::vector<QCPGraph*> m_curves;
-    std::vector<QCPGraph*> m_compare;
+    std::vector<QCPGraph*> m_curves; // set 0
+    std::vector<std::vector<QCPGraph*>> m_others; // sets 1..
 };
 
 } // namespace blkmq

@@ -51,7 +51,10 @@ int main(int argc, char** argv)
         QStringLiteral("export the throughput chart (.png/.svg/.pdf)"), QStringLiteral("FILE"));
     const QCommandLineOption quit(QStringLiteral("quit-after"),
         QStringLiteral("quit once this much simulated time has run"), QStringLiteral("DUR"));
-    parser.addOptions({ preset, set, run, speed, shot, after, chart, quit });
+    const QCommandLineOption compare(QStringLiteral("compare"),
+        QStringLiteral("run B beside A with this kernel setting changed (repeatable)"),
+        QStringLiteral("kernel.key=value"));
+    parser.addOptions({ preset, set, run, speed, shot, after, chart, quit, compare });
     parser.process(app);
 
     std::vector<std::string> sets;
@@ -92,6 +95,13 @@ int main(int argc, char** argv)
 
     MainWindow window;
     window.loadScenario(*scenario);
+    if (parser.isSet(compare)) {
+        std::vector<std::string> bSets;
+        for (const QString& s : parser.values(compare))
+            bSets.push_back(s.toStdString());
+        if (const QString err = window.compareWith(bSets); !err.isEmpty())
+            return fail(QStringLiteral("--compare: ") + err);
+    }
     if (parser.isSet(speed)) {
         const QString v = parser.value(speed);
         bool ok = false;
@@ -107,7 +117,7 @@ int main(int argc, char** argv)
     const bool wantsOutput = parser.isSet(shot) || parser.isSet(chart);
     const bool waits = wantsOutput || quitTime->ns() >= 0;
     if (parser.isSet(run) || waits)
-        window.runner()->run();
+        window.runOrPause(); // every run session
     if (!waits)
         return QApplication::exec();
 

@@ -26,6 +26,7 @@ Engine::Engine(const Scenario& scenario)
     m_workload->start();
     m_sim->schedule(m_scenario.sample_interval, EventKind::Sample, EventPriority::Bookkeeping);
     m_workload->startNetRx();
+    m_scenarioJson = std::make_shared<const std::string>(m_scenario.sourceJson);
 }
 
 Engine::~Engine() = default;
@@ -199,6 +200,7 @@ void Engine::applyCommands()
         m_scenario.kernel = updated->kernel;
         m_scenario.costs = updated->costs;
         m_scenario.sourceJson = updated->sourceJson;
+        m_scenarioJson = std::make_shared<const std::string>(m_scenario.sourceJson);
         m_sim->costs = updated->costs;
         m_machine->setThreadirqs(updated->kernel.threadirqs);
         m_block->setKernel(updated->kernel);
@@ -272,6 +274,7 @@ void Engine::publishSnapshot()
     s->events = m_events;
     s->counters = m_sim->counters;
     s->totals = totals();
+    s->scenarioJson = m_scenarioJson;
     s->markers = m_markers.size();
     s->fingerprint = m_fingerprint.hex();
     for (int c = 0; c < m_machine->nrCpus(); ++c) {

@@ -33,6 +33,7 @@ public:
     Engine(const Engine&) = delete;
     Engine& operator=(const Engine&) = delete;
 
+    // The scenario as it runs now: live changes (commands) are applied to it, and only here.
     const Scenario& scenario() const { return m_scenario; }
     SimTime now() const { return m_sim->now; }
     SimTime duration() const { return m_scenario.duration; }
@@ -122,6 +123,7 @@ private:
     SimTime m_nextSnapshot;
     mutable std::mutex m_snapshotMutex; // guards only the pointer swap
     std::shared_ptr<const Snapshot> m_snapshot;
+    std::shared_ptr<const std::string> m_scenarioJson; // m_scenario.sourceJson, shared with snapshots
 };
 
 } // namespace blkmq

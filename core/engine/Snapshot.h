@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,8 @@ struct Snapshot {
     std::uint64_t events = 0;
     Counters counters;
     MetricValues totals {}; // every metric of the table over the run so far
+    // The scenario as it runs now, live changes applied (shared: copied only when a change is applied).
+    std::shared_ptr<const std::string> scenarioJson;
     std::vector<CpuSnapshot> cpus;
     std::vector<HctxSnapshot> hctxs;
     std::vector<std::vector<std::uint8_t>> tagMaps; // per driver-tags object: 1 = in use (empty above 4096 tags)

@@ -8,6 +8,8 @@
 #include "TimePlot.h"
 #include "scenario/ScenarioLoader.h"
 
+#include <nlohmann/json.hpp>
+
 #include <qcustomplot.h>
 
 #include <QAbstractItemModelTester>
@@ -224,6 +226,29 @@ private slots:
         QTRY_VERIFY(!w.plotPanel()->plots()[3]->plot()->graph(graphs)->data()->isEmpty()); // B's dashed curve
         w.setCompare(false);
         QCOMPARE(w.plotPanel()->plots()[3]->plot()->graphCount(), graphs);
+    }
+
+    // The live scenario is the engine's: a switch flipped while paused is in it at once, survives
+    // Reset, and the A/B table reads the metric table for every run.
+    void liveScenarioIsTheEngines()
+    {
+        MainWindow w;
+        QVERIFY(w.loadPreset(QStringLiteral("default"), { "duration=\"2ms\"" }));
+        QVERIFY(!w.runner()->scenario().kernel.patches.llist);
+        w.patchPanel()->patchBox("complete-llist")->setChecked(true);
+        const auto live = nlohmann::json::parse(w.runner()->liveScenarioJson());
+        QCOMPARE(live["kernel"]["patches"]["complete-llist"].get<bool>(), true);
+        QCOMPARE(w.runner()->snapshot()->markers, std::size_t(1)); // applied now, not at the next run
+        w.reset();
+        QVERIFY(w.runner()->scenario().kernel.patches.llist);
+        w.setCompare(true);
+        w.runOrPause();
+        QTRY_VERIFY_WITH_TIMEOUT(w.runner()->simulatedNs() >= 2000000, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.runnerB()->simulatedNs() >= 2000000, 20000);
+        w.frame();
+        const auto* table = w.findChild<QLabel*>(QStringLiteral("compareTable"));
+        QVERIFY(table);
+        QVERIFY2(table->text().contains(u"B/A"_qs) && table->text().contains(u"IOPS"_qs), qPrintable(table->text()));
     }
 
     void eventLogModelIsSound()

@@ -265,6 +265,8 @@ void EngineRunner::workerLoop(std::uint64_t generation)
             const SimTime next = std::min(target, m_engine->now() + usec(50));
             m_engine->runUntil(next);
             m_simNs = m_engine->now().ns();
+            if (m_pauseOnStall && !m_stallSeen && m_engine->stallDetected())
+                break; // a stall pauses the run at any speed, where it was found
         }
         if (checkStall() && m_pauseOnStall) {
             m_running = false;

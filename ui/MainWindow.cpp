@@ -14,11 +14,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QDateTime>
 #include <QDockWidget>
@@ -493,12 +496,23 @@ void MainWindow::reset()
     loadScenario(s ? *s : m_runner->scenario());
 }
 
-void MainWindow::setSpeedIndex(int index)
+void MainWindow::setSpeedIndex(int index) { setSpeed(kSpeeds[std::clamp(index, 0, kSpeedSteps - 1)]); }
+
+void MainWindow::setSpeed(double s)
 {
-    const double s = kSpeeds[std::clamp(index, 0, kSpeedSteps - 1)];
     for (const RunSession& session : m_sessions)
         session.runner->setSpeed(s);
     m_speedLabel->setText(speedText(s));
+    // The slider shows the nearest step (max for <= 0) without setting the speed again.
+    int nearest = kSpeedSteps - 1;
+    if (s > 0) {
+        nearest = 0;
+        for (int i = 1; i < kSpeedSteps - 1; ++i)
+            if (std::abs(std::log(kSpeeds[i] / s)) < std::abs(std::log(kSpeeds[nearest] / s)))
+                nearest = i;
+    }
+    const QSignalBlocker quiet(m_speed);
+    m_speed->setValue(nearest);
 }
 
 void MainWindow::frame()

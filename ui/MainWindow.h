@@ -85,6 +85,8 @@ public slots:
     void stepToInteresting();
     void reset();
     void setSpeedIndex(int index);
+    // Simulated seconds per wall second for every run session (<= 0: as fast as possible).
+    void setSpeed(double speed);
     void frame(); // pulls the runner's output and redraws (the 60 Hz timer)
 
 protected:

@@ -108,7 +108,7 @@ int main(int argc, char** argv)
         const double x = v == QLatin1String("max") ? 0.0 : v.toDouble(&ok);
         if (v != QLatin1String("max") && (!ok || x <= 0))
             return fail(QStringLiteral("--speed takes simulated seconds per wall second (e.g. 1e-4) or max"));
-        window.runner()->setSpeed(x);
+        window.setSpeed(x);
     }
     if (!parser.isSet(shot)) // screenshots keep the default layout, whatever was saved last time
         window.restoreSettings();

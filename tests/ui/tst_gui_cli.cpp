@@ -109,10 +109,18 @@ private slots:
         QVERIFY2(full.err.contains(u"No space left on device"_qs), qPrintable(full.err));
     }
 
+    // At any speed, "max" included: the stall pauses the run where it was found.
+    void quittingEarlyAtAStallSaysSo_data()
+    {
+        QTest::addColumn<QString>("speed");
+        QTest::newRow("0.01") << u"0.01"_qs;
+        QTest::newRow("max") << u"max"_qs;
+    }
     void quittingEarlyAtAStallSaysSo()
     {
-        const auto r = gui(
-            { u"--preset"_qs, u"shared-hctx-stall"_qs, u"--quit-after"_qs, u"5ms"_qs, u"--speed"_qs, u"0.01"_qs });
+        QFETCH(QString, speed);
+        const auto r
+            = gui({ u"--preset"_qs, u"shared-hctx-stall"_qs, u"--quit-after"_qs, u"5ms"_qs, u"--speed"_qs, speed });
         QVERIFY2(r.code == 0, qPrintable(r.err));
         // The stall of this preset is detected at 0.6 ms (the runner pauses a little after); the run ends at 1 ms.
         const QRegularExpression said(u"the run stopped at 6\\d\\d(us|\\d{3}ns), before 1ms: a stall paused it"_qs);

@@ -55,7 +55,8 @@ TimePlot* PlotPanel::plotOf(int metric) const
 
 void PlotPanel::append(const std::vector<SeriesRow>& rows, int set)
 {
-    std::vector<std::vector<double>> values(m_plots.size());
+    auto& values = m_values;
+    values.resize(m_plots.size());
     for (const SeriesRow& r : rows) {
         for (auto& v : values)
             v.clear();

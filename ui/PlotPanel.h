@@ -38,6 +38,7 @@ private:
     std::vector<TimePlot*> m_plots;
     std::vector<Curve> m_curves; // every plotted metric, in table order (= curve order in its plot)
     QVBoxLayout* m_layout;
+    std::vector<std::vector<double>> m_values; // append()'s per-plot row, kept to reuse its storage
 };
 
 } // namespace blkmq

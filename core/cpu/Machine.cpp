@@ -317,11 +317,11 @@ void Machine::onBoundary(int cpu)
         perform(cpu, op, *stack);
         m_currentStack = nullptr;
         c.busy[static_cast<int>(ctx)] += m_charge;
+        const bool inTask = stack != &c.hardirq && stack != &c.softirq;
         if (m_charge > 0 && m_sim.tracing())
-            m_sim.slice({ m_sim.now.ns(), m_sim.now.ns() + m_charge,
-                stack == &c.hardirq || stack == &c.softirq ? -1 : m_currentTask, op.a, static_cast<std::int16_t>(cpu),
-                ctx, op.owner, op.code });
-        if (stack != &c.hardirq && stack != &c.softirq)
+            m_sim.slice({ m_sim.now.ns(), m_sim.now.ns() + m_charge, inTask ? m_currentTask : -1, op.a,
+                static_cast<std::int16_t>(cpu), ctx, op.owner, op.code });
+        if (inTask)
             addVruntime(m_currentTask, m_charge);
         // Zero-cost ops (decisions) chain within the same instant; a
         // pathological chain is cut so time always advances.

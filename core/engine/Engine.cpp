@@ -59,11 +59,16 @@ TraceRing& Engine::enableTrace(std::size_t capacity)
     return *m_trace;
 }
 
-bool Engine::step()
+bool Engine::eventDue(SimTime limit)
 {
     if (m_inbox.pending())
         applyCommands();
-    if (m_sim->queue.empty() || m_sim->queue.top().time > m_scenario.duration)
+    return !m_sim->queue.empty() && m_sim->queue.top().time <= limit;
+}
+
+bool Engine::step()
+{
+    if (!eventDue(m_scenario.duration))
         return false;
     const auto t0 = std::chrono::steady_clock::now();
     processNext();
@@ -76,13 +81,8 @@ void Engine::runUntil(SimTime t)
     if (t > m_scenario.duration)
         t = m_scenario.duration;
     const auto t0 = std::chrono::steady_clock::now();
-    for (;;) {
-        if (m_inbox.pending())
-            applyCommands();
-        if (m_sim->queue.empty() || m_sim->queue.top().time > t)
-            break;
+    while (eventDue(t))
         processNext();
-    }
     if (m_sim->now < t)
         m_sim->now = t;
     if (t == m_scenario.duration)
@@ -95,11 +95,7 @@ bool Engine::runUntil(StopCondition& stop, std::uint64_t maxEvents)
     const auto t0 = std::chrono::steady_clock::now();
     stop.arm(*this);
     bool reached = stop.reached(*this);
-    for (std::uint64_t n = 0; !reached && n < maxEvents; ++n) {
-        if (m_inbox.pending())
-            applyCommands();
-        if (m_sim->queue.empty() || m_sim->queue.top().time > m_scenario.duration)
-            break;
+    for (std::uint64_t n = 0; !reached && n < maxEvents && eventDue(m_scenario.duration); ++n) {
         processNext();
         reached = stop.reached(*this);
     }

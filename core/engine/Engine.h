@@ -92,6 +92,8 @@ public:
     const Workload& workload() const { return *m_workload; }
 
 private:
+    // Applies posted commands; true if the next event is at or before `limit`.
+    bool eventDue(SimTime limit);
     void processNext();
     void checkStalls();
     void dispatchEvent(const Event& e);

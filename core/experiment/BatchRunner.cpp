@@ -13,27 +13,27 @@ namespace blkmq {
 
 namespace {
 
-RunOutcome runOne(const Scenario& s)
+RunOutcome runOne(const Scenario& s, bool withSummary)
 {
     Engine engine(s);
     engine.run();
     return { engine.fingerprint(), engine.totals(), engine.stallDetected(),
         engine.stallDetected() ? engine.firstStall().ns() : -1, engine.stallExplanation(), engine.events(),
-        engine.summary() };
+        withSummary ? engine.summary() : nlohmann::json() };
 }
 
 } // namespace
 
-std::vector<RunOutcome> BatchRunner::runSerial(const std::vector<Scenario>& scenarios)
+std::vector<RunOutcome> BatchRunner::runSerial(const std::vector<Scenario>& scenarios, bool withSummary)
 {
     std::vector<RunOutcome> out;
     out.reserve(scenarios.size());
     for (const auto& s : scenarios)
-        out.push_back(runOne(s));
+        out.push_back(runOne(s, withSummary));
     return out;
 }
 
-std::vector<RunOutcome> BatchRunner::runParallel(const std::vector<Scenario>& scenarios, int threads)
+std::vector<RunOutcome> BatchRunner::runParallel(const std::vector<Scenario>& scenarios, int threads, bool withSummary)
 {
     std::unique_ptr<tbb::global_control> limit;
     if (threads > 0)
@@ -43,7 +43,7 @@ std::vector<RunOutcome> BatchRunner::runParallel(const std::vector<Scenario>& sc
     TbbHandoff::pass();
     tbb::parallel_for(std::size_t(0), scenarios.size(), [&](std::size_t i) {
         TbbHandoff::pass();
-        out[i] = runOne(scenarios[i]);
+        out[i] = runOne(scenarios[i], withSummary);
         TbbHandoff::pass();
     });
     TbbHandoff::pass();

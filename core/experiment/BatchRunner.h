@@ -17,7 +17,7 @@ struct RunOutcome {
     std::int64_t firstStallNs = -1;
     std::string stallExplanation;
     std::uint64_t events = 0;
-    nlohmann::json summary;
+    nlohmann::json summary; // null unless asked for
 };
 
 // Runs many independent scenarios: one engine per scenario, each engine
@@ -25,9 +25,12 @@ struct RunOutcome {
 // threads; its results equal the serial twin's, in the same order.
 class BatchRunner {
 public:
-    static std::vector<RunOutcome> runSerial(const std::vector<Scenario>& scenarios);
+    // withSummary = false leaves RunOutcome::summary null (a stall hunt over many seeds needs only
+    // the typed fields).
+    static std::vector<RunOutcome> runSerial(const std::vector<Scenario>& scenarios, bool withSummary = true);
     // threads <= 0: TBB's default concurrency.
-    static std::vector<RunOutcome> runParallel(const std::vector<Scenario>& scenarios, int threads = 0);
+    static std::vector<RunOutcome> runParallel(
+        const std::vector<Scenario>& scenarios, int threads = 0, bool withSummary = true);
 };
 
 } // namespace blkmq

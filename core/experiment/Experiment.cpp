@@ -1,7 +1,5 @@
 #include "experiment/Experiment.h"
 
-#include "experiment/BatchRunner.h"
-
 #include <algorithm>
 
 namespace blkmq {
@@ -102,21 +100,9 @@ std::string Experiment::run(const Options& options, const std::function<void(Run
                 return s.error();
             runs.push_back(std::move(*s));
         }
-        auto out = BatchRunner::runParallel(runs, options.threads);
+        auto out = BatchRunner::runParallel(runs, options.threads, options.keepSummaries);
         for (std::size_t j = 0; j < out.size(); ++j) {
-            RunOutcome& o = out[j];
-            RunResult r;
-            r.index = begin + j;
-            r.labels = labels(r.index);
-            r.seed = runs[j].seed;
-            r.fingerprint = std::move(o.fingerprint);
-            r.metrics = o.metrics;
-            r.stalled = o.stalled;
-            r.firstStallNs = o.firstStallNs;
-            r.stallExplanation = std::move(o.stallExplanation);
-            r.events = o.events;
-            if (options.keepSummaries)
-                r.summary = std::move(o.summary);
+            RunResult r { std::move(out[j]), begin + j, labels(begin + j), runs[j].seed };
             sink(std::move(r));
         }
     }

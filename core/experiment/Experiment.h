@@ -1,6 +1,6 @@
 #pragma once
 
-#include "metrics/Metrics.h"
+#include "experiment/BatchRunner.h"
 #include "scenario/Scenario.h"
 #include "sim/Result.h"
 
@@ -39,18 +39,12 @@ private:
     std::uint64_t m_count = 0;
 };
 
-// What one run of an experiment yields, typed (the summary JSON is kept only on request).
-struct RunResult {
+// What one run of an experiment yields: the typed outcome (the summary JSON only with
+// keepSummaries) and where in the grid it ran.
+struct RunResult : RunOutcome {
     std::uint64_t index = 0; // in the experiment's grid order
     std::vector<std::string> labels; // one per axis
     std::uint64_t seed = 0;
-    std::string fingerprint;
-    MetricValues metrics {}; // every metric of the table over the whole run
-    bool stalled = false;
-    std::int64_t firstStallNs = -1;
-    std::string stallExplanation;
-    std::uint64_t events = 0;
-    nlohmann::json summary; // null unless keepSummaries
 };
 
 // A base scenario and axes; the grid is their product, the last axis varying fastest. Runs go

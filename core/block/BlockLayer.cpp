@@ -26,7 +26,9 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
     machine.setSoftirqHandler(NET_RX_SOFTIRQ, m_ops(BlockOp::NetRxPoll));
     const int nrCpus = sim.topo.nrCpus();
     for (int c = 0; c < nrCpus; ++c) {
-        m_machine.createTask(TaskKind::Kworker, c, m_ops(BlockOp::KworkerStep, c), false);
+        // kblockd is WQ_HIGHPRI: its workers run at nice -20.
+        const int kworker = m_machine.createTask(TaskKind::Kworker, c, m_ops(BlockOp::KworkerStep, c), false);
+        m_machine.task(kworker).weight = Task::kNiceMinus20Weight;
         m_cpu[static_cast<std::size_t>(c)].kblockd.reserve(16);
     }
     for (const auto& spec : scenario.devices) {
@@ -91,6 +93,8 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
         m_queues.push_back(std::move(q));
     }
     for (Hctx& h : m_hctxs)
+        h.tagUse.hctx = static_cast<int>(&h - m_hctxs.data());
+    for (Hctx& h : m_hctxs)
         h.tagUse.shared
             = m_tagSets[static_cast<std::size_t>(m_queues[static_cast<std::size_t>(h.dev)].tagSet)].queues.size() > 1;
     for (const auto& step : scenario.script)
@@ -115,7 +119,7 @@ void BlockLayer::setKernel(const KernelSpec& k)
     assert(restart && "kernel.restart is validated by the loader");
     if (restart)
         m_restart->setVariant(*restart);
-    m_dispatchGoesOn = k.dispatch == "v4.14";
+    m_dispatchMode = k.dispatch == "v4.15" ? DispatchMode::V4_15 : DispatchMode::V4_11;
     for (BlkMqTags* tags : m_tags)
         tags->setFairSharing(k.tag_fair_share, k.tag_idle);
 }
@@ -181,7 +185,7 @@ int BlockLayer::getRequest(int cpu, int dev, int task, int bytes)
         tag = getDriverTag(cpu, h);
         if (tag < 0) {
             if (task >= 0)
-                m_tags[static_cast<std::size_t>(hctx.tags)]->sleep(task);
+                m_tags[static_cast<std::size_t>(hctx.tags)]->sleep(task, hctx.tagUse);
             ++m_sim.counters.tag_sleeps;
             return -1;
         }
@@ -221,9 +225,10 @@ void BlockLayer::submit(int cpu, int rq, bool bypassScheduler, bool runQueue)
         if (runQueue)
             runHwQueueAsync(cpu, h);
     } else if (!hctx.dispatch.empty()) {
-        // Keep order behind requests already waiting on hctx->dispatch.
-        r.state = RqState::Dispatch;
-        hctx.dispatch.pushBack(m_pool, rq);
+        // No scheduler, but requests wait on hctx->dispatch: __blk_mq_insert_request() into the
+        // software queue (schedFifo stands for the ctx lists of the hctx), then run the queue.
+        r.state = RqState::Sched;
+        hctx.schedFifo.pushBack(m_pool, rq);
         if (runQueue)
             dispatch(cpu, h);
     } else {
@@ -238,37 +243,87 @@ void BlockLayer::runQueue(int cpu, int dev)
     dispatch(cpu, m_queues[static_cast<std::size_t>(dev)].cpuToHctx[static_cast<std::size_t>(cpu)]);
 }
 
-// blk_mq_sched_dispatch_requests(): requests on hctx->dispatch go first; after
-// them the scheduler's are left where they are (v4.12) or pulled too once
-// the list went out completely (v4.14).
+// blk_mq_sched_dispatch_requests(): requests on hctx->dispatch go first and
+// mark the hctx RESTART; whether the scheduler's requests (or, without a
+// scheduler, the software queues') follow depends on the dispatch mode.
 void BlockLayer::dispatch(int cpu, int h)
 {
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
+    const bool hasSched = m_queues[static_cast<std::size_t>(hctx.dev)].spec.scheduler != SchedulerKind::None;
     if (!hctx.dispatch.empty()) {
         RqList list = hctx.dispatch.take();
         m_restart->mark(h);
-        if (!dispatchList(cpu, h, list) || !m_dispatchGoesOn)
+        const Dispatched d = dispatchList(cpu, h, list);
+        // v4.11 to v4.14 ask the scheduler if it returned false ("we did have work but weren't able to
+        // make progress"), v4.15 if it returned true; v4.11 to v4.14 without a scheduler never.
+        const bool pull = m_dispatchMode == DispatchMode::V4_11 ? !madeProgress(d) && hasSched : madeProgress(d);
+        if (!pull)
             return;
+    } else if (!hasSched) {
+        // blk_mq_flush_busy_ctxs(): every software queue at once.
+        RqList list = hctx.schedFifo.take();
+        dispatchList(cpu, h, list);
+        return;
     }
+    // One request at a time: the scheduler's (blk_mq_do_dispatch_sched in v4.15), or the software
+    // queues' (blk_mq_do_dispatch_ctx, v4.15, here only after hctx->dispatch made progress).
     while (!hctx.schedFifo.empty()) {
-        m_machine.charge(m_sim.costs.sched_dispatch_ns);
+        if (hasSched)
+            m_machine.charge(m_sim.costs.sched_dispatch_ns);
         RqList one;
         one.pushBack(m_pool, hctx.schedFifo.popFront(m_pool));
-        if (!dispatchList(cpu, h, one))
+        if (!madeProgress(dispatchList(cpu, h, one)))
             break;
     }
 }
 
-// blk_mq_dispatch_rq_list(): issue in order; on the first failure the rest
-// goes back to the head of hctx->dispatch and the hctx waits for a restart.
-bool BlockLayer::dispatchList(int cpu, int h, RqList& list)
+// What blk_mq_dispatch_rq_list() returns: whether it issued anything (and,
+// from 5e3d02bbafad, did not end with BLK_STS_RESOURCE).
+bool BlockLayer::madeProgress(const Dispatched& d) const
+{
+    if (m_dispatchMode == DispatchMode::V4_11)
+        return d.queued > 0;
+    return d.queued > 0 && d.last != Issue::Busy;
+}
+
+// The first failed driver tag of a dispatch. v4.11 to v4.15
+// (blk_mq_dispatch_wait_add): park the hctx on one of its tags' wait queues
+// unless TAG_WAITING says it is parked already, and try the tag once more.
+// v4.16 on (blk_mq_mark_tag_wait, with the own-hctx restart): without shared
+// tags RESTART is enough; with them the hctx waits on a wait queue, and leaves
+// it again if the retried tag is got.
+bool BlockLayer::tagWait(int h)
 {
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
+    BlkMqTags& tags = *m_tags[static_cast<std::size_t>(hctx.tags)];
+    if (m_restart->variant().tagWait() == RestartVariant::TagWait::MarkTagWait && !hctx.tagUse.shared) {
+        m_restart->mark(h);
+        return true;
+    }
+    return tags.park(hctx.tagUse);
+}
+
+// blk_mq_dispatch_rq_list(): issue in order; on the first failure the rest
+// goes back to the head of hctx->dispatch, and the hctx is rerun at once
+// unless RESTART or a tag wait will rerun it.
+BlockLayer::Dispatched BlockLayer::dispatchList(int cpu, int h, RqList& list)
+{
+    Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
+    Dispatched d;
     while (!list.empty()) {
         const int rq = list.popFront(m_pool);
-        const Issue result = issue(cpu, rq);
-        if (result == Issue::Ok)
+        Issue result = issue(cpu, rq);
+        if (result == Issue::NoTag && tagWait(h)) {
+            result = issue(cpu, rq); // "a tag was freed in the window"
+            if (result == Issue::Ok && m_restart->variant().tagWait() == RestartVariant::TagWait::MarkTagWait
+                && hctx.tagUse.parked)
+                m_tags[static_cast<std::size_t>(hctx.tags)]->unpark(hctx.tagUse);
+        }
+        if (result == Issue::Ok) {
+            ++d.queued;
             continue;
+        }
+        d.last = result;
         RqList rest;
         rest.pushBack(m_pool, rq);
         while (!list.empty())
@@ -282,14 +337,16 @@ bool BlockLayer::dispatchList(int cpu, int h, RqList& list)
             m_sim.trace(TraceKind::Requeue, cpu, i, h, now);
         }
         hctx.dispatch.spliceFront(m_pool, rest);
-        if (result == Issue::NoTag && m_restart->variant().parksOnDispatchWait()) {
-            // blk_mq_mark_tag_wait(): be run again when a driver tag is freed.
-            m_tags[static_cast<std::size_t>(hctx.tags)]->park(h);
-        }
-        m_restart->mark(h);
-        return false;
+        const bool marked = m_restart->marked(h);
+        const bool parked = hctx.tagUse.parked;
+        const bool rerun = m_dispatchMode == DispatchMode::V4_11
+            ? !marked && !parked
+            : !marked || (result == Issue::NoTag && !parked && hctx.tagUse.shared);
+        if (rerun)
+            runHwQueueAsync(cpu, h);
+        return d;
     }
-    return true;
+    return d;
 }
 
 BlockLayer::Issue BlockLayer::issue(int cpu, int rq)

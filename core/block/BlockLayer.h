@@ -38,6 +38,19 @@ struct BlkCpu {
     std::int64_t rxLoadCost = 0;
 };
 
+// blk_mq_sched_dispatch_requests() and blk_mq_dispatch_rq_list() as of (kernel.dispatch):
+enum class DispatchMode : std::uint8_t {
+    // 64765a75ef25 (v4.11 to v4.14): after a run of hctx->dispatch, the scheduler is asked only if
+    // that run issued nothing ("OR if we did have work but weren't able to make progress"); without
+    // a scheduler the software queues are flushed only when hctx->dispatch was empty; after a
+    // failure the hctx is rerun unless RESTART or TAG_WAITING is set.
+    V4_11,
+    // 5e3d02bbafad (v4.15): the scheduler (or, without one, the software queues one request at a
+    // time) is asked only after hctx->dispatch made progress without BLK_STS_RESOURCE; after a
+    // failure the hctx is rerun unless RESTART is set, or if it found no tag and is on no wait queue.
+    V4_15,
+};
+
 // The block layer's ops.
 enum class BlockOp : std::uint8_t {
     HandleCq, // a = hctx (device vector)
@@ -113,8 +126,17 @@ public:
 
 private:
     void dispatch(int cpu, int hctx);
-    bool dispatchList(int cpu, int hctx, RqList& list);
     enum class Issue { Ok, NoTag, Busy };
+    // What blk_mq_dispatch_rq_list() did: requests issued, and how it stopped.
+    struct Dispatched {
+        int queued = 0;
+        Issue last = Issue::Ok;
+    };
+    Dispatched dispatchList(int cpu, int hctx, RqList& list);
+    // blk_mq_dispatch_rq_list()'s return value for a run that ended as `d` (the dispatch mode decides).
+    bool madeProgress(const Dispatched& d) const;
+    // After a failed driver tag: blk_mq_dispatch_wait_add() / blk_mq_mark_tag_wait(). True: try the tag once more.
+    bool tagWait(int hctx);
     Issue issue(int cpu, int rq);
     void startDevice(int cpu, int rq);
     void blkMqCompleteRequest(int cpu, int rq);
@@ -130,6 +152,7 @@ private:
     void completeRq(int cpu, int rq); // ->complete, then blk_mq_end_request
     void freeRequest(int cpu, int rq);
     bool hasPending(int hctx) const override;
+    void unpark(int hctx) override { m_hctxs[static_cast<std::size_t>(hctx)].tagUse.parked = false; }
     void runHwQueueAsync(int hctx) override { runHwQueueAsync(-1, hctx); }
     void runHwQueueAsync(int fromCpu, int hctx) override;
     int getDriverTag(int cpu, int hctx);
@@ -153,7 +176,7 @@ private:
     LatencyHistogram m_completionDelay;
     CompletionPatches m_patches;
     std::unique_ptr<SchedRestart> m_restart;
-    bool m_dispatchGoesOn = false; // v4.14 dispatch semantics
+    DispatchMode m_dispatchMode = DispatchMode::V4_11;
     std::vector<std::string> m_scriptIds;
 };
 

@@ -178,9 +178,10 @@ void Machine::addVruntime(int id, std::int64_t ns)
     if (ns == 0 || t.fifo)
         return;
     if (!t.runnable) {
-        t.vruntime += ns;
+        t.vruntime += ns * Task::kNice0Weight / t.weight;
         return;
     }
+    ns = ns * Task::kNice0Weight / t.weight; // calc_delta_fair()
     // The task moves right, past the tasks its vruntime has now overtaken.
     auto& q = m_cpus[static_cast<std::size_t>(t.cpu)].runnableOther;
     const auto from = std::lower_bound(q.begin(), q.end(), id, ByVruntime { m_tasks });
@@ -253,7 +254,10 @@ int Machine::pickTask(int cpu) const
         return bestFifo;
     if (!curOk)
         return bestOther;
-    if (bestOther >= 0 && task(bestOther).vruntime + m_sim.costs.sched_granularity_ns < task(cur).vruntime)
+    // wakeup_preempt_entity(): the granularity is scaled by the weight of the task that would preempt.
+    if (bestOther >= 0
+        && task(bestOther).vruntime + m_sim.costs.sched_granularity_ns * Task::kNice0Weight / task(bestOther).weight
+            < task(cur).vruntime)
         return bestOther;
     return cur;
 }

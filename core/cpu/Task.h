@@ -22,6 +22,11 @@ struct Task {
     bool bhDisabled = false;
     bool irqPending = false; // irq threads: the hardirq asked for a run
     std::int64_t vruntime = 0;
+    // CFS load weight (sched_prio_to_weight): 1024 at nice 0, 88761 at nice -20 (a WQ_HIGHPRI
+    // worker such as kblockd's). vruntime advances by runtime * 1024 / weight.
+    std::int32_t weight = kNice0Weight;
+    static constexpr std::int32_t kNice0Weight = 1024;
+    static constexpr std::int32_t kNiceMinus20Weight = 88761;
     OpStack stack;
 
     ExecContext context() const

@@ -11,7 +11,7 @@ namespace {
 class OwnHctx final : public RestartVariant {
 public:
     using RestartVariant::RestartVariant;
-    bool parksOnDispatchWait() const override { return true; }
+    TagWait tagWait() const override { return TagWait::MarkTagWait; }
     void restart(SchedRestart& r, int hctx, RestartNote& note) const override { r.visitOwn(hctx, note); }
 };
 

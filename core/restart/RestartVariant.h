@@ -70,9 +70,16 @@ public:
     const Provenance& from() const { return m_from; } // the commit(s) and the kernels that ran it
     // blk_mq_sched_restart() for a request of `hctx` just freed; `note` is the tag set's record.
     virtual void restart(SchedRestart& r, int hctx, RestartNote& note) const = 0;
-    // Whether an hctx that found no driver tag is parked on its tags' dispatch_wait, to be rerun when
-    // one is freed (blk_mq_dispatch_wait_add / blk_mq_mark_tag_wait), instead of waiting for RESTART alone.
-    virtual bool parksOnDispatchWait() const { return false; }
+    // How a dispatch that found no driver tag waits for one, in the kernel this variant belongs to.
+    enum class TagWait : std::uint8_t {
+        // blk_mq_dispatch_wait_add() (v4.11 to v4.15): any hctx parks on a wait queue of its tags
+        // (guarded by TAG_WAITING) and is rerun when that queue is woken.
+        DispatchWaitAdd,
+        // blk_mq_mark_tag_wait() (v4.16 on): without shared tags RESTART is enough; with them the
+        // hctx parks on a wait queue, and leaves it if the retried tag is got.
+        MarkTagWait,
+    };
+    virtual TagWait tagWait() const { return TagWait::DispatchWaitAdd; }
     // The owner of the counter a CounterZero decision read ("tag set 'x'", or the queue's name).
     virtual std::string counterOwner(const RestartShape& shape, int hctx) const;
 

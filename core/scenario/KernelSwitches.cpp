@@ -100,14 +100,26 @@ std::vector<KernelSwitch> build()
             "The RESTART variants of v4.11 to v4.18 and Roman Pen's RFC." },
         restartChoices()));
     t.push_back(choice("dispatch", "restart", "dispatch", [](KernelSpec& k) -> std::string& { return k.dispatch; },
-        { kRestart, "blk_mq_sched_dispatch_requests(): after a run of hctx->dispatch", "", "", "",
-            "Whether the scheduler's requests are pulled after hctx->dispatch went out." },
-        { { "v4.12", { kRestart, "leave the scheduler's requests", "", "", "v4.12", "" } },
-            { "v4.14", { kRestart, "go on with the scheduler", "", "", "v4.14", "" } } }));
-    t.push_back(flag("tag_fair_share", "tags", "fair tag sharing (0d2602ca30e4)",
+        { kRestart, "blk_mq_sched_dispatch_requests(): what follows a run of hctx->dispatch", "", "", "",
+            "Whether the scheduler's requests (or the software queues') are pulled after hctx->dispatch was run, "
+            "and when a failed dispatch reruns the hctx at once." },
+        { { "v4.11",
+              { kRestart, "blk-mq-sched: ask scheduler for work, if we failed dispatching leftovers", "Jens Axboe",
+                  "64765a75ef25", "v4.11 .. v4.14",
+                  "The scheduler is asked only if hctx->dispatch was empty or issued nothing; without a scheduler "
+                  "the software queues are flushed all at once, and only when hctx->dispatch was empty. A failed "
+                  "dispatch reruns the hctx unless RESTART or TAG_WAITING is set. Roman Pen's v4.14-rc4." } },
+            { "v4.15",
+                { kRestart, "blk-mq-sched: dispatch from scheduler only after progress is made on ->dispatch",
+                    "Ming Lei", "5e3d02bbafad", "v4.15 ..",
+                    "The scheduler (or the software queues, one request at a time) is asked only if hctx->dispatch "
+                    "was empty or made progress without BLK_STS_RESOURCE." } } }));
+    t.push_back(flag("tag_fair_share", "tags", "fair tag sharing (0d2602ca30e4; false only to teach)",
         [](KernelSpec& k) -> bool& { return k.tag_fair_share; },
         { kRestart, "blk-mq: improve support for shared tags maps (hctx_may_queue())", "Jens Axboe", "0d2602ca30e4",
-            "v3.16", "An active hctx of a shared tag set may hold at most max(depth / users, 4) tags." }));
+            "v3.16 ..",
+            "Kernel behaviour for every shared tag set: an active hctx may hold at most max(ceil(depth / active "
+            "hctxs), 4) driver tags (depth-1 sets exempt). Turning it off is no kernel; it shows what it prevents." }));
     KernelSwitch idle = make("tag_idle", "tags", "fair-share idle time", KernelSwitch::Type::Duration,
         { kRestart, "blk_mq_tag_idle() from the timeout work", "", "", "",
             "An idle hctx stops counting as an active tag user this long after its last request." });

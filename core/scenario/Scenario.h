@@ -52,6 +52,7 @@ struct JobSpec {
     int bs = 4096;
     int iodepth_batch_submit = 1;
     std::int64_t thinktime_ns = 0;
+    std::int64_t number_ios = 0; // fio number_ios: stop after this many I/Os (0 = run to the end)
     bool hipri = false; // polled I/O: completions are found by the submitter polling
     double bypass_pct = 0; // share of requests that bypass the scheduler (flush-like)
 };
@@ -78,9 +79,9 @@ struct KernelSpec {
     bool threadirqs = false;
     CompletionPatches patches;
     std::string restart = "own-hctx";
-    std::string dispatch = "v4.12"; // v4.12: leave the scheduler's requests after a dispatch-list run; v4.14: go on
+    std::string dispatch = "v4.11"; // blk_mq_sched_dispatch_requests(): v4.11 (to v4.14) or v4.15
     std::string tags = "bitmap";
-    bool tag_fair_share = false;
+    bool tag_fair_share = true; // kernel behaviour since v3.16; false only to teach what it prevents
     SimTime tag_idle
         = SimTime(30'000'000'000); // an idle hctx stops counting as active this long after its last request
 };

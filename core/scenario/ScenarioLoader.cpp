@@ -527,6 +527,7 @@ Scenario parse(const json& doc)
                     fail(r.field("bs"), "must be a multiple of 512");
                 j.iodepth_batch_submit = static_cast<int>(r.integer("iodepth_batch_submit", 1, 1, j.iodepth));
                 j.thinktime_ns = r.duration("thinktime", SimTime(0), SimTime(0)).ns();
+                j.number_ios = r.integer("number_ios", 0, 0, std::int64_t(1) << 40);
                 j.hipri = r.boolean("hipri", false);
                 j.bypass_pct = static_cast<double>(r.integer("bypass_pct", 0, 0, 100));
                 r.finish();

@@ -4,14 +4,26 @@
 
 namespace blkmq {
 
+BlkMqTags::BlkMqTags(Sim& sim, Machine& machine, std::unique_ptr<TagAllocator> alloc)
+    : m_sim(sim)
+    , m_machine(machine)
+    , m_alloc(std::move(alloc))
+{
+    // sbq_calc_wake_batch(): small enough that the whole depth can wake every wait queue.
+    m_wakeBatch = std::clamp(m_alloc->depth() / kWaitQueues, 1, kMaxWakeBatch);
+    for (WaitQueue& ws : m_ws) {
+        ws.waitCnt = m_wakeBatch;
+        ws.tasks.reserve(8);
+        ws.hctxs.reserve(8);
+    }
+}
+
 int BlkMqTags::get(int cpu, TagUser& user)
 {
-    if (m_fairShare && user.shared) {
-        if (!user.active) { // blk_mq_tag_busy()
-            user.active = true;
-            ++m_activeQueues;
-        }
-        const int depth = m_alloc->depth();
+    // hctx_may_queue(): only an active hctx of a shared set is limited, and a depth-1 set never
+    // ("don't try dividing an ant").
+    const int depth = m_alloc->depth();
+    if (m_fairShare && user.shared && user.active && depth > 1) {
         const int users = std::max(1, m_activeQueues);
         if (user.held >= std::max((depth + users - 1) / users, 4))
             return -1;
@@ -28,6 +40,10 @@ int BlkMqTags::get(int cpu, TagUser& user)
         return -1;
     ++m_sim.counters.tag_allocs;
     m_sim.counters.tag_local_hits += cost.local;
+    if (user.shared && !user.active) { // blk_mq_tag_busy(), after the first tag got
+        user.active = true;
+        ++m_activeQueues;
+    }
     ++user.held;
     user.lastActivity = m_machine.opNow();
     return a.tag;
@@ -42,22 +58,63 @@ void BlkMqTags::put(int cpu, int tag, TagUser& user, TagWakeHost& host)
     m_sim.counters.tag_lock_wait_ns += static_cast<std::uint64_t>(cost.lockWaitNs);
     --user.held;
     user.lastActivity = m_machine.opNow();
-    if (!m_taskWaiters.empty()) {
-        const int t = m_taskWaiters.front();
-        m_taskWaiters.erase(m_taskWaiters.begin());
-        m_machine.charge(m_sim.costs.wakeup_ns);
-        m_machine.wakeTask(t, cpu);
-    }
-    // blk_mq_dispatch_wake(): rerun every hctx parked on dispatch_wait
-    for (int waiting : m_hctxWaiters)
-        host.runHwQueueAsync(cpu, waiting);
-    m_hctxWaiters.clear();
+    wakeUp(cpu, host);
 }
 
-void BlkMqTags::park(int hctx)
+BlkMqTags::WaitQueue& BlkMqTags::waitPtr(TagUser& user)
 {
-    if (std::find(m_hctxWaiters.begin(), m_hctxWaiters.end(), hctx) == m_hctxWaiters.end())
-        m_hctxWaiters.push_back(hctx);
+    WaitQueue& ws = m_ws[static_cast<std::size_t>(user.waitIndex)];
+    user.waitIndex = (user.waitIndex + 1) % kWaitQueues;
+    return ws;
+}
+
+void BlkMqTags::sleep(int task, TagUser& user) { waitPtr(user).tasks.push_back(task); }
+
+bool BlkMqTags::park(TagUser& user)
+{
+    if (user.parked)
+        return false;
+    user.parked = true;
+    waitPtr(user).hctxs.push_back(user.hctx);
+    return true;
+}
+
+void BlkMqTags::unpark(TagUser& user)
+{
+    if (!user.parked)
+        return;
+    user.parked = false;
+    for (WaitQueue& ws : m_ws)
+        std::erase(ws.hctxs, user.hctx);
+}
+
+void BlkMqTags::wakeUp(int cpu, TagWakeHost& host)
+{
+    // sbq_wake_ptr(): the first wait queue with waiters, from the wake index on.
+    int index = m_wakeIndex;
+    WaitQueue* ws = nullptr;
+    for (int i = 0; i < kWaitQueues && !ws; ++i, index = (index + 1) % kWaitQueues)
+        if (m_ws[static_cast<std::size_t>(index)].active())
+            ws = &m_ws[static_cast<std::size_t>(index)];
+    if (!ws)
+        return;
+    m_wakeIndex = static_cast<int>(ws - m_ws.data());
+    if (--ws->waitCnt > 0)
+        return;
+    ws->waitCnt += m_wakeBatch;
+    m_wakeIndex = (m_wakeIndex + 1) % kWaitQueues;
+    // wake_up_nr(&ws->wait, wake_batch): every non-exclusive entry, wake_batch exclusive ones.
+    for (int h : ws->hctxs) {
+        host.unpark(h); // blk_mq_dispatch_wake(): clear TAG_WAITING, run the hctx
+        host.runHwQueueAsync(cpu, h);
+    }
+    ws->hctxs.clear();
+    const int n = std::min(static_cast<int>(ws->tasks.size()), m_wakeBatch);
+    for (int i = 0; i < n; ++i) {
+        m_machine.charge(m_sim.costs.wakeup_ns);
+        m_machine.wakeTask(ws->tasks[static_cast<std::size_t>(i)], cpu);
+    }
+    ws->tasks.erase(ws->tasks.begin(), ws->tasks.begin() + n);
 }
 
 void BlkMqTags::idle(TagUser& user)
@@ -66,6 +123,22 @@ void BlkMqTags::idle(TagUser& user)
         user.active = false;
         --m_activeQueues;
     }
+}
+
+std::vector<int> BlkMqTags::sleepers() const
+{
+    std::vector<int> out;
+    for (const WaitQueue& ws : m_ws)
+        out.insert(out.end(), ws.tasks.begin(), ws.tasks.end());
+    return out;
+}
+
+std::vector<int> BlkMqTags::parked() const
+{
+    std::vector<int> out;
+    for (const WaitQueue& ws : m_ws)
+        out.insert(out.end(), ws.hctxs.begin(), ws.hctxs.end());
+    return out;
 }
 
 } // namespace blkmq

@@ -3,18 +3,22 @@
 #include "cpu/Machine.h"
 #include "tags/TagAllocator.h"
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace blkmq {
 
-// An hctx's use of its driver tags (hctx->nr_active, BLK_MQ_S_TAG_ACTIVE).
+// An hctx's use of its driver tags (hctx->nr_active, BLK_MQ_S_TAG_ACTIVE,
+// hctx->wait_index, and whether hctx->dispatch_wait is on a wait queue).
 struct TagUser {
     int hctx = -1;
     bool shared = false; // BLK_MQ_F_TAG_SHARED: another queue uses the same tag set
-    bool active = false; // counted in its tags' active queues (fair sharing)
+    bool active = false; // counted in its tags' active queues (blk_mq_tag_busy)
+    bool parked = false; // BLK_MQ_S_TAG_WAITING: dispatch_wait is on one of the tags' wait queues
     int held = 0; // driver tags its requests hold
+    int waitIndex = 0; // hctx->wait_index: the wait queue bt_wait_ptr() hands out next
     SimTime lastActivity;
 };
 
@@ -22,21 +26,28 @@ struct TagUser {
 class TagWakeHost {
 public:
     virtual ~TagWakeHost() = default;
+    // blk_mq_dispatch_wake(): the hctx's dispatch_wait left the wait queue (TAG_WAITING cleared) ...
+    virtual void unpark(int hctx) = 0;
+    // ... and the hctx is run.
     virtual void runHwQueueAsync(int fromCpu, int hctx) = 0;
 };
 
-// One hw queue's struct blk_mq_tags (block/blk-mq-tag.c): the allocator,
-// fair sharing (hctx_may_queue, 0d2602ca30e4), the submitters sleeping in
-// blk_mq_get_tag(), the hctxs parked on dispatch_wait, and who a freed tag wakes.
+// One hw queue's struct blk_mq_tags (block/blk-mq-tag.c, lib/sbitmap.c at
+// v4.14): the allocator, fair sharing (hctx_may_queue, 0d2602ca30e4), and the
+// SBQ_WAIT_QUEUES wait queues of its sbitmap_queue. Submitters sleeping in
+// blk_mq_get_tag() wait exclusively; an hctx parked by
+// blk_mq_dispatch_wait_add() waits non-exclusively. Each freed tag counts down
+// the first wait queue that has waiters (sbq_wake_up); when wake_batch frees
+// have counted down, that queue is woken: every parked hctx on it is rerun
+// (blk_mq_dispatch_wake) and up to wake_batch submitters wake (wake_up_nr),
+// and the wake index moves on.
 class BlkMqTags {
 public:
-    BlkMqTags(Sim& sim, Machine& machine, std::unique_ptr<TagAllocator> alloc)
-        : m_sim(sim)
-        , m_machine(machine)
-        , m_alloc(std::move(alloc))
-    {
-    }
-    // kernel.tag_fair_share and kernel.tag_idle.
+    static constexpr int kWaitQueues = 8; // SBQ_WAIT_QUEUES
+    static constexpr int kMaxWakeBatch = 8; // SBQ_WAKE_BATCH
+
+    BlkMqTags(Sim& sim, Machine& machine, std::unique_ptr<TagAllocator> alloc);
+    // kernel.tag_fair_share (kernel behaviour; off only to show what it prevents) and kernel.tag_idle.
     void setFairSharing(bool on, SimTime idleAfter)
     {
         m_fairShare = on;
@@ -45,29 +56,45 @@ public:
 
     // blk_mq_get_driver_tag() without sleeping: hctx_may_queue(), then the allocator. -1: none now.
     int get(int cpu, TagUser& user);
-    // blk_mq_put_tag(), then the wake-ups: the first sleeping submitter, every parked hctx.
+    // blk_mq_put_tag(), then sbq_wake_up().
     void put(int cpu, int tag, TagUser& user, TagWakeHost& host);
-    // A submitter sleeps until a tag is freed (blk_mq_get_tag's io_schedule).
-    void sleep(int task) { m_taskWaiters.push_back(task); }
-    // An hctx that found no driver tag waits on dispatch_wait (blk_mq_dispatch_wait_add / blk_mq_mark_tag_wait).
-    void park(int hctx);
+    // A submitter sleeps until its wait queue is woken (blk_mq_get_tag's io_schedule).
+    void sleep(int task, TagUser& user);
+    // blk_mq_dispatch_wait_add(): park the hctx on the wait queue bt_wait_ptr() gives it, unless it
+    // is parked already (TAG_WAITING). True if this call parked it.
+    bool park(TagUser& user);
+    // list_del_init(&hctx->dispatch_wait): leave the wait queue again (blk_mq_mark_tag_wait got its tag).
+    void unpark(TagUser& user);
     // blk_mq_tag_idle(): an hctx with no tag for the idle time stops counting as an active user.
     void idle(TagUser& user);
 
     const TagAllocator& alloc() const { return *m_alloc; }
     int activeQueues() const { return m_activeQueues; }
-    const std::vector<int>& sleepers() const { return m_taskWaiters; }
-    const std::vector<int>& parked() const { return m_hctxWaiters; }
+    int wakeBatch() const { return m_wakeBatch; }
+    // Sleeping submitters and parked hctxs, wait queue by wait queue.
+    std::vector<int> sleepers() const;
+    std::vector<int> parked() const;
 
 private:
+    // struct sbq_wait_state
+    struct WaitQueue {
+        int waitCnt = 0;
+        std::vector<int> tasks; // exclusive waiters, in order
+        std::vector<int> hctxs; // hctx->dispatch_wait entries
+        bool active() const { return !tasks.empty() || !hctxs.empty(); }
+    };
+    WaitQueue& waitPtr(TagUser& user); // bt_wait_ptr()
+    void wakeUp(int cpu, TagWakeHost& host); // sbq_wake_up()
+
     Sim& m_sim;
     Machine& m_machine;
     std::unique_ptr<TagAllocator> m_alloc;
-    bool m_fairShare = false;
+    bool m_fairShare = true;
     SimTime m_idleAfter;
     int m_activeQueues = 0;
-    std::vector<int> m_taskWaiters;
-    std::vector<int> m_hctxWaiters;
+    int m_wakeBatch = 1;
+    int m_wakeIndex = 0;
+    std::array<WaitQueue, kWaitQueues> m_ws;
 };
 
 // struct blk_mq_tag_set: the tags of each hw queue index, shared by the queues on `queues`.

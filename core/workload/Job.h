@@ -17,6 +17,7 @@ struct Job {
     int batch = 1;
     int bytes = 4096;
     std::int64_t thinktime = 0;
+    std::int64_t ioLeft = -1; // I/Os it may still submit (fio number_ios); -1: no limit
     bool hipri = false;
     std::vector<SimTime> iouSubmitted;
     std::vector<int> freeIous;

@@ -67,6 +67,7 @@ Workload::Workload(Sim& sim, Machine& machine, BlockLayer& block, const Scenario
             job.batch = spec.iodepth_batch_submit;
             job.bytes = spec.bs;
             job.thinktime = spec.thinktime_ns;
+            job.ioLeft = spec.number_ios > 0 ? spec.number_ios : -1;
             job.hipri = spec.hipri && block.queues()[static_cast<std::size_t>(job.dev)].spec.irqmode == IrqMode::Nvme;
             job.iouSubmitted.resize(static_cast<std::size_t>(spec.iodepth));
             for (int i = spec.iodepth - 1; i >= 0; --i)
@@ -194,7 +195,7 @@ void Workload::perform(int cpu, Op op, OpStack& stack)
 void Workload::jobStep(Job& job, OpStack& stack)
 {
     const int self = static_cast<int>(&job - m_jobs.data());
-    if (job.inflight() < job.iodepth) {
+    if (job.inflight() < job.iodepth && job.ioLeft != 0) {
         stack.push_back(m_ops(WorkloadOp::JobStep, self));
         stack.push_back(m_ops(WorkloadOp::Submit, self));
     } else if (!job.completedIous.empty()) {
@@ -227,6 +228,8 @@ void Workload::submit(int cpu, Job& job, OpStack& stack)
     }
     (void)stack;
     job.submitCharged = false;
+    if (job.ioLeft > 0)
+        --job.ioLeft;
     const JobSpec& spec = m_specs[static_cast<std::size_t>(job.spec)];
     const int iou = job.freeIous.back();
     job.freeIous.pop_back();

@@ -28,6 +28,8 @@ Topology topology(const char* spec)
 
 struct Parked : TagWakeHost {
     std::vector<int> runs;
+    std::vector<int> unparked;
+    void unpark(int hctx) override { unparked.push_back(hctx); }
     void runHwQueueAsync(int /*fromCpu*/, int hctx) override { runs.push_back(hctx); }
 };
 
@@ -157,13 +159,15 @@ private slots:
         QCOMPARE(tags.alloc().inUse(), 32);
     }
 
-    // A freed tag wakes the first sleeping submitter and reruns every hctx parked on dispatch_wait.
-    void aFreedTagWakesASleeperAndTheParkedHctxs()
+    // sbitmap wait queues, depth 1 (wake_batch 1): a freed tag wakes the first wait queue with
+    // waiters: the hctxs parked there and one sleeping submitter; the others wait for later frees.
+    void aFreedTagWakesTheFirstWaitQueue()
     {
         const Topology topo = topology("1n:1p:2c:1t");
         Sim sim(topo, Costs::defaults(), 1);
         Machine machine(sim);
         BlkMqTags tags(sim, machine, TagRegistry::all().front().make(1, topo, sim.costs, sim.rng));
+        QCOMPARE(tags.wakeBatch(), 1);
         TagUser user;
         user.hctx = 0;
         const int tag = tags.get(0, user);
@@ -171,17 +175,68 @@ private slots:
         QCOMPARE(tags.get(1, user), -1);
         const int t1 = machine.createTask(TaskKind::Job, 1, Op {}, false);
         const int t2 = machine.createTask(TaskKind::Job, 1, Op {}, false);
-        tags.sleep(t1);
-        tags.sleep(t2);
-        tags.park(3);
-        tags.park(5);
-        tags.park(3); // parked once
+        tags.sleep(t1, user); // wait queue 0
+        tags.sleep(t2, user); // wait queue 1 (bt_wait_ptr moves on per hctx)
+        TagUser h3, h5;
+        h3.hctx = 3;
+        h5.hctx = 5;
+        QVERIFY(tags.park(h3)); // wait queue 0
+        QVERIFY(tags.park(h5)); // wait queue 0
+        QVERIFY(!tags.park(h3)); // TAG_WAITING: parked once
         Parked host;
         tags.put(0, tag, user, host);
-        QCOMPARE(tags.sleepers(), std::vector<int> { t2 }); // one woken, in order
+        QCOMPARE(tags.sleepers(), std::vector<int> { t2 });
         QCOMPARE(host.runs, (std::vector<int> { 3, 5 }));
+        QCOMPARE(host.unparked, (std::vector<int> { 3, 5 }));
         QVERIFY(tags.parked().empty());
         QCOMPARE(user.held, 0);
+    }
+
+    // Depth 64: wake_batch is 8, so an hctx parked on dispatch_wait is rerun by the eighth free, not the first.
+    void parkedHctxWaitsForAWakeBatch()
+    {
+        const Topology topo = topology("1n:1p:2c:1t");
+        Sim sim(topo, Costs::defaults(), 1);
+        Machine machine(sim);
+        BlkMqTags tags(sim, machine, TagRegistry::all().front().make(64, topo, sim.costs, sim.rng));
+        QCOMPARE(tags.wakeBatch(), 8);
+        TagUser user;
+        user.hctx = 0;
+        std::vector<int> held;
+        for (int tag; (tag = tags.get(0, user)) >= 0;)
+            held.push_back(tag);
+        QCOMPARE(held.size(), std::size_t(64));
+        TagUser parked;
+        parked.hctx = 7;
+        QVERIFY(tags.park(parked));
+        Parked host;
+        for (int i = 0; i < 7; ++i)
+            tags.put(0, held[static_cast<std::size_t>(i)], user, host);
+        QVERIFY(host.runs.empty());
+        tags.put(0, held[7], user, host);
+        QCOMPARE(host.runs, std::vector<int> { 7 });
+    }
+
+    // hctx_may_queue(): an inactive hctx is not limited; its first tag makes it active; depth 1 is exempt.
+    void fairSharingStartsAfterTheFirstTag()
+    {
+        const Topology topo = topology("1n:1p:2c:1t");
+        Sim sim(topo, Costs::defaults(), 1);
+        Machine machine(sim);
+        BlkMqTags tags(sim, machine, TagRegistry::all().front().make(8, topo, sim.costs, sim.rng));
+        TagUser a, b;
+        a.hctx = 0;
+        a.shared = b.shared = true;
+        b.hctx = 1;
+        QVERIFY(tags.get(0, a) >= 0);
+        QVERIFY(a.active);
+        QCOMPARE(tags.activeQueues(), 1);
+        while (tags.get(0, a) >= 0) { }
+        QCOMPARE(a.held, 8); // alone: all of them
+        BlkMqTags one(sim, machine, TagRegistry::all().front().make(1, topo, sim.costs, sim.rng));
+        QVERIFY(one.get(0, a) >= 0);
+        QVERIFY(one.get(0, b) < 0); // taken, not limited
+        QCOMPARE(b.held, 0);
     }
 
     // Whole runs with every allocator: at the end the tags in use are the ones requests hold.

@@ -26,6 +26,21 @@ Topology topology(const char* spec)
     return *t;
 }
 
+// One machine with the default allocator's tags of some depth, for BlkMqTags tests.
+struct TagBench {
+    explicit TagBench(int depth)
+        : topo(topology("1n:1p:2c:1t"))
+        , sim(topo, Costs::defaults(), 1)
+        , machine(sim)
+        , tags(sim, machine, TagRegistry::all().front().make(depth, topo, sim.costs, sim.rng))
+    {
+    }
+    Topology topo;
+    Sim sim;
+    Machine machine;
+    BlkMqTags tags;
+};
+
 struct Parked : TagWakeHost {
     std::vector<int> runs;
     std::vector<int> unparked;
@@ -163,10 +178,9 @@ private slots:
     // waiters: the hctxs parked there and one sleeping submitter; the others wait for later frees.
     void aFreedTagWakesTheFirstWaitQueue()
     {
-        const Topology topo = topology("1n:1p:2c:1t");
-        Sim sim(topo, Costs::defaults(), 1);
-        Machine machine(sim);
-        BlkMqTags tags(sim, machine, TagRegistry::all().front().make(1, topo, sim.costs, sim.rng));
+        TagBench bench(1);
+        BlkMqTags& tags = bench.tags;
+        Machine& machine = bench.machine;
         QCOMPARE(tags.wakeBatch(), 1);
         TagUser user;
         user.hctx = 0;
@@ -195,10 +209,8 @@ private slots:
     // Depth 64: wake_batch is 8, so an hctx parked on dispatch_wait is rerun by the eighth free, not the first.
     void parkedHctxWaitsForAWakeBatch()
     {
-        const Topology topo = topology("1n:1p:2c:1t");
-        Sim sim(topo, Costs::defaults(), 1);
-        Machine machine(sim);
-        BlkMqTags tags(sim, machine, TagRegistry::all().front().make(64, topo, sim.costs, sim.rng));
+        TagBench bench(64);
+        BlkMqTags& tags = bench.tags;
         QCOMPARE(tags.wakeBatch(), 8);
         TagUser user;
         user.hctx = 0;

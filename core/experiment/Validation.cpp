@@ -87,8 +87,8 @@ std::vector<Claim> allClaims()
     // Roman's kernel: v4.14-rc4, the walk (6d8c6c0f97ad) with the queue counter (8e8320c9315c), dispatch_wait and
     // fair sharing; "reverted" is the kernel without both commits (own-hctx).
     const std::string roman = "kernel.restart=rr-shared-queue-counter";
-    restart("128 x 64 hctxs on v4.14-rc4: every fio job keeps completing (10 s, every job finished)",
-        "restart-128x64", { roman }, "/stall/detected", "", {}, 0, 0, "no stall");
+    restart("128 x 64 hctxs on v4.14-rc4: every fio job keeps completing (10 s, every job finished)", "restart-128x64",
+        { roman }, "/stall/detected", "", {}, 0, 0, "no stall");
     restart("128 x 64 hctxs: reverting the walk gives 1280 vs 570 MB/s (2.2x)", "restart-128x64",
         { "kernel.restart=own-hctx" }, "/io/bw_mbps", "", { roman }, 1.5, 3.0, "1.5x..3x");
     restart("blk_mq_sched_restart took 488-3212 us per call on v4.14-rc4 (here CPU ns of the walk per call)",

@@ -293,8 +293,8 @@ private slots:
 
     void exploreFindsChanceStallsWhateverTheThreads()
     {
-        const QStringList args { u"explore"_qs, u"--preset"_qs, u"shared-hctx-stall-random"_qs, u"--seeds"_qs, u"300"_qs,
-            u"--json"_qs, u"-"_qs };
+        const QStringList args { u"explore"_qs, u"--preset"_qs, u"shared-hctx-stall-random"_qs, u"--seeds"_qs,
+            u"300"_qs, u"--json"_qs, u"-"_qs };
         const auto one = cli(args + QStringList { u"--threads"_qs, u"1"_qs });
         const auto two = cli(args + QStringList { u"--threads"_qs, u"2"_qs });
         QCOMPARE(one.code, 0);

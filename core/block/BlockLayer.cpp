@@ -69,6 +69,7 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
             h.dev = dev;
             h.index = i;
             h.tags = set->firstTags + i;
+            h.tagUse.hctx = static_cast<int>(m_hctxs.size());
             for (int c = 0; c < nrCpus; ++c)
                 if (map[static_cast<std::size_t>(c)] == i)
                     h.cpus.push_back(c);
@@ -92,8 +93,6 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
                 m_hctxs[static_cast<std::size_t>(q.firstHctx)].vectorCpu, m_ops(BlockOp::UsbStep, dev), false);
         m_queues.push_back(std::move(q));
     }
-    for (Hctx& h : m_hctxs)
-        h.tagUse.hctx = static_cast<int>(&h - m_hctxs.data());
     for (Hctx& h : m_hctxs)
         h.tagUse.shared
             = m_tagSets[static_cast<std::size_t>(m_queues[static_cast<std::size_t>(h.dev)].tagSet)].queues.size() > 1;

@@ -177,11 +177,11 @@ void Machine::addVruntime(int id, std::int64_t ns)
     Task& t = task(id);
     if (ns == 0 || t.fifo)
         return;
+    ns = ns * Task::kNice0Weight / t.weight; // calc_delta_fair()
     if (!t.runnable) {
-        t.vruntime += ns * Task::kNice0Weight / t.weight;
+        t.vruntime += ns;
         return;
     }
-    ns = ns * Task::kNice0Weight / t.weight; // calc_delta_fair()
     // The task moves right, past the tasks its vruntime has now overtaken.
     auto& q = m_cpus[static_cast<std::size_t>(t.cpu)].runnableOther;
     const auto from = std::lower_bound(q.begin(), q.end(), id, ByVruntime { m_tasks });

@@ -296,7 +296,7 @@ bool BlockLayer::tagWait(int h)
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
     BlkMqTags& tags = *m_tags[static_cast<std::size_t>(hctx.tags)];
     if (m_restart->variant().tagWait() == RestartVariant::TagWait::MarkTagWait && !hctx.tagUse.shared) {
-        m_restart->mark(h);
+        m_restart->mark(h, SchedRestart::MarkReason::NoTag);
         return true;
     }
     return tags.park(hctx.tagUse);

@@ -73,12 +73,19 @@ StallReport BlockLayer::findStalls(SimTime maxAge, const std::vector<bool>& live
             const std::string hname = q.spec.name + " hctx " + std::to_string(hctx.index);
             why << requestName(rq) << " (" << hname << ", submitted on CPU " << r.cpu << ") has waited "
                 << (inFifo ? "in the scheduler FIFO" : "on hctx->dispatch") << " since " << ms(r.waitSince) << "; ";
-            if (m_restart->marked(static_cast<int>(h)))
-                why << hname << " has RESTART set since " << ms(m_restart->markedSince(static_cast<int>(h)))
-                    << (inFifo ? " (its dispatch found hctx->dispatch non-empty and left the scheduler's requests "
-                                 "where they were)"
-                               : "")
-                    << "; ";
+            if (m_restart->marked(static_cast<int>(h))) {
+                why << hname << " has RESTART set since " << ms(m_restart->markedSince(static_cast<int>(h)));
+                if (m_restart->markedFor(static_cast<int>(h)) == SchedRestart::MarkReason::NoTag)
+                    why << " (its dispatch found no driver tag, and blk_mq_mark_tag_wait marks an hctx of unshared "
+                           "tags instead of parking it on a wait queue)";
+                else if (inFifo)
+                    why << " (its dispatch found hctx->dispatch non-empty and left the scheduler's requests where "
+                           "they were)";
+                why << "; ";
+            } else if (hctx.tagUse.parked)
+                why << hname
+                    << " has no RESTART mark and waits on a wait queue of its tags for a free driver tag "
+                       "(dispatch_wait, TAG_WAITING); ";
             else
                 why << hname << " has no RESTART mark; ";
             if (structural) {

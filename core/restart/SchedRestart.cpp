@@ -20,12 +20,13 @@ SchedRestart::SchedRestart(Sim& sim, Machine& machine, RestartShape shape, Resta
 {
 }
 
-void SchedRestart::mark(int h)
+void SchedRestart::mark(int h, MarkReason why)
 {
     HctxMark& m = m_hctx[static_cast<std::size_t>(h)];
     if (m.marked)
         return;
     m.marked = true;
+    m.why = why;
     m.since = m_machine.opNow();
     if (m_shape.hctx(h).tagShared) {
         ++m_queueCounter[static_cast<std::size_t>(m_shape.hctx(h).queue)];

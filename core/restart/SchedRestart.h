@@ -32,10 +32,14 @@ public:
     const RestartVariant& variant() const { return *m_variant; }
     const RestartShape& shape() const { return m_shape; }
 
+    // Why an hctx was marked: a run found hctx->dispatch non-empty, or (blk_mq_mark_tag_wait,
+    // v4.16 on, unshared tags) its dispatch found no driver tag.
+    enum class MarkReason : std::uint8_t { DispatchList, NoTag };
     // blk_mq_sched_mark_restart_hctx().
-    void mark(int hctx);
+    void mark(int hctx, MarkReason why = MarkReason::DispatchList);
     bool marked(int hctx) const { return m_hctx[static_cast<std::size_t>(hctx)].marked; }
     SimTime markedSince(int hctx) const { return m_hctx[static_cast<std::size_t>(hctx)].since; }
+    MarkReason markedFor(int hctx) const { return m_hctx[static_cast<std::size_t>(hctx)].why; }
     // blk_mq_sched_restart(), for a request of `hctx` just freed.
     void onFree(int hctx, const RestartFreed& freed);
     const RestartNote& lastDecision(int tagSet) const { return m_tagSet[static_cast<std::size_t>(tagSet)].last; }
@@ -60,6 +64,7 @@ private:
 
     struct HctxMark {
         bool marked = false;
+        MarkReason why = MarkReason::DispatchList;
         SimTime since;
     };
     struct TagSetState {

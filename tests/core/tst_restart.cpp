@@ -112,6 +112,34 @@ private slots:
         QCOMPARE(u(s["dispatch"]["requeued"]), std::uint64_t(1)); // C waited once on hctx->dispatch
     }
 
+    // own-hctx (blk_mq_mark_tag_wait) marks an hctx of unshared tags RESTART when its dispatch finds no
+    // driver tag; the explanation says so instead of blaming a non-empty hctx->dispatch. The short
+    // stall_age reports B while A still holds the only tag.
+    void stallExplanationSaysWhyTheHctxWasMarked_data()
+    {
+        QTest::addColumn<QString>("variant");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("own-hctx") << u"own-hctx"_qs << u"its dispatch found no driver tag"_qs;
+        QTest::newRow("rr-shared") << u"rr-shared"_qs << u"waits on a wait queue of its tags"_qs;
+    }
+    void stallExplanationSaysWhyTheHctxWasMarked()
+    {
+        QFETCH(QString, variant);
+        QFETCH(QString, reason);
+        const std::string oneTag = R"({"topology":"2c","duration":"1ms","stall_age":"20us","sample_interval":"50us",
+            "devices":[{"name":"nullb0","hw_queue_depth":1,"irqmode":"nvme","scheduler":"mq-deadline","completion_nsec":"5us"}],
+            "workload":{"script":[
+                {"at":"0us","op":"submit","id":"A","cpu":0,"device":"nullb0","hold":true},
+                {"at":"10us","op":"submit","id":"B","cpu":1,"device":"nullb0"},
+                {"at":"500us","op":"complete","id":"A"}]}})";
+        const auto s = run(oneTag, { "kernel.restart=" + variant.toStdString() });
+        QVERIFY(s["stall"]["detected"].get<bool>());
+        const std::string why = s["stall"]["explanation"];
+        QVERIFY2(why.find("request B") != std::string::npos, why.c_str());
+        QVERIFY2(why.find(reason.toStdString()) != std::string::npos, why.c_str());
+        QVERIFY2(why.find("hctx->dispatch non-empty") == std::string::npos, why.c_str());
+    }
+
     void walkVisitsEveryHctxWhenNothingIsMarked()
     {
         const auto s = run(kThreeQueues);

@@ -18,6 +18,9 @@ struct Claim {
     double lo = 0, hi = 0; // the band in which the claim holds
     std::string band; // the band in words
     bool calibrated = false; // a cost was fitted to this claim (docs/model.md)
+    // Non-empty: the thread measured something the preset does not model; the figure is printed
+    // beside it but the claim neither holds nor misses.
+    std::string notComparable;
     std::string duration = "100ms";
 };
 
@@ -25,6 +28,7 @@ struct ClaimResult {
     Claim claim;
     double simulated = 0;
     bool holds = false;
+    bool comparable() const { return claim.notComparable.empty(); }
 };
 
 // The seeds' figures next to what the simulator predicts for them. Runs

@@ -3,6 +3,7 @@
 #include "TestUtil.h"
 
 #include "experiment/Experiment.h"
+#include "experiment/Validation.h"
 
 #include <QtTest>
 
@@ -106,6 +107,27 @@ private slots:
         const std::string err = x.run({ 1, false, 256 }, [&](RunResult&&) { ++ran; });
         QVERIFY2(err.find("iodepth") != std::string::npos, err.c_str());
         QCOMPARE(ran, 0);
+    }
+
+    // A claim the preset cannot reproduce (Wagner's buffered fio) prints its figure, never "holds" or
+    // "no", and says why.
+    void notComparableClaimsNeitherHoldNorMiss()
+    {
+        std::vector<Claim> claims;
+        for (const auto& c : Validation::claims("completion"))
+            if (c.preset == "wagner-nvmefc-4s80")
+                claims.push_back(c);
+        QCOMPARE(claims.size(), std::size_t(2));
+        for (auto& c : claims)
+            c.duration = "5ms";
+        const auto results = Validation::run(claims);
+        const std::string md = Validation::markdown(results);
+        for (const auto& r : results) {
+            QVERIFY(!r.comparable() && !r.holds);
+            QVERIFY(r.simulated > 0);
+        }
+        QVERIFY2(md.find("not comparable (buffered I/O") != std::string::npos, md.c_str());
+        QVERIFY2(md.find("| yes") == std::string::npos && md.find("**no**") == std::string::npos, md.c_str());
     }
 };
 

@@ -576,6 +576,23 @@ void MainWindow::updateStatus()
         m_dropped ? tr("event log: %1 events skipped while the display fell behind").arg(m_dropped) : QString());
 }
 
+QString MainWindow::inspect(const QString& what)
+{
+    const QStringList parts = what.split(QLatin1Char(':'));
+    bool ok = false;
+    const int index = parts.size() == 2 ? parts[1].toInt(&ok) : -1;
+    const bool cpu = parts.value(0) == QLatin1String("cpu");
+    const bool hctx = parts.value(0) == QLatin1String("hctx");
+    if (!ok || (!cpu && !hctx))
+        return tr("takes cpu:N or hctx:N (got '%1')").arg(what);
+    const auto snap = m_runner->snapshot();
+    const int count = !snap ? 0 : static_cast<int>(cpu ? snap->cpus.size() : snap->hctxs.size());
+    if (index < 0 || index >= count)
+        return tr("%1 %2 does not exist (0..%3)").arg(parts[0]).arg(index).arg(count - 1);
+    showSelection({ cpu ? CanvasSelection::Kind::Cpu : CanvasSelection::Kind::Hctx, index });
+    return {};
+}
+
 void MainWindow::showSelection(const CanvasSelection& s)
 {
     m_selection = s;
@@ -606,6 +623,13 @@ void MainWindow::refreshInspector()
                         .arg(QString::fromLatin1(execContextName(static_cast<ExecContext>(k))))
                         .arg(static_cast<double>(c.busy_ns[static_cast<std::size_t>(k)]) / 1e3, 0, 'f', 1);
         html += QStringLiteral("</table>");
+        const auto& p = c.restartProfile; // ftrace's function profile, as in Roman Pen's table
+        html += QStringLiteral("<p><b>blk_mq_sched_restart</b> (entry to return, nested interrupts included)<br>"
+                               "hits %1, time %2 µs, avg %3 µs, s² %4 µs²</p>")
+                    .arg(p.hits)
+                    .arg(static_cast<double>(p.total_ns) / 1e3, 0, 'f', 3)
+                    .arg(p.avg_ns() / 1e3, 0, 'f', 3)
+                    .arg(p.s2_us2(), 0, 'f', 3);
         break;
     }
     case CanvasSelection::Kind::Hctx: {

@@ -78,6 +78,8 @@ public:
     QString exportCsv(const QString& path) const;
     QString exportScenario(const QString& path) const;
     QString exportCanvas(const QString& path);
+    // Shows "cpu:N" or "hctx:N" in the inspector, as a click on it would; an error names what is wrong.
+    QString inspect(const QString& what);
 
 public slots:
     void runOrPause();

@@ -2,7 +2,9 @@
 #include "CliOptions.h"
 
 #include "io/SafeFile.h"
+#include "block/BlockLayer.h"
 #include "metrics/Format.h"
+#include "metrics/FunctionProfile.h"
 #include "metrics/Metrics.h"
 #include "scenario/ScenarioLoader.h"
 #include "sim/Duration.h"
@@ -10,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -119,6 +122,7 @@ int runCommand(const std::vector<std::string>& args)
     ScenarioOptions o;
     std::string csvOut;
     std::string until;
+    std::string profiled;
     bool quiet = false;
     const auto err
         = parseScenarioOptions(args, o, [&](const std::string& a, const NextValue& value, std::string& error) {
@@ -130,6 +134,14 @@ int runCommand(const std::vector<std::string>& args)
               if (a == "--until") {
                   if (!value(until) || until.empty())
                       error = "--until needs a stop condition (see blkmqlab-cli help)";
+                  return true;
+              }
+              if (a == "--function-profile") {
+                  if (!value(profiled) || profiled.empty())
+                      error = "--function-profile needs a function name";
+                  else if (const auto& known = FunctionProfile::known();
+                           std::find(known.begin(), known.end(), profiled) == known.end())
+                      error = "--function-profile: no profile for '" + profiled + "' (known: " + known.front() + ")";
                   return true;
               }
               if (a == "--quiet" || a == "-q")
@@ -177,8 +189,11 @@ int runCommand(const std::vector<std::string>& args)
             { "t_ns", reached ? engine.now().ns() : -1 } };
 
     // A data format on standard output keeps it pure: no human report beside it.
-    if (!quiet && onStdout == 0)
+    if (!quiet && onStdout == 0) {
         std::cout << report(summary);
+        if (!profiled.empty()) // ftrace's trace_stat, one row per CPU
+            std::cout << engine.block().restart().profile().table();
+    }
     int rc = kExitOk;
     if (!o.jsonOut.empty()) {
         if (auto werr = SafeFile::write(o.jsonOut, summary.dump(2) + "\n"); !werr.empty()) {

@@ -11,6 +11,7 @@ const char* kUsage = R"(blkmqlab-cli — the Linux blk-mq laboratory, headless
 usage:
   blkmqlab-cli run [FILE] [--preset NAME] [--set key=value]... [--duration D] [--seed N]
                    [--json FILE|-] [--csv FILE] [--fail-on-stall] [--quiet] [--until COND]
+                   [--function-profile blk_mq_sched_restart]
   blkmqlab-cli explore [FILE] [--preset NAME] [--set key=value]... [--seeds N] [--first-seed S]
                        [--duration D] [--threads T] [--json FILE|-] [--fail-on-stall]
   blkmqlab-cli sweep [FILE] [--preset NAME] --vary key=v1,v2,... [--set key=value]...
@@ -28,6 +29,10 @@ Durations take ns, us, ms or s (e.g. 100ms). --set overrides any scenario field
 by dotted path; array elements by index or by name (devices.nvme0.rq_affinity=2).
 Exit status: 0 ok, 1 output not written, 2 usage or validation error, 3 stall
 (with --fail-on-stall). Scenario format: docs/scenario.md.
+
+--function-profile prints ftrace's function profile of a kernel function:
+per CPU, calls, wall time from entry to return (interrupts nested inside
+included), average and s² (µs²); the summary JSON always has it.
 
 --until stops a run early, at the first event after which COND holds
 (A|B: either); the summary covers the run up to there. COND is one of:

@@ -1,6 +1,6 @@
 // blkmqlab: the desktop laboratory.
 //   blkmqlab [FILE | --preset NAME] [--set k=v]... [--run] [--speed X]
-//            [--screenshot FILE --after DUR] [--export-chart FILE] [--quit-after DUR]
+//            [--screenshot FILE --after DUR] [--export-chart FILE] [--quit-after DUR] [--inspect cpu:N|hctx:N]
 #include "EngineRunner.h"
 #include "MainWindow.h"
 #include "io/SafeFile.h"
@@ -54,7 +54,9 @@ int main(int argc, char** argv)
     const QCommandLineOption compare(QStringLiteral("compare"),
         QStringLiteral("run B beside A with this kernel setting changed (repeatable)"),
         QStringLiteral("kernel.key=value"));
-    parser.addOptions({ preset, set, run, speed, shot, after, chart, quit, compare });
+    const QCommandLineOption inspect(QStringLiteral("inspect"),
+        QStringLiteral("show a CPU or hctx in the inspector once --after is reached"), QStringLiteral("cpu:N|hctx:N"));
+    parser.addOptions({ preset, set, run, speed, shot, after, chart, quit, compare, inspect });
     parser.process(app);
 
     std::vector<std::string> sets;
@@ -141,6 +143,11 @@ int main(int argc, char** argv)
             pending->outputDone = true;
             if (!stopped) // a stop has pulled its last frame already
                 window.frame();
+            if (parser.isSet(inspect))
+                if (const QString err = window.inspect(parser.value(inspect)); !err.isEmpty()) {
+                    std::fprintf(stderr, "blkmqlab: --inspect: %s\n", qPrintable(err));
+                    pending->exitCode = 2;
+                }
             if (parser.isSet(chart))
                 if (const QString err = window.exportChart(parser.value(chart)); !err.isEmpty()) {
                     std::fprintf(stderr, "blkmqlab: --export-chart: %s\n", qPrintable(err));

@@ -284,10 +284,13 @@ void BlockLayer::performCompletionOp(int cpu, Op op, OpStack& stack)
         }
         const int rq = hctx.cq.popFront(m_pool);
         m_machine.charge(m_sim.costs.cqe_ns);
-        blkMqCompleteRequest(cpu, rq);
-        if (!hctx.cq.empty())
+        // The next CQE goes under what this completion pushes (a restart walk): the kernel
+        // returns from blk_mq_sched_restart() before it looks at the next one.
+        const bool more = !hctx.cq.empty();
+        if (more)
             stack.push_back(op);
-        else
+        blkMqCompleteRequest(cpu, rq);
+        if (!more)
             hctx.irqRaised = false;
         break;
     }
@@ -311,12 +314,12 @@ void BlockLayer::performCompletionOp(int cpu, Op op, OpStack& stack)
     case BlockOp::CsdRunOne: { // __blk_mq_complete_request_remote() for one request
         const int rq = b.csdBatch.popFront(m_pool);
         m_machine.charge(m_sim.costs.csd_ns);
+        if (!b.csdBatch.empty()) // the next one after this one's completion has returned
+            stack.push_back(op);
         if (m_patches.remoteSoftirq || m_queues[static_cast<std::size_t>(request(rq).dev)].nrHwQueues == 1)
             triggerSoftirq(cpu, rq);
         else
             completeRq(cpu, rq);
-        if (!b.csdBatch.empty())
-            stack.push_back(op);
         break;
     }
     case BlockOp::CsdRaiseBlock: // complete-llist: the IPI only raises the softirq
@@ -333,11 +336,13 @@ void BlockLayer::performCompletionOp(int cpu, Op op, OpStack& stack)
             stack.push_back(m_ops(BlockOp::CompleteFromBatch, 0));
         break;
     }
-    case BlockOp::CompleteFromBatch:
-        completeRq(cpu, b.doneBatch.popFront(m_pool));
-        if (!b.doneBatch.empty())
+    case BlockOp::CompleteFromBatch: {
+        const int rq = b.doneBatch.popFront(m_pool);
+        if (!b.doneBatch.empty()) // the next one after this one's completion has returned
             stack.push_back(op);
+        completeRq(cpu, rq);
         break;
+    }
     case BlockOp::NapiSchedule: // the NIC's hardirq: napi_schedule()
         m_machine.__raise_softirq_irqoff(cpu, NET_RX_SOFTIRQ);
         break;
@@ -348,19 +353,20 @@ void BlockLayer::performCompletionOp(int cpu, Op op, OpStack& stack)
             break;
         }
         const int rq = b.rx.pop_front();
+        const bool more = !b.rx.empty();
+        // The next packet goes under what this one's completion pushes (a restart walk).
+        if (more && budget > 1)
+            stack.push_back(m_ops(BlockOp::NetRxPoll, budget - 1));
         if (rq < 0) {
             m_machine.charge(b.rxLoadCost);
         } else {
             m_machine.charge(m_sim.costs.net_rx_pkt_ns);
             blkMqCompleteRequest(cpu, rq); // nvme-tcp completes right in the receive path
         }
-        if (b.rx.empty()) {
+        if (!more)
             b.rxIrqRaised = false;
-        } else if (budget > 1) {
-            stack.push_back(m_ops(BlockOp::NetRxPoll, budget - 1));
-        } else {
+        else if (budget <= 1)
             m_machine.__raise_softirq_irqoff(cpu, NET_RX_SOFTIRQ); // budget spent: poll again later
-        }
         break;
     }
     case BlockOp::UsbIrq: { // the host controller's interrupt: wake the driver thread

@@ -97,6 +97,8 @@ public:
     ExecContext context() const { return m_context; }
     int currentTask() const { return m_currentTask; }
     int executingCpu() const { return m_executingCpu; }
+    // The stack (context) the op runs on: an interrupted context resumes on its own stack.
+    const void* currentStack() const { return m_currentStack; }
 
     // Makes an interrupt pending on `cpu` at time `at` (an event).
     void raiseIrq(int cpu, IrqKind kind, int arg, SimTime at);

@@ -283,6 +283,7 @@ void Engine::publishSnapshot()
         o.callSingleLen = m_block->blkCpu(c).callSingleQueue.size;
         o.currentTask = cs.current;
         o.busy_ns = cs.busy;
+        o.restartProfile = m_block->restart().profile().cpus()[static_cast<std::size_t>(c)];
         s->cpus.push_back(o);
     }
     for (const Hctx& h : m_block->hctxs()) {

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 namespace blkmq {
 
 namespace {
@@ -23,6 +25,28 @@ nlohmann::json percentiles(const LatencyHistogram& h)
         { "max", h.max() },
         { "samples", h.count() },
     };
+}
+
+// ftrace's function profile: per CPU that entered the function, as trace_stat prints it.
+nlohmann::json functionProfile(const FunctionProfile& p)
+{
+    nlohmann::json perCpu = nlohmann::json::array();
+    std::vector<double> avgs;
+    for (std::size_t cpu = 0; cpu < p.cpus().size(); ++cpu) {
+        const auto& c = p.cpus()[cpu];
+        if (c.hits == 0)
+            continue;
+        perCpu.push_back({ { "cpu", cpu }, { "hits", c.hits }, { "total_ns", c.total_ns }, { "avg_ns", c.avg_ns() },
+            { "s2_us2", c.s2_us2() } });
+        avgs.push_back(c.avg_ns());
+    }
+    std::sort(avgs.begin(), avgs.end());
+    // the spread of the per-CPU averages, as one compares them with a trace_stat table
+    const nlohmann::json spread = avgs.empty()
+        ? nlohmann::json { { "min", 0 }, { "median", 0 }, { "max", 0 } }
+        : nlohmann::json { { "min", avgs.front() }, { "median", avgs[avgs.size() / 2] }, { "max", avgs.back() } };
+    return { { p.function(),
+        { { "hits", p.hits() }, { "total_ns", p.total_ns() }, { "cpu_avg_ns", spread }, { "per_cpu", perCpu } } } };
 }
 
 } // namespace
@@ -118,6 +142,7 @@ nlohmann::json Engine::summary() const
                 { "restarts", c.restarts },
                 { "cpu_ns", c.restart_cpu_ns },
             } },
+        { "function_profile", functionProfile(m_block->restart().profile()) },
         { "stall", stall },
         { "tags",
             {

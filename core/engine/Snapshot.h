@@ -2,6 +2,7 @@
 
 #include "block/Request.h"
 #include "metrics/Counters.h"
+#include "metrics/FunctionProfile.h"
 #include "metrics/Metrics.h"
 #include "sim/ExecContext.h"
 #include "sim/SimTime.h"
@@ -22,6 +23,7 @@ struct CpuSnapshot {
     int callSingleLen = 0;
     int currentTask = -1;
     std::array<std::int64_t, kExecContexts> busy_ns {};
+    FunctionProfile::PerCpu restartProfile; // blk_mq_sched_restart, as ftrace's function profiler
 };
 
 struct HctxSnapshot {

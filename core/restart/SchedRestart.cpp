@@ -18,6 +18,8 @@ SchedRestart::SchedRestart(Sim& sim, Machine& machine, RestartShape shape, Resta
     , m_queueCounter(m_shape.queues.size(), 0)
     , m_tagSet(m_shape.tagSets.size())
 {
+    m_profile.resize(m_machine.nrCpus());
+    m_openCalls.reserve(static_cast<std::size_t>(m_machine.nrCpus()) * 4); // one per context at most
 }
 
 void SchedRestart::mark(int h, MarkReason why)
@@ -60,7 +62,24 @@ void SchedRestart::onFree(int h, const RestartFreed& freed)
     note.at = m_machine.opNow();
     note.freed = freed;
     note.hctx = h;
+    m_walkStarted = false;
     m_variant->restart(*this, h, note);
+    const int cpu = m_machine.executingCpu();
+    if (m_walkStarted) // returns when the walk ends, maybe after nested interrupts
+        m_openCalls.push_back({ m_machine.currentStack(), cpu, note.at });
+    else
+        m_profile.record(cpu, m_machine.opNow() - note.at);
+}
+
+void SchedRestart::walkReturned()
+{
+    const void* stack = m_machine.currentStack();
+    for (auto it = m_openCalls.rbegin(); it != m_openCalls.rend(); ++it)
+        if (it->stack == stack) {
+            m_profile.record(it->cpu, m_machine.opNow() - it->entry);
+            m_openCalls.erase(std::next(it).base());
+            return;
+        }
 }
 
 void SchedRestart::visitOwn(int h, RestartNote& note)
@@ -71,7 +90,11 @@ void SchedRestart::visitOwn(int h, RestartNote& note)
     note.restarted = note.outcome == RestartNote::Outcome::Restarted ? h : -1;
 }
 
-void SchedRestart::startWalk(int h) { m_machine.pushOp(m_ops(RestartOp::Walk, h, 0)); }
+void SchedRestart::startWalk(int h)
+{
+    m_walkStarted = true;
+    m_machine.pushOp(m_ops(RestartOp::Walk, h, 0));
+}
 
 void SchedRestart::perform(int /*cpu*/, Op op, OpStack& /*stack*/)
 {
@@ -114,13 +137,16 @@ void SchedRestart::walk(int h, int pos)
         if (m_shape.hctx(candidate).tags == start.tags && restartHctx(candidate)) {
             note.outcome = RestartNote::Outcome::Restarted;
             note.restarted = candidate;
+            walkReturned();
             return;
         }
     }
-    if (pos < total)
+    if (pos < total) {
         m_machine.pushOp(m_ops(RestartOp::Walk, h, pos));
-    else
+    } else {
         note.outcome = RestartNote::Outcome::WalkFoundNone;
+        walkReturned();
+    }
 }
 
 namespace {

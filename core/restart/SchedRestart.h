@@ -1,6 +1,7 @@
 #pragma once
 
 #include "cpu/Machine.h"
+#include "metrics/FunctionProfile.h"
 #include "restart/RestartVariant.h"
 
 #include <string>
@@ -58,9 +59,13 @@ public:
 
     void perform(int cpu, Op op, OpStack& stack) override;
 
+    // blk_mq_sched_restart() as ftrace's function profiler sees it: entry to return, per CPU.
+    const FunctionProfile& profile() const { return m_profile; }
+
 private:
     enum class RestartOp : std::uint8_t { Walk }; // a = completing hctx, b = position
     void walk(int hctx, int pos);
+    void walkReturned(); // the walk of the call open on this stack ends: profile it
 
     struct HctxMark {
         bool marked = false;
@@ -80,6 +85,15 @@ private:
     std::vector<HctxMark> m_hctx;
     std::vector<int> m_queueCounter; // q->shared_hctx_restart (8e8320c9315c)
     std::vector<TagSetState> m_tagSet;
+    // Calls whose walk is still running: the stack it runs on, its CPU and its entry time.
+    struct OpenCall {
+        const void* stack;
+        int cpu;
+        SimTime entry;
+    };
+    std::vector<OpenCall> m_openCalls;
+    bool m_walkStarted = false;
+    FunctionProfile m_profile { "blk_mq_sched_restart" };
 };
 
 // The variants of 6d8c6c0f97ad's round-robin walk: with shared tags a freed

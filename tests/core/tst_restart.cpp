@@ -156,6 +156,43 @@ private slots:
         QCOMPARE(u(own["restart"]["hctx_visits"]), u(own["restart"]["calls"])); // one look per call
     }
 
+    // ftrace's function profile: each call from entry to return, per CPU. Walks in hardirq are not
+    // interrupted, so the walls add up to the CPU the walks charged; the own-hctx look charges nothing.
+    void functionProfileAddsUpToTheRestartCpu()
+    {
+        const auto s = run(kThreeQueues);
+        const auto& p = s["function_profile"]["blk_mq_sched_restart"];
+        std::uint64_t hits = 0, total = 0;
+        for (const auto& c : p["per_cpu"]) {
+            hits += u(c["hits"]);
+            total += u(c["total_ns"]);
+            QCOMPARE(c["avg_ns"].get<double>() * c["hits"].get<double>(), c["total_ns"].get<double>());
+        }
+        QCOMPARE(hits, u(p["hits"]));
+        QCOMPARE(total, u(p["total_ns"]));
+        QCOMPARE(hits, u(s["restart"]["calls"]));
+        QCOMPARE(total, u(s["restart"]["cpu_ns"]));
+        QVERIFY(total > 0);
+        const auto own = run(kThreeQueues, { variant("own-hctx") });
+        QCOMPARE(u(own["function_profile"]["blk_mq_sched_restart"]["hits"]), u(own["restart"]["calls"]));
+        QCOMPARE(u(own["function_profile"]["blk_mq_sched_restart"]["total_ns"]), std::uint64_t(0));
+    }
+
+    // A call whose walk spans several batches returns only after its last one; the next CQE of the
+    // same interrupt waits for it, so calls on one CPU never overlap: the wall per CPU stays within
+    // the run.
+    void walksReturnBeforeTheNextCompletion()
+    {
+        Engine e(load("restart-128x64", { "duration=\"5ms\"" }));
+        e.run();
+        const auto s = e.summary();
+        const auto& p = s["function_profile"]["blk_mq_sched_restart"];
+        QVERIFY(u(p["hits"]) > 100);
+        for (const auto& c : p["per_cpu"])
+            QVERIFY2(c["total_ns"].get<std::int64_t>() <= e.now().ns(), c.dump().c_str());
+        QVERIFY(u(p["total_ns"]) <= u(s["restart"]["cpu_ns"]));
+    }
+
     void walkCostsCpuAndThroughput()
     {
         const auto own = run("restart-128x64", { variant("own-hctx") });

@@ -62,7 +62,10 @@ QString EventLogModel::describe(const TraceRecord& r)
     case TraceKind::DoneListAdd:
         return QStringLiteral("list of CPU %1").arg(r.arg);
     case TraceKind::SoftirqRaise:
-        return r.arg == 4 ? QStringLiteral("BLOCK") : r.arg == 3 ? QStringLiteral("NET_RX") : QString::number(r.arg);
+        return r.arg == 5 ? QStringLiteral("IRQ_POLL")
+            : r.arg == 4  ? QStringLiteral("BLOCK")
+            : r.arg == 3  ? QStringLiteral("NET_RX")
+                          : QString::number(r.arg);
     case TraceKind::SoftirqRun:
         return QStringLiteral("pending mask 0x%1").arg(r.arg, 0, 16);
     case TraceKind::Complete:

@@ -10,6 +10,7 @@ namespace blkmq {
 
 namespace {
 constexpr int kNapiBudget = 64; // packets per NAPI poll (netdev weight)
+constexpr int kIbPollBudget = 256; // CQEs per ib_poll_handler() (IB_POLL_BUDGET_IRQ, v4.14)
 }
 
 std::int64_t BlockLayer::serviceTime(int dev)
@@ -46,6 +47,7 @@ void BlockLayer::startDevice(int cpu, int rq)
         break;
     case IrqMode::Nvme:
     case IrqMode::Napi:
+    case IrqMode::Rdma:
         m_sim.schedule(
             m_machine.opNow() + SimTime(serviceTime(r.dev)), EventKind::DeviceDone, EventPriority::Hardware, rq);
         break;
@@ -94,6 +96,17 @@ void BlockLayer::onDeviceDone(int rq)
             : rss[static_cast<std::size_t>((flow >> 32) % rss.size())];
         m_cpu[static_cast<std::size_t>(target)].rx.push_back(rq);
         raiseRx(target);
+        return;
+    }
+    case IrqMode::Rdma: {
+        // ibtrs/rtrs: one connection per CPU, the request went out on the submitting CPU's, and its
+        // CQ's completion vector (con->cpu % num_comp_vectors) is taken to sit on that CPU.
+        BlkCpu& b = m_cpu[static_cast<std::size_t>(r.cpu)];
+        b.ibCq.push_back(rq);
+        if (b.ibCqArmed) { // ib_req_notify_cq: one interrupt, then irq_poll until the CQ is empty
+            b.ibCqArmed = false;
+            m_machine.raiseIrq(r.cpu, IrqKind::RdmaCq, r.cpu, m_sim.now + SimTime(m_sim.costs.irq_delivery_ns));
+        }
         return;
     }
     case IrqMode::Kthread:
@@ -367,6 +380,27 @@ void BlockLayer::performCompletionOp(int cpu, Op op, OpStack& stack)
             b.rxIrqRaised = false;
         else if (budget <= 1)
             m_machine.__raise_softirq_irqoff(cpu, NET_RX_SOFTIRQ); // budget spent: poll again later
+        break;
+    }
+    case BlockOp::IbCqIrq: // ib_cq_completion_softirq(): irq_poll_sched()
+        m_machine.__raise_softirq_irqoff(cpu, IRQ_POLL_SOFTIRQ);
+        break;
+    case BlockOp::IrqPoll: { // irq_poll_softirq() → ib_poll_handler(): one CQE per action
+        const int budget = op.a > 0 ? op.a : kIbPollBudget;
+        if (b.ibCq.empty()) {
+            b.ibCqArmed = true; // irq_poll_complete() and ib_req_notify_cq()
+            break;
+        }
+        const int rq = b.ibCq.pop_front();
+        const bool more = !b.ibCq.empty();
+        if (more && budget > 1) // the next CQE goes under what this completion pushes (a restart walk)
+            stack.push_back(m_ops(BlockOp::IrqPoll, budget - 1));
+        m_machine.charge(m_sim.costs.cqe_ns);
+        blkMqCompleteRequest(cpu, rq); // the ULP's ->done completes the request right here
+        if (!more)
+            b.ibCqArmed = true;
+        else if (budget <= 1)
+            m_machine.__raise_softirq_irqoff(cpu, IRQ_POLL_SOFTIRQ); // weight spent: poll again later
         break;
     }
     case BlockOp::UsbIrq: { // the host controller's interrupt: wake the driver thread

@@ -22,8 +22,10 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
     machine.setIrqHandler(IrqKind::Timer, m_ops(BlockOp::TimerComplete));
     machine.setIrqHandler(IrqKind::NicRx, m_ops(BlockOp::NapiSchedule));
     machine.setIrqHandler(IrqKind::Usb, m_ops(BlockOp::UsbIrq));
+    machine.setIrqHandler(IrqKind::RdmaCq, m_ops(BlockOp::IbCqIrq));
     machine.setSoftirqHandler(BLOCK_SOFTIRQ, m_ops(BlockOp::BlockSoftirq));
     machine.setSoftirqHandler(NET_RX_SOFTIRQ, m_ops(BlockOp::NetRxPoll));
+    machine.setSoftirqHandler(IRQ_POLL_SOFTIRQ, m_ops(BlockOp::IrqPoll));
     const int nrCpus = sim.topo.nrCpus();
     for (int c = 0; c < nrCpus; ++c) {
         // kblockd is WQ_HIGHPRI: its workers run at nice -20.

@@ -36,6 +36,8 @@ struct BlkCpu {
     RingQueue<int> rx; // NIC receive ring: request index, or -1 for a packet of the net_rx load
     bool rxIrqRaised = false; // NAPI scheduled: the NIC interrupt stays off until the ring is drained
     std::int64_t rxLoadCost = 0;
+    RingQueue<int> ibCq; // rdma: the completion queue of this CPU's connection
+    bool ibCqArmed = true; // the CQ interrupt is armed: irq_poll re-arms it once the CQ is drained
 };
 
 // blk_mq_sched_dispatch_requests() and blk_mq_dispatch_rq_list() as of (kernel.dispatch):
@@ -65,6 +67,8 @@ enum class BlockOp : std::uint8_t {
     NapiSchedule, // NIC rx hardirq: napi_schedule()
     NetRxPoll, // NET_RX softirq: one packet of the NAPI poll
     UsbIrq, // a = device: the host controller's interrupt for the current command
+    IbCqIrq, // rdma: the CQ's completion vector: irq_poll_sched()
+    IrqPoll, // IRQ_POLL softirq: ib_poll_handler(), one CQE per action, a = budget left
     UsbStep, // a = device: the driver's kthread (usb-storage)
 };
 

@@ -40,8 +40,8 @@ private:
     std::uint8_t m_owner = 0;
 };
 
-enum class IrqKind : std::uint8_t { DeviceVector, CallFunction, Timer, NicRx, Usb };
-inline constexpr int kIrqKinds = 5;
+enum class IrqKind : std::uint8_t { DeviceVector, CallFunction, Timer, NicRx, Usb, RdmaCq };
+inline constexpr int kIrqKinds = 6;
 
 enum SoftirqNr : std::uint8_t {
     HI_SOFTIRQ,
@@ -49,6 +49,7 @@ enum SoftirqNr : std::uint8_t {
     NET_TX_SOFTIRQ,
     NET_RX_SOFTIRQ,
     BLOCK_SOFTIRQ,
+    IRQ_POLL_SOFTIRQ,
     NR_SOFTIRQS_MODELLED
 };
 

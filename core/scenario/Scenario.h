@@ -12,7 +12,7 @@
 
 namespace blkmq {
 
-enum class IrqMode : std::uint8_t { None, Softirq, Timer, Nvme, Napi, Kthread };
+enum class IrqMode : std::uint8_t { None, Softirq, Timer, Nvme, Napi, Kthread, Rdma };
 enum class QueueMap : std::uint8_t { Managed, Sequential };
 enum class SchedulerKind : std::uint8_t { None, MqDeadline };
 enum class CpusAllowedPolicy : std::uint8_t { Shared, Split };

@@ -363,7 +363,8 @@ Scenario parse(const json& doc)
             d.submit_queues = static_cast<int>(r.integer("submit_queues", 1, 1, 4096));
             d.hw_queue_depth = static_cast<int>(r.integer("hw_queue_depth", 64, 1, 4096));
             if (const json* m = r.get("irqmode")) {
-                static const std::vector<std::string> modes { "none", "softirq", "timer", "nvme", "napi", "kthread" };
+                static const std::vector<std::string> modes { "none", "softirq", "timer", "nvme", "napi", "kthread",
+                    "rdma" };
                 int idx = -1;
                 if (m->is_number_integer() && m->get<int>() >= 0 && m->get<int>() <= 2)
                     idx = m->get<int>();
@@ -373,7 +374,7 @@ Scenario parse(const json& doc)
                             idx = static_cast<int>(k);
                 if (idx < 0)
                     fail(r.field("irqmode"),
-                        "must be one of none, softirq, timer, nvme, napi, kthread (or 0, 1, 2 as null_blk) (got "
+                        "must be one of none, softirq, timer, nvme, napi, kthread, rdma (or 0, 1, 2 as null_blk) (got "
                             + brief(*m) + ")");
                 d.irqmode = static_cast<IrqMode>(idx);
             }

@@ -164,6 +164,25 @@ private slots:
         QVERIFY(u(p2["completion"]["softirq_raises"]) > u(c["softirq_raises"]));
     }
 
+    // IBNBD-like RDMA: the completion lands on the CQ of the submitting CPU's connection and is
+    // completed in the IRQ_POLL softirq there; one interrupt starts a poll that reaps many entries.
+    void rdmaCompletesOnTheSubmitterInIrqPoll()
+    {
+        const std::string s = R"({"topology":"2n:1p:2c:1t","duration":"3ms",
+            "devices":[{"irqmode":"rdma","submit_queues":4,"irq_affinity":[0,0,0,0],"completion_nsec":"5us"}],
+            "workload":{"jobs":[{"iodepth":16,"numjobs":2,"cpus_allowed":"2-3","cpus_allowed_policy":"split"}]}})";
+        const auto r = run(s);
+        const auto& c = r["completion"];
+        const auto completed = u(r["io"]["completed"]);
+        QVERIFY(completed > 1000);
+        QCOMPARE(u(c["remote"]), std::uint64_t(0)); // the vectors' CPU 0 plays no part
+        QCOMPARE(u(c["ipis"]), std::uint64_t(0));
+        QCOMPARE(u(c["by_context"]["softirq"]) + u(c["by_context"]["ksoftirqd"]), completed);
+        QVERIFY(u(r["cpu"]["hardirqs"]) < completed); // irq_poll reaps several entries per interrupt
+        for (const auto& [context, ns] : r["cpu"]["per_cpu"][0].items())
+            QVERIFY2(ns.get<std::int64_t>() == 0, context.c_str()); // CPU 0 stays idle
+    }
+
     void netRxLoadDelaysBlockSoftirq()
     {
         const std::string s = R"({"topology":"2c","duration":"5ms",

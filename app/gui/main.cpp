@@ -55,7 +55,8 @@ int main(int argc, char** argv)
         QStringLiteral("run B beside A with this kernel setting changed (repeatable)"),
         QStringLiteral("kernel.key=value"));
     const QCommandLineOption inspect(QStringLiteral("inspect"),
-        QStringLiteral("show a CPU or hctx in the inspector for --screenshot/--export-chart"), QStringLiteral("cpu:N|hctx:N"));
+        QStringLiteral("show a CPU or hctx in the inspector for --screenshot/--export-chart"),
+        QStringLiteral("cpu:N|hctx:N"));
     parser.addOptions({ preset, set, run, speed, shot, after, chart, quit, compare, inspect });
     parser.process(app);
 

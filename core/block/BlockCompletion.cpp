@@ -94,7 +94,7 @@ void BlockLayer::onDeviceDone(int rq)
         const int target = rss.empty()
             ? static_cast<int>((flow >> 32) % static_cast<std::uint64_t>(m_sim.topo.nrCpus()))
             : rss[static_cast<std::size_t>((flow >> 32) % rss.size())];
-        m_cpu[static_cast<std::size_t>(target)].rx.push_back(rq);
+        m_cpu[static_cast<std::size_t>(target)].rx.entries.push_back(rq);
         raiseRx(target);
         return;
     }
@@ -102,9 +102,9 @@ void BlockLayer::onDeviceDone(int rq)
         // ibtrs/rtrs: one connection per CPU, the request went out on the submitting CPU's, and its
         // CQ's completion vector (con->cpu % num_comp_vectors) is taken to sit on that CPU.
         BlkCpu& b = m_cpu[static_cast<std::size_t>(r.cpu)];
-        b.ibCq.push_back(rq);
-        if (b.ibCqArmed) { // ib_req_notify_cq: one interrupt, then irq_poll until the CQ is empty
-            b.ibCqArmed = false;
+        b.ibCq.entries.push_back(rq);
+        if (!b.ibCq.polling) { // ib_req_notify_cq: one interrupt, then irq_poll until the CQ is empty
+            b.ibCq.polling = true;
             m_machine.raiseIrq(r.cpu, IrqKind::RdmaCq, r.cpu, m_sim.now + SimTime(m_sim.costs.irq_delivery_ns));
         }
         return;
@@ -145,18 +145,48 @@ int BlockLayer::poll(int cpu, int dev)
 void BlockLayer::netPacket(int cpu, std::int64_t costNs)
 {
     BlkCpu& b = m_cpu[static_cast<std::size_t>(cpu)];
-    b.rxLoadCost = costNs;
-    b.rx.push_back(-1);
+    b.rx.loadCost = costNs;
+    b.rx.entries.push_back(-1);
     raiseRx(cpu);
 }
 
 void BlockLayer::raiseRx(int cpu)
 {
     BlkCpu& b = m_cpu[static_cast<std::size_t>(cpu)];
-    if (b.rxIrqRaised)
+    if (b.rx.polling)
         return; // NAPI is polling: the NIC interrupt stays masked
-    b.rxIrqRaised = true;
+    b.rx.polling = true;
     m_machine.raiseIrq(cpu, IrqKind::NicRx, cpu, m_sim.now + SimTime(m_sim.costs.irq_delivery_ns));
+}
+
+// One entry of a softirq poll, one per action (op.a = budget left, 0 = a new poll). The next
+// entry's poll goes under what this entry's completion pushes (a restart walk). A drained queue
+// turns its interrupt back on (napi_complete_done, irq_poll_complete + ib_req_notify_cq); a spent
+// budget raises the softirq again.
+void BlockLayer::pollEntry(int cpu, Op op, OpStack& stack, PollQueue& q, int budget, int softirq, std::int64_t entryNs)
+{
+    if (op.a > 0)
+        budget = op.a;
+    if (q.entries.empty()) {
+        q.polling = false;
+        return;
+    }
+    const int rq = q.entries.pop_front();
+    const bool more = !q.entries.empty();
+    if (more && budget > 1) {
+        op.a = budget - 1;
+        stack.push_back(op);
+    }
+    if (rq < 0) {
+        m_machine.charge(q.loadCost);
+    } else {
+        m_machine.charge(entryNs);
+        blkMqCompleteRequest(cpu, rq);
+    }
+    if (!more)
+        q.polling = false;
+    else if (budget <= 1)
+        m_machine.__raise_softirq_irqoff(cpu, softirq);
 }
 
 void BlockLayer::blkMqCompleteRequest(int cpu, int rq)
@@ -359,50 +389,15 @@ void BlockLayer::performCompletionOp(int cpu, Op op, OpStack& stack)
     case BlockOp::NapiSchedule: // the NIC's hardirq: napi_schedule()
         m_machine.__raise_softirq_irqoff(cpu, NET_RX_SOFTIRQ);
         break;
-    case BlockOp::NetRxPoll: { // net_rx_action() → the driver's poll, one packet per action
-        const int budget = op.a > 0 ? op.a : kNapiBudget;
-        if (b.rx.empty()) {
-            b.rxIrqRaised = false; // napi_complete_done(): unmask the NIC interrupt
-            break;
-        }
-        const int rq = b.rx.pop_front();
-        const bool more = !b.rx.empty();
-        // The next packet goes under what this one's completion pushes (a restart walk).
-        if (more && budget > 1)
-            stack.push_back(m_ops(BlockOp::NetRxPoll, budget - 1));
-        if (rq < 0) {
-            m_machine.charge(b.rxLoadCost);
-        } else {
-            m_machine.charge(m_sim.costs.net_rx_pkt_ns);
-            blkMqCompleteRequest(cpu, rq); // nvme-tcp completes right in the receive path
-        }
-        if (!more)
-            b.rxIrqRaised = false;
-        else if (budget <= 1)
-            m_machine.__raise_softirq_irqoff(cpu, NET_RX_SOFTIRQ); // budget spent: poll again later
+    case BlockOp::NetRxPoll: // net_rx_action() → the driver's poll; nvme-tcp completes in the receive path
+        pollEntry(cpu, op, stack, b.rx, kNapiBudget, NET_RX_SOFTIRQ, m_sim.costs.net_rx_pkt_ns);
         break;
-    }
     case BlockOp::IbCqIrq: // ib_cq_completion_softirq(): irq_poll_sched()
         m_machine.__raise_softirq_irqoff(cpu, IRQ_POLL_SOFTIRQ);
         break;
-    case BlockOp::IrqPoll: { // irq_poll_softirq() → ib_poll_handler(): one CQE per action
-        const int budget = op.a > 0 ? op.a : kIbPollBudget;
-        if (b.ibCq.empty()) {
-            b.ibCqArmed = true; // irq_poll_complete() and ib_req_notify_cq()
-            break;
-        }
-        const int rq = b.ibCq.pop_front();
-        const bool more = !b.ibCq.empty();
-        if (more && budget > 1) // the next CQE goes under what this completion pushes (a restart walk)
-            stack.push_back(m_ops(BlockOp::IrqPoll, budget - 1));
-        m_machine.charge(m_sim.costs.cqe_ns);
-        blkMqCompleteRequest(cpu, rq); // the ULP's ->done completes the request right here
-        if (!more)
-            b.ibCqArmed = true;
-        else if (budget <= 1)
-            m_machine.__raise_softirq_irqoff(cpu, IRQ_POLL_SOFTIRQ); // weight spent: poll again later
+    case BlockOp::IrqPoll: // irq_poll_softirq() → ib_poll_handler(); the ULP's ->done completes right here
+        pollEntry(cpu, op, stack, b.ibCq, kIbPollBudget, IRQ_POLL_SOFTIRQ, m_sim.costs.cqe_ns);
         break;
-    }
     case BlockOp::UsbIrq: { // the host controller's interrupt: wake the driver thread
         const RequestQueue& q = m_queues[static_cast<std::size_t>(op.a)];
         m_machine.charge(m_sim.costs.wakeup_ns);

@@ -22,7 +22,16 @@ struct StallReport {
     std::string explanation;
 };
 
-// Per-CPU block-layer state (and the per-CPU NIC receive ring of napi mode).
+// A queue that a softirq polls with a budget, one entry per action: the NIC receive ring of napi
+// mode (NET_RX) or the RDMA completion queue of rdma mode (IRQ_POLL). Its interrupt stays off while
+// it is being polled, until it is drained.
+struct PollQueue {
+    RingQueue<int> entries; // request index, or -1 for a packet of the net_rx load
+    bool polling = false;
+    std::int64_t loadCost = 0; // CPU per -1 entry
+};
+
+// Per-CPU block-layer state (and the per-CPU poll queues of napi and rdma modes).
 struct BlkCpu {
     RqList callSingleQueue; // smp_call_function_single_async queue (csd = rq->csd)
     bool blockCsdQueued = false; // complete-llist: this CPU's blk_cpu_csd is on its queue
@@ -33,11 +42,8 @@ struct BlkCpu {
     int callSingleOwner = -1; // last CPU to write each list head (cacheline owner)
     int doneOwner = -1;
     RingQueue<int> kblockd; // hctxs queued for an async run on this CPU's kworker
-    RingQueue<int> rx; // NIC receive ring: request index, or -1 for a packet of the net_rx load
-    bool rxIrqRaised = false; // NAPI scheduled: the NIC interrupt stays off until the ring is drained
-    std::int64_t rxLoadCost = 0;
-    RingQueue<int> ibCq; // rdma: the completion queue of this CPU's connection
-    bool ibCqArmed = true; // the CQ interrupt is armed: irq_poll re-arms it once the CQ is drained
+    PollQueue rx; // napi: the NIC receive ring (NAPI)
+    PollQueue ibCq; // rdma: the completion queue of this CPU's connection (irq_poll)
 };
 
 // blk_mq_sched_dispatch_requests() and blk_mq_dispatch_rq_list() as of (kernel.dispatch):
@@ -152,6 +158,7 @@ private:
     void touchListHead(int& owner, int cpu);
     std::int64_t serviceTime(int dev);
     void raiseRx(int cpu);
+    void pollEntry(int cpu, Op op, OpStack& stack, PollQueue& q, int budget, int softirq, std::int64_t entryNs);
     void performCompletionOp(int cpu, Op op, OpStack& stack);
     void completeRq(int cpu, int rq); // ->complete, then blk_mq_end_request
     void freeRequest(int cpu, int rq);

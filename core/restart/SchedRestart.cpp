@@ -62,10 +62,9 @@ void SchedRestart::onFree(int h, const RestartFreed& freed)
     note.at = m_machine.opNow();
     note.freed = freed;
     note.hctx = h;
-    m_walkStarted = false;
     m_variant->restart(*this, h, note);
     const int cpu = m_machine.executingCpu();
-    if (m_walkStarted) // returns when the walk ends, maybe after nested interrupts
+    if (note.outcome == RestartNote::Outcome::None) // a walk: returns when it ends, maybe after nested interrupts
         m_openCalls.push_back({ m_machine.currentStack(), cpu, note.at });
     else
         m_profile.record(cpu, m_machine.opNow() - note.at);
@@ -90,11 +89,7 @@ void SchedRestart::visitOwn(int h, RestartNote& note)
     note.restarted = note.outcome == RestartNote::Outcome::Restarted ? h : -1;
 }
 
-void SchedRestart::startWalk(int h)
-{
-    m_walkStarted = true;
-    m_machine.pushOp(m_ops(RestartOp::Walk, h, 0));
-}
+void SchedRestart::startWalk(int h) { m_machine.pushOp(m_ops(RestartOp::Walk, h, 0)); }
 
 void SchedRestart::perform(int /*cpu*/, Op op, OpStack& /*stack*/)
 {

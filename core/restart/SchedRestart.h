@@ -92,7 +92,6 @@ private:
         SimTime entry;
     };
     std::vector<OpenCall> m_openCalls;
-    bool m_walkStarted = false;
     FunctionProfile m_profile { "blk_mq_sched_restart" };
 };
 

@@ -296,6 +296,12 @@ void BlockLayer::triggerSoftirq(int cpu, int rq)
 void BlockLayer::completeRq(int cpu, int rq)
 {
     Request& r = request(rq);
+    if (r.permit) { // ibnbd_clt_rdma_ev(): ibnbd_put_tag() before blk_mq_end_request()
+        r.permit = false;
+        m_machine.charge(m_sim.costs.tag_put_ns);
+        m_permits[static_cast<std::size_t>(m_queues[static_cast<std::size_t>(r.dev)].tagSet)].put(
+            cpu, [&](int h) { delayQueue(cpu, h); });
+    }
     m_machine.charge(m_sim.costs.complete_ns);
     if (cpu != r.cpu)
         m_machine.charge(m_sim.costs.rq_cachelines * m_sim.costs.cacheline(m_sim.topo, r.cpu, cpu));

@@ -95,6 +95,12 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
                 m_hctxs[static_cast<std::size_t>(q.firstHctx)].vectorCpu, m_ops(BlockOp::UsbStep, dev), false);
         m_queues.push_back(std::move(q));
     }
+    for (const TagSet& t : m_tagSets) {
+        auto spec = std::find_if(
+            scenario.tag_sets.begin(), scenario.tag_sets.end(), [&](const TagSetSpec& s) { return s.name == t.name; });
+        const int permits = spec == scenario.tag_sets.end() ? 0 : spec->driver_permits;
+        m_permits.emplace_back(permits, nrCpus, permits ? static_cast<int>(m_hctxs.size()) : 0);
+    }
     for (Hctx& h : m_hctxs)
         h.tagUse.shared
             = m_tagSets[static_cast<std::size_t>(m_queues[static_cast<std::size_t>(h.dev)].tagSet)].queues.size() > 1;
@@ -191,6 +197,7 @@ int BlockLayer::getRequest(int cpu, int dev, int task, int bytes)
             return -1;
         }
     }
+    hctx.tagsLine.write(cpu); // data->hctx->queued++
     const int rq = allocRq();
     Request& r = request(rq);
     r.tag = tag;
@@ -218,6 +225,7 @@ void BlockLayer::submit(int cpu, int rq, bool bypassScheduler, bool runQueue)
         if (bypassScheduler) {
             r.state = RqState::Dispatch;
             hctx.dispatch.pushBack(m_pool, rq);
+            hctx.stateLine.write(cpu); // under hctx->lock
         } else {
             m_machine.charge(m_sim.costs.sched_insert_ns);
             r.state = RqState::Sched;
@@ -232,6 +240,10 @@ void BlockLayer::submit(int cpu, int rq, bool bypassScheduler, bool runQueue)
         hctx.schedFifo.pushBack(m_pool, rq);
         if (runQueue)
             dispatch(cpu, h);
+    } else if (hctx.stopped) {
+        // blk_mq_try_issue_directly() on a stopped hctx: insert into the software queue, no run.
+        r.state = RqState::Sched;
+        hctx.schedFifo.pushBack(m_pool, rq);
     } else {
         RqList one;
         one.pushBack(m_pool, rq);
@@ -250,9 +262,13 @@ void BlockLayer::runQueue(int cpu, int dev)
 void BlockLayer::dispatch(int cpu, int h)
 {
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
+    if (hctx.stopped)
+        return;
+    hctx.tagsLine.write(cpu); // hctx->run++
     const bool hasSched = m_queues[static_cast<std::size_t>(hctx.dev)].spec.scheduler != SchedulerKind::None;
     if (!hctx.dispatch.empty()) {
         RqList list = hctx.dispatch.take();
+        hctx.stateLine.write(cpu); // spin_lock(&hctx->lock); list_splice_init(&hctx->dispatch, ...)
         m_restart->mark(h);
         const Dispatched d = dispatchList(cpu, h, list);
         // v4.11 to v4.14 ask the scheduler if it returned false ("we did have work but weren't able to
@@ -301,7 +317,21 @@ bool BlockLayer::tagWait(int h)
         m_restart->mark(h, SchedRestart::MarkReason::NoTag);
         return true;
     }
-    return tags.park(hctx.tagUse);
+    const bool parked = tags.park(hctx.tagUse);
+    if (parked) { // TAG_WAITING in the state, dispatch_wait on a wait queue
+        hctx.stateLine.write(m_machine.executingCpu());
+        hctx.tagsLine.write(m_machine.executingCpu());
+    }
+    return parked;
+}
+
+// blk_mq_dispatch_wake(): off the wait queue, TAG_WAITING cleared.
+void BlockLayer::unpark(int h)
+{
+    Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
+    hctx.tagUse.parked = false;
+    hctx.stateLine.write(m_machine.executingCpu());
+    hctx.tagsLine.write(m_machine.executingCpu());
 }
 
 // blk_mq_dispatch_rq_list(): issue in order; on the first failure the rest
@@ -338,6 +368,8 @@ BlockLayer::Dispatched BlockLayer::dispatchList(int cpu, int h, RqList& list)
             m_sim.trace(TraceKind::Requeue, cpu, i, h, now);
         }
         hctx.dispatch.spliceFront(m_pool, rest);
+        hctx.stateLine.write(cpu); // under hctx->lock
+        hctx.tagsLine.write(cpu); // hctx->dispatched[]++
         const bool marked = m_restart->marked(h);
         const bool parked = hctx.tagUse.parked;
         const bool rerun = m_dispatchMode == DispatchMode::V4_11
@@ -347,6 +379,8 @@ BlockLayer::Dispatched BlockLayer::dispatchList(int cpu, int h, RqList& list)
             runHwQueueAsync(cpu, h);
         return d;
     }
+    if (d.queued > 0)
+        hctx.tagsLine.write(cpu); // hctx->dispatched[]++
     return d;
 }
 
@@ -364,6 +398,20 @@ BlockLayer::Issue BlockLayer::issue(int cpu, int rq)
     if (q.spec.queue_limit && hctx.atDevice >= q.spec.queue_limit) {
         ++m_sim.counters.dispatch_busy;
         return Issue::Busy;
+    }
+    DriverPermits& permits = m_permits[static_cast<std::size_t>(q.tagSet)];
+    if (permits.enabled() && !r.permit) {
+        m_machine.charge(m_sim.costs.tag_get_ns);
+        if (!permits.get()) {
+            // ibnbd_clt_dev_kick_mq_queue(IBNBD_DELAY_IFBUSY): stop the hctx and wait on this CPU's
+            // requeue list. A failed get means every permit is in flight, so the list is always taken.
+            hctx.stopped = true;
+            hctx.stateLine.write(cpu);
+            permits.addToRequeue(cpu, r.hctx);
+            ++m_sim.counters.dispatch_busy;
+            return Issue::Busy;
+        }
+        r.permit = true;
     }
     r.dispatched = m_machine.opNow();
     r.state = RqState::AtDevice;
@@ -404,6 +452,24 @@ bool BlockLayer::hasPending(int h) const
 // blk_mq_run_hw_queue(hctx, async = true): kblockd work on one of the hctx's CPUs.
 void BlockLayer::runHwQueueAsync(int fromCpu, int h)
 {
+    if (m_hctxs[static_cast<std::size_t>(h)].stopped)
+        return; // __blk_mq_delay_run_hw_queue(): blk_mq_hctx_stopped()
+    queueRunWork(fromCpu, h);
+}
+
+// blk_mq_delay_queue(hctx, 0), v4.14: stop the hctx, mark it START_ON_RUN and queue its run work,
+// which clears both and runs it.
+void BlockLayer::delayQueue(int fromCpu, int h)
+{
+    Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
+    hctx.stopped = true;
+    hctx.startOnRun = true;
+    hctx.stateLine.write(fromCpu);
+    queueRunWork(fromCpu, h);
+}
+
+void BlockLayer::queueRunWork(int fromCpu, int h)
+{
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
     if (hctx.runQueued)
         return;
@@ -430,10 +496,18 @@ void BlockLayer::perform(int cpu, Op op, OpStack& stack)
             m_machine.sleepTask(m_machine.currentTask());
         }
         break;
-    case BlockOp::RunHctx:
-        m_hctxs[static_cast<std::size_t>(op.a)].runQueued = false;
+    case BlockOp::RunHctx: { // blk_mq_run_work_fn()
+        Hctx& hctx = m_hctxs[static_cast<std::size_t>(op.a)];
+        hctx.runQueued = false;
+        if (hctx.stopped) {
+            if (!hctx.startOnRun)
+                break;
+            hctx.stopped = hctx.startOnRun = false;
+            hctx.stateLine.write(cpu);
+        }
         dispatch(cpu, op.a);
         break;
+    }
     default:
         performCompletionOp(cpu, op, stack);
     }

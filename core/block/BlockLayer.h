@@ -1,5 +1,6 @@
 #pragma once
 
+#include "block/DriverPermits.h"
 #include "block/EndIoSink.h"
 #include "block/Hctx.h"
 #include "block/RequestQueue.h"
@@ -121,6 +122,7 @@ public:
     const std::vector<Hctx>& hctxs() const { return m_hctxs; }
     const BlkMqTags& tags(int i) const { return *m_tags[static_cast<std::size_t>(i)]; }
     const std::vector<TagSet>& tagSets() const { return m_tagSets; }
+    const DriverPermits& permits(int tagSet) const { return m_permits[static_cast<std::size_t>(tagSet)]; }
     const BlkCpu& blkCpu(int cpu) const { return m_cpu[static_cast<std::size_t>(cpu)]; }
     int inFlight() const { return m_inFlight; }
     std::size_t poolSize() const { return m_pool.size(); }
@@ -163,9 +165,13 @@ private:
     void completeRq(int cpu, int rq); // ->complete, then blk_mq_end_request
     void freeRequest(int cpu, int rq);
     bool hasPending(int hctx) const override;
-    void unpark(int hctx) override { m_hctxs[static_cast<std::size_t>(hctx)].tagUse.parked = false; }
+    void unpark(int hctx) override;
+    Cacheline& stateLine(int hctx) override { return m_hctxs[static_cast<std::size_t>(hctx)].stateLine; }
+    Cacheline& tagsLine(int hctx) override { return m_hctxs[static_cast<std::size_t>(hctx)].tagsLine; }
     void runHwQueueAsync(int hctx) override { runHwQueueAsync(-1, hctx); }
     void runHwQueueAsync(int fromCpu, int hctx) override;
+    void queueRunWork(int fromCpu, int hctx); // kblockd_schedule_delayed_work_on(next_cpu, &hctx->run_work)
+    void delayQueue(int fromCpu, int hctx); // blk_mq_delay_queue(hctx, 0)
     int getDriverTag(int cpu, int hctx);
     void putDriverTag(int cpu, int rq);
     int allocRq();
@@ -178,6 +184,7 @@ private:
     std::vector<Hctx> m_hctxs;
     std::vector<BlkMqTags*> m_tags; // by global index (hctx->tags), into m_tagSets
     std::vector<TagSet> m_tagSets;
+    std::vector<DriverPermits> m_permits; // per tag set
     std::vector<BlkCpu> m_cpu;
     std::vector<Request> m_pool;
     std::vector<int> m_freeRqs;

@@ -2,6 +2,7 @@
 
 #include "block/RqList.h"
 #include "tags/BlkMqTags.h"
+#include "topo/Cacheline.h"
 
 #include <vector>
 
@@ -21,11 +22,18 @@ struct Hctx {
     int nrRequests = 0; // scheduler requests (q->nr_requests)
     TagUser tagUse; // fair sharing: shared, active, tags held
     bool runQueued = false; // an async run is queued on a kworker
+    bool stopped = false; // BLK_MQ_S_STOPPED: runs return at once (blk_mq_stop_hw_queue)
+    bool startOnRun = false; // BLK_MQ_S_START_ON_RUN: the queued run clears STOPPED (blk_mq_delay_queue)
     RqList cq; // completion queue entries not yet handled
     RqList pollCq; // completions of polled requests, waiting for blk_poll()
     bool irqRaised = false; // the vector fired and its handler has not drained cq
     int atDevice = 0; // requests the device is working on
     std::vector<int> schedWaiters; // tasks sleeping for a scheduler request
+    // Two cachelines of struct blk_mq_hw_ctx (v4.14 layout) that the restart walk reads: line 0 holds
+    // lock, dispatch and state; the line of `tags` also holds dispatch_wait, wait_index and the
+    // queued / run / dispatched[] counters, written on every allocation, run and dispatch.
+    Cacheline stateLine;
+    Cacheline tagsLine;
 };
 
 } // namespace blkmq

@@ -27,6 +27,7 @@ struct Request {
     bool released = false; // scripted: a "complete" step came before it reached the device
     bool polled = false; // REQ_HIPRI: found by polling, completed where it is found
     bool redirected = false; // completion sent to the submitting CPU (IPI or its done list)
+    bool permit = false; // holds one of its tag set's driver permits
     SimTime submitted; // blk_mq_submit_bio
     SimTime dispatched; // ->queue_rq accepted it
     SimTime completeCalled { -1 }; // blk_mq_complete_request() was called (-1: not yet, or bypassed)

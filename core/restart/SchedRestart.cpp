@@ -19,6 +19,15 @@ SchedRestart::SchedRestart(Sim& sim, Machine& machine, RestartShape shape, Resta
     , m_tagSet(m_shape.tagSets.size())
 {
     m_profile.resize(m_machine.nrCpus());
+    for (const RestartShape::TagSetPlace& set : m_shape.tagSets) {
+        // Per queue: its list node and queue_hw_ctx[] (8 pointers a line); per hctx: the line of its tags.
+        std::int64_t lines = 0;
+        for (const int q : set.queues) {
+            const std::int64_t nr = m_shape.queues[static_cast<std::size_t>(q)].nrHwQueues;
+            lines += 1 + (nr + 7) / 8 + nr;
+        }
+        m_walkEvicts.push_back(lines > m_sim.costs.private_cache_lines);
+    }
     m_openCalls.reserve(static_cast<std::size_t>(m_machine.nrCpus()) * 4); // one per context at most
 }
 
@@ -28,6 +37,7 @@ void SchedRestart::mark(int h, MarkReason why)
     if (m.marked)
         return;
     m.marked = true;
+    m_host.stateLine(h).write(m_machine.executingCpu()); // set_bit(BLK_MQ_S_SCHED_RESTART, &hctx->state)
     m.why = why;
     m.since = m_machine.opNow();
     if (m_shape.hctx(h).tagShared) {
@@ -42,6 +52,7 @@ bool SchedRestart::restartHctx(int h)
     if (!m.marked)
         return false;
     m.marked = false;
+    m_host.stateLine(h).write(m_machine.executingCpu()); // test_and_clear_bit()
     if (m_shape.hctx(h).tagShared) {
         --m_queueCounter[static_cast<std::size_t>(m_shape.hctx(h).queue)];
         --m_tagSet[static_cast<std::size_t>(m_shape.queueOf(h).tagSet)].counter;
@@ -116,6 +127,9 @@ void SchedRestart::walk(int h, int pos)
     const int total = nq * nr; // (nq - 1) other queues, then nr of our own
     RestartNote& note = m_tagSet[static_cast<std::size_t>(q.tagSet)].last;
     const int end = std::min(total, pos + kBatch);
+    const int cpu = m_machine.executingCpu();
+    const bool evicted = m_walkEvicts[static_cast<std::size_t>(q.tagSet)];
+    const std::int64_t llcHit = evicted ? m_sim.costs.cacheline_ns[static_cast<int>(Distance::Llc)] : 0;
     for (; pos < end; ++pos) {
         int candidate;
         if (pos < (nq - 1) * nr) {
@@ -125,11 +139,20 @@ void SchedRestart::walk(int h, int pos)
             const int k = pos - (nq - 1) * nr;
             candidate = q.firstHctx + (start.index + 1 + k) % nr;
         }
-        m_machine.charge(m_sim.costs.restart_visit_ns);
-        m_sim.counters.restart_cpu_ns += static_cast<std::uint64_t>(m_sim.costs.restart_visit_ns);
+        // queue_hw_ctx[j] (read-only, a new line every 8 hctxs), then hctx2->tags; hctx2->state only
+        // when the tags match (blk_mq_sched_restart_hctx's test_bit).
+        std::int64_t ns = m_sim.costs.restart_visit_ns;
+        if (m_shape.hctx(candidate).index % 8 == 0)
+            ns += llcHit * (m_shape.hctx(candidate).index == 0 ? 2 : 1); // and the queue's list node
+        ns += m_host.tagsLine(candidate).read(cpu, evicted, m_sim.topo, m_sim.costs);
+        const bool sameTags = m_shape.hctx(candidate).tags == start.tags;
+        if (sameTags)
+            ns += m_host.stateLine(candidate).read(cpu, evicted, m_sim.topo, m_sim.costs);
+        m_machine.charge(ns);
+        m_sim.counters.restart_cpu_ns += static_cast<std::uint64_t>(ns);
         ++m_sim.counters.restart_hctx_visits;
         ++note.visits;
-        if (m_shape.hctx(candidate).tags == start.tags && restartHctx(candidate)) {
+        if (sameTags && restartHctx(candidate)) {
             note.outcome = RestartNote::Outcome::Restarted;
             note.restarted = candidate;
             walkReturned();

@@ -3,6 +3,7 @@
 #include "cpu/Machine.h"
 #include "metrics/FunctionProfile.h"
 #include "restart/RestartVariant.h"
+#include "topo/Cacheline.h"
 
 #include <string>
 #include <vector>
@@ -17,6 +18,9 @@ public:
     virtual bool hasPending(int hctx) const = 0;
     // blk_mq_run_hw_queue(hctx, async = true).
     virtual void runHwQueueAsync(int hctx) = 0;
+    // The hctx's line 0 (lock, dispatch, state) and the line of its tags pointer.
+    virtual Cacheline& stateLine(int hctx) = 0;
+    virtual Cacheline& tagsLine(int hctx) = 0;
 };
 
 // BLK_MQ_S_SCHED_RESTART (block/blk-mq-sched.c): an hctx whose dispatch failed
@@ -84,6 +88,7 @@ private:
     const RestartVariant* m_variant;
     std::vector<HctxMark> m_hctx;
     std::vector<int> m_queueCounter; // q->shared_hctx_restart (8e8320c9315c)
+    std::vector<bool> m_walkEvicts; // per tag set: a full walk reads more lines than a private cache holds
     std::vector<TagSetState> m_tagSet;
     // Calls whose walk is still running: the stack it runs on, its CPU and its entry time.
     struct OpenCall {

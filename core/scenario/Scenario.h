@@ -41,6 +41,14 @@ struct DeviceSpec {
     int queue_limit = 0; // ->queue_rq returns BUSY beyond this many in flight per hw queue (0 = never)
 };
 
+// One entry of "tag_sets": a blk_mq_tag_set that the devices naming it share.
+struct TagSetSpec {
+    std::string name;
+    // The driver's own pool of in-flight permits for all devices on the set (IBNBD's ibtrs
+    // session: queue_depth, 512 by default); ->queue_rq returns BLK_STS_RESOURCE without one. 0 = none.
+    int driver_permits = 0;
+};
+
 struct JobSpec {
     std::string name;
     std::string device; // a device name, or an entry name with nr_devices > 1 (jobs spread over them)
@@ -97,6 +105,7 @@ struct Scenario {
     std::string topologyText = "1n:1p:4c:1t";
     Topology topology;
     std::vector<DeviceSpec> devices;
+    std::vector<TagSetSpec> tag_sets; // declared tag sets only
     std::vector<JobSpec> jobs;
     std::vector<ScriptStep> script;
     std::vector<NetRxLoad> net_rx;

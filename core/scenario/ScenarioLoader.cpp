@@ -451,11 +451,14 @@ Scenario parse(const json& doc)
         std::vector<std::string> names;
         for (std::size_t i = 0; i < sets->size(); ++i) {
             ObjectReader r((*sets)[i], arrayPath("tag_sets", i));
-            const std::string name = r.string("name", "");
-            if (name.empty())
+            TagSetSpec t;
+            t.name = r.string("name", "");
+            if (t.name.empty())
                 fail(r.field("name"), "is required");
+            t.driver_permits = static_cast<int>(r.integer("driver_permits", 0, 0, 1 << 20));
             r.finish();
-            names.push_back(name);
+            names.push_back(t.name);
+            s.tag_sets.push_back(std::move(t));
         }
         for (std::size_t i = 0; i < s.devices.size(); ++i) {
             const auto& d = s.devices[i];

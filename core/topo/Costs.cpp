@@ -24,7 +24,8 @@ Costs Costs::defaults()
     c.csd_ns = 30;
     c.net_rx_pkt_ns = 1500;
     c.poll_ns = 100;
-    c.restart_visit_ns = 60;
+    c.restart_visit_ns = 2;
+    c.private_cache_lines = 4096;
     c.ipi_send_ns = 150;
     c.ipi_latency_ns = { 0, 600, 800, 1000, 1700 };
     c.cacheline_ns = { 0, 5, 40, 60, 120 };
@@ -73,10 +74,13 @@ const std::vector<Costs::Param>& Costs::params()
         { "net_rx_pkt_ns", &Costs::net_rx_pkt_ns, nullptr, "ns CPU", "assumed",
             "NET_RX work for one received completion PDU (nvme-tcp over a NIC, napi irqmode)" },
         { "poll_ns", &Costs::poll_ns, nullptr, "ns CPU", "assumed", "one blk_poll() pass over a hw queue (hipri)" },
-        { "restart_visit_ns", &Costs::restart_visit_ns, nullptr, "ns CPU",
-            "calibrated: 488 us per blk_mq_sched_restart call over 128 x 64 hctxs (seed 002, Roman Pen; lowest of his "
-            "averages)",
-            "looking at one hctx in the shared-tags restart walk (a cache miss on its state)" },
+        { "restart_visit_ns", &Costs::restart_visit_ns, nullptr, "ns CPU", "assumed",
+            "the instructions of one step of the shared-tags restart walk (next hctx, compare its tags); the "
+            "cachelines it reads are charged apart, by cacheline_ns" },
+        { "private_cache_lines", &Costs::private_cache_lines, nullptr, "lines",
+            "assumed: the 256 KiB per-core L2 of the Xeon E5 v3/v4 servers of 2017",
+            "cachelines a CPU's private cache holds: a restart walk that reads more than this misses on every line "
+            "(an LLC hit at best)" },
         { "ipi_send_ns", &Costs::ipi_send_ns, nullptr, "ns CPU", "assumed",
             "sending an IPI (ICR write) on the sender" },
         { "ipi_latency_ns", nullptr, &Costs::ipi_latency_ns, "ns latency", "assumed",

@@ -39,6 +39,7 @@ struct Costs {
     std::int64_t net_rx_pkt_ns = 0;
     std::int64_t poll_ns = 0;
     std::int64_t restart_visit_ns = 0;
+    std::int64_t private_cache_lines = 0;
     std::int64_t ipi_send_ns = 0;
     DistanceTable ipi_latency_ns {};
     DistanceTable cacheline_ns {};

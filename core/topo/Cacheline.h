@@ -1,0 +1,38 @@
+#pragma once
+
+#include "topo/Costs.h"
+#include "topo/Topology.h"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace blkmq {
+
+// One cacheline of shared kernel state, as MESI sees it: its last writer owns
+// it; a CPU that read it since shares it. A read by a CPU without a copy moves
+// the line from its last writer (cacheline_ns by distance); a line nobody has
+// written since the run began is taken to be in every reader's cache already
+// (its first fetch from memory is not charged). `evicted`: the reader touches
+// more lines than its private cache holds (private_cache_lines), so even its
+// own copy is gone and the read costs at least an LLC hit.
+struct Cacheline {
+    int writer = -1; // last CPU to write it (-1: clean)
+    int reader = -1; // the last CPU to read it since that write
+
+    void write(int cpu)
+    {
+        writer = cpu;
+        reader = -1;
+    }
+    std::int64_t read(int cpu, bool evicted, const Topology& topo, const Costs& costs)
+    {
+        const std::int64_t floor = evicted ? costs.cacheline_ns[static_cast<int>(Distance::Llc)] : 0;
+        std::int64_t ns = floor;
+        if (writer >= 0 && writer != cpu && reader != cpu)
+            ns = std::max(floor, costs.cacheline(topo, writer, cpu));
+        reader = cpu;
+        return ns;
+    }
+};
+
+} // namespace blkmq

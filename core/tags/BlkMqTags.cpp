@@ -31,11 +31,13 @@ int BlkMqTags::get(int cpu, TagUser& user)
     TagAlloc a;
     a.cpu = cpu;
     TagAccess cost;
+    cost.start = m_machine.opNow().ns();
     // Every step in this action for now: the allocators registered so far finish in one.
     while (m_alloc->get(a, cost) == TagAllocator::Step::More) { }
     m_machine.charge(cost.ns);
     m_sim.counters.tag_cacheline_transfers += cost.cachelineTransfers;
     m_sim.counters.tag_lock_wait_ns += static_cast<std::uint64_t>(cost.lockWaitNs);
+    m_sim.counters.tag_steals += cost.steals;
     if (a.tag < 0)
         return -1;
     ++m_sim.counters.tag_allocs;
@@ -52,13 +54,35 @@ int BlkMqTags::get(int cpu, TagUser& user)
 void BlkMqTags::put(int cpu, int tag, TagUser& user, TagWakeHost& host)
 {
     TagAccess cost;
+    cost.start = m_machine.opNow().ns();
     m_alloc->put(cpu, tag, cost);
     m_machine.charge(cost.ns);
     m_sim.counters.tag_cacheline_transfers += cost.cachelineTransfers;
     m_sim.counters.tag_lock_wait_ns += static_cast<std::uint64_t>(cost.lockWaitNs);
     --user.held;
     user.lastActivity = m_machine.opNow();
-    wakeUp(cpu, host);
+    if (!m_alloc->wakesOwnWaiters())
+        wakeUp(cpu, host);
+    else if (cost.wake)
+        wakeAll(cpu, host);
+}
+
+// The allocator's wake_up() of its one wait queue (percpu_ida: every waiter, none exclusive): every
+// sleeping submitter wakes and retries, every parked hctx is rerun.
+void BlkMqTags::wakeAll(int cpu, TagWakeHost& host)
+{
+    for (WaitQueue& ws : m_ws) {
+        for (const int h : ws.hctxs) {
+            host.unpark(h);
+            host.runHwQueueAsync(cpu, h);
+        }
+        ws.hctxs.clear();
+        for (const int task : ws.tasks) {
+            m_machine.charge(m_sim.costs.wakeup_ns);
+            m_machine.wakeTask(task, cpu);
+        }
+        ws.tasks.clear();
+    }
 }
 
 BlkMqTags::WaitQueue& BlkMqTags::waitPtr(TagUser& user)

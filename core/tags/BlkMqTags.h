@@ -85,6 +85,7 @@ private:
     };
     WaitQueue& waitPtr(TagUser& user); // bt_wait_ptr()
     void wakeUp(int cpu, TagWakeHost& host); // sbq_wake_up()
+    void wakeAll(int cpu, TagWakeHost& host); // the allocator's own wake_up()
 
     Sim& m_sim;
     Machine& m_machine;

@@ -6,10 +6,13 @@ namespace blkmq {
 
 // What one step of a tag operation cost the CPU that did it.
 struct TagAccess {
+    std::int64_t start = 0; // simulated time (ns) the operation starts: locks are timelines
     std::int64_t ns = 0;
     std::uint32_t cachelineTransfers = 0;
     std::int64_t lockWaitNs = 0; // spinning for a lock (part of ns)
-    bool local = true; // touched only cachelines this CPU already owned
+    std::uint32_t steals = 0; // tags taken from other CPUs' caches
+    bool local = true; // served without touching another CPU's state (own cache, own cachelines)
+    bool wake = false; // put(): the allocator woke its wait queue (wakesOwnWaiters())
 };
 
 // One allocation in progress on one CPU. An allocator whose get() takes
@@ -38,6 +41,10 @@ public:
     virtual int depth() const = 0;
     virtual int inUse() const = 0;
     virtual bool isSet(int tag) const = 0;
+    // False: BlkMqTags's sbitmap wait queues wake sleepers as tags are freed (bitmap, sbitmap). True:
+    // the allocator has its own wait queue and says in put() when it wakes every waiter on it
+    // (percpu_ida's wake_up(&pool->wait)).
+    virtual bool wakesOwnWaiters() const { return false; }
 };
 
 } // namespace blkmq

@@ -1,6 +1,8 @@
 #include "tags/TagRegistry.h"
 
 #include "tags/BitmapTags.h"
+#include "tags/PercpuIdaTags.h"
+#include "topo/Topology.h"
 
 namespace blkmq {
 
@@ -13,6 +15,14 @@ const std::vector<TagAllocatorInfo>& TagRegistry::all()
                 "64-bit words on their own cachelines, a per-CPU search hint starting at a random bit." },
             [](int depth, const Topology& topo, const Costs& costs, Rng& rng) -> std::unique_ptr<TagAllocator> {
                 return std::make_unique<BitmapTags>(depth, topo, costs, rng);
+            } },
+        { "percpu_ida",
+            { "", "percpu_ida: fix a live lock", "Kent Overstreet, Shaohua Li", "d835502f3dac", "v3.13 .. v3.15",
+                "Per-CPU stacks of free tags under per-CPU spinlocks; refills and steals under the pool lock; "
+                "blk-mq's cache size depth / possible CPUs in [1, 64]." },
+            [](int depth, const Topology& topo, const Costs& costs, Rng&) -> std::unique_ptr<TagAllocator> {
+                return std::make_unique<PercpuIdaTags>(
+                    depth, PercpuIdaTags::blkMqSizing(depth, topo.nrCpus()), topo, costs);
             } },
     };
     return list;

@@ -24,6 +24,15 @@ struct Cacheline {
         writer = cpu;
         reader = -1;
     }
+    // A write that must first own the line (a read-for-ownership): free if `cpu` owns it, else the
+    // transfer from its last writer, or from its last reader if nobody wrote it since.
+    std::int64_t own(int cpu, const Topology& topo, const Costs& costs)
+    {
+        const int from = writer >= 0 ? writer : reader;
+        const std::int64_t ns = from >= 0 && from != cpu ? costs.cacheline(topo, from, cpu) : 0;
+        write(cpu);
+        return ns;
+    }
     std::int64_t read(int cpu, bool evicted, const Topology& topo, const Costs& costs)
     {
         const std::int64_t floor = evicted ? costs.cacheline_ns[static_cast<int>(Distance::Llc)] : 0;

@@ -7,6 +7,7 @@
 #include "block/BlockLayer.h"
 #include "cpu/Machine.h"
 #include "tags/BlkMqTags.h"
+#include "tags/PercpuIdaTags.h"
 #include "tags/TagRegistry.h"
 #include "topo/TopologyLoader.h"
 
@@ -249,6 +250,110 @@ private slots:
         QVERIFY(one.get(0, a) >= 0);
         QVERIFY(one.get(0, b) < 0); // taken, not limited
         QCOMPARE(b.held, 0);
+    }
+
+    // blk_mq_init_tags() of v3.14: depth / possible CPUs, clamped to [1, 64]; half of it per batch.
+    void percpuIdaSizingFollowsBlkMq()
+    {
+        const auto s = [](int depth, int cpus) {
+            const auto z = PercpuIdaTags::blkMqSizing(depth, cpus);
+            return std::pair(z.maxSize, z.batchSize);
+        };
+        QCOMPARE(s(255, 64), std::pair(3, 1)); // the Micron card on Jens's 64-thread box
+        QCOMPARE(s(31, 64), std::pair(1, 1)); // AHCI: clamped up to 1
+        QCOMPARE(s(4096, 8), std::pair(64, 32)); // clamped down to 64
+        QCOMPARE(s(62, 4), std::pair(15, 7));
+    }
+
+    // On one CPU every line and every lock is its own: no transfer, no spinning, however the
+    // operations are spaced.
+    void percpuIdaOnOneCpuMovesNoCacheline()
+    {
+        const Topology topo = topology("1c");
+        const Costs costs = Costs::defaults();
+        PercpuIdaTags ida(31, PercpuIdaTags::blkMqSizing(31, 1), topo, costs);
+        Rng dice(3);
+        std::vector<int> held;
+        std::int64_t now = 0;
+        for (int i = 0; i < 5000; ++i) {
+            now += static_cast<std::int64_t>(dice.below(100));
+            TagAccess cost;
+            cost.start = now;
+            if (held.empty() || dice.below(2)) {
+                TagAlloc a;
+                ida.get(a, cost);
+                if (a.tag >= 0)
+                    held.push_back(a.tag);
+            } else {
+                ida.put(0, held.back(), cost);
+                held.pop_back();
+            }
+            QCOMPARE(cost.cachelineTransfers, 0u);
+            QCOMPARE(cost.lockWaitNs, std::int64_t(0));
+            now += cost.ns; // one CPU: the next operation starts after this one
+        }
+    }
+
+    // steal_tags(): the next CPU after cpu_last_stolen whose cpus_have_tags bit is set gives its whole
+    // stack; what that costs grows with the victim's distance.
+    void percpuIdaStealsFromTheNextCpuWithTags()
+    {
+        const Topology topo = topology("2n:1p:2c:2t"); // CPU 4 is CPU 0's SMT sibling, CPU 2 is on node 1
+        const Costs costs = Costs::defaults();
+        const auto stealCost = [&](int victim) {
+            PercpuIdaTags ida(16, PercpuIdaTags::blkMqSizing(16, 8), topo, costs); // 2 per CPU, batches of 1
+            std::int64_t now = 0;
+            const auto get = [&](int cpu) {
+                TagAlloc a;
+                a.cpu = cpu;
+                TagAccess cost;
+                cost.start = now += 1000;
+                ida.get(a, cost);
+                return std::pair(a.tag, cost);
+            };
+            // the victim takes two tags and frees them: one stays in its cache, one goes back
+            const int t1 = get(victim).first, t2 = get(victim).first;
+            for (const int t : { t1, t2 }) {
+                TagAccess cost;
+                cost.start = now += 1000;
+                ida.put(victim, t, cost);
+            }
+            [&] { QCOMPARE(ida.cachedOn(victim), 1); }();
+            while (ida.globalFree() > 0) // CPU 0 empties the global stack, one batch at a time
+                get(0);
+            const auto [tag, cost] = get(0);
+            [&] {
+                QVERIFY(tag >= 0);
+                QCOMPARE(cost.steals, 1u);
+                QVERIFY(!cost.local);
+                QCOMPARE(ida.cachedOn(victim), 0);
+                QVERIFY(!ida.hasTagsBit(victim));
+            }();
+            return cost.ns;
+        };
+        const std::int64_t sibling = stealCost(4), remote = stealCost(2);
+        QVERIFY2(remote > sibling, (std::to_string(remote) + " vs " + std::to_string(sibling)).c_str());
+    }
+
+    // Spinning happens only when two CPUs want the pool lock at once.
+    void percpuIdaSpinsOnlyUnderContention()
+    {
+        const Topology topo = topology("2c");
+        const Costs costs = Costs::defaults();
+        for (const std::int64_t gap : { std::int64_t(0), std::int64_t(1'000'000) }) {
+            PercpuIdaTags ida(64, PercpuIdaTags::blkMqSizing(64, 2), topo, costs);
+            TagAlloc a, b;
+            b.cpu = 1;
+            TagAccess ca, cb;
+            cb.start = gap;
+            ida.get(a, ca); // both caches are empty: both take the pool lock
+            ida.get(b, cb);
+            QCOMPARE(ca.lockWaitNs, std::int64_t(0));
+            if (gap == 0)
+                QVERIFY(cb.lockWaitNs > 0);
+            else
+                QCOMPARE(cb.lockWaitNs, std::int64_t(0));
+        }
     }
 
     // Whole runs with every allocator: at the end the tags in use are the ones requests hold.

@@ -1,0 +1,80 @@
+#pragma once
+
+#include "tags/TagAllocator.h"
+#include "topo/Costs.h"
+#include "topo/Spinlock.h"
+
+#include <vector>
+
+namespace blkmq {
+
+// percpu_ida (lib/percpu_ida.c at d835502f3dac, v3.14; blk-mq's driver tags
+// from v3.13 to v3.15). Each CPU caches up to maxSize free tags in a stack
+// under its own spinlock; the pool keeps a global stack, the mask of CPUs
+// that have cached tags and the CPU stolen from last, under the pool lock.
+//
+// get: pop the own stack under its lock (fast path). Otherwise, under the pool
+// lock: move min(global, batch) tags from the global stack; if there were
+// none, steal_tags(): for as many CPUs as cpus_have_tags holds, the next set
+// bit after cpu_last_stolen (wrapping), record it, clear it (its own too), and
+// take that CPU's whole stack under its lock, until something was taken. A
+// tag got with more left over sets the own bit.
+// put: push on the own stack under its lock; the first tag sets the own bit
+// and wakes the pool's wait queue; a full stack moves `batch` tags to the
+// global stack under the pool lock and wakes it too.
+//
+// Costs: tag_get_ns / tag_put_ns of instructions per stack operation; every
+// lock is a Spinlock (spinning, then its line from the last holder); the
+// cpus_have_tags mask, the global stack and a stolen stack's entries are
+// cachelines that move by distance. Runs in one step (the locks are timelines).
+class PercpuIdaTags final : public TagAllocator {
+public:
+    struct Sizing {
+        int maxSize = 1; // percpu_max_size
+        int batchSize = 1; // percpu_batch_size
+    };
+    // blk_mq_init_tags() of v3.14: nr_cache = depth / num_possible_cpus() clamped to
+    // [BLK_MQ_TAG_CACHE_MIN 1, BLK_MQ_TAG_CACHE_MAX 64]; batch = max(1, nr_cache / 2).
+    static Sizing blkMqSizing(int depth, int possibleCpus);
+
+    PercpuIdaTags(int depth, Sizing sizing, const Topology& topo, const Costs& costs);
+
+    Step get(TagAlloc& a, TagAccess& cost) override;
+    void put(int cpu, int tag, TagAccess& cost) override;
+    int depth() const override { return m_depth; }
+    int inUse() const override { return m_inUse; }
+    bool isSet(int tag) const override { return m_inUseBy[static_cast<std::size_t>(tag)]; }
+    bool wakesOwnWaiters() const override { return true; }
+
+    const Sizing& sizing() const { return m_sizing; }
+    int cachedOn(int cpu) const { return static_cast<int>(m_cpu[static_cast<std::size_t>(cpu)].stack.size()); }
+    int globalFree() const { return static_cast<int>(m_global.size()); }
+    bool hasTagsBit(int cpu) const { return m_haveTags[static_cast<std::size_t>(cpu)]; }
+
+private:
+    struct CpuCache {
+        Spinlock lock; // its line also holds nr_free and the first 14 entries of freelist[]
+        std::vector<int> stack; // freelist[0..nr_free), capacity maxSize
+    };
+    void lock(Spinlock& l, int cpu, std::int64_t& t, TagAccess& cost);
+    void touch(Cacheline& line, int cpu, int lines, std::int64_t& t, TagAccess& cost); // write `lines` lines
+    void transfer(int from, int cpu, int lines, std::int64_t& t, TagAccess& cost); // read lines `from` wrote
+    void steal(int cpu, std::int64_t& t, TagAccess& cost); // steal_tags()
+    void setHaveTags(int cpu, bool on, std::int64_t& t, TagAccess& cost);
+
+    const Topology& m_topo;
+    const Costs& m_costs;
+    int m_depth;
+    Sizing m_sizing;
+    int m_inUse = 0;
+    std::vector<bool> m_inUseBy;
+    std::vector<CpuCache> m_cpu;
+    Spinlock m_poolLock; // its line also holds cpu_last_stolen, the wait queue head and nr_free
+    std::vector<int> m_global; // pool->freelist
+    Cacheline m_globalEntries; // the top of pool->freelist, where batches move
+    std::vector<bool> m_haveTags; // cpus_have_tags
+    Cacheline m_haveTagsLine;
+    int m_lastStolen = 0; // cpu_last_stolen
+};
+
+} // namespace blkmq

@@ -122,7 +122,6 @@ public:
     const std::vector<Hctx>& hctxs() const { return m_hctxs; }
     const BlkMqTags& tags(int i) const { return *m_tags[static_cast<std::size_t>(i)]; }
     const std::vector<TagSet>& tagSets() const { return m_tagSets; }
-    const DriverPermits& permits(int tagSet) const { return m_permits[static_cast<std::size_t>(tagSet)]; }
     const BlkCpu& blkCpu(int cpu) const { return m_cpu[static_cast<std::size_t>(cpu)]; }
     int inFlight() const { return m_inFlight; }
     std::size_t poolSize() const { return m_pool.size(); }

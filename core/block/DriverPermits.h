@@ -25,10 +25,8 @@ public:
     DriverPermits(int permits, int nrCpus, int nrHctxs);
 
     bool enabled() const { return m_total > 0; }
-    int total() const { return m_total; }
     int busy() const { return m_busy; }
     int waiting() const { return m_waiting; } // hctxs on a requeue list
-    bool onList(int hctx) const { return m_inList[static_cast<std::size_t>(hctx)]; }
 
     // ibnbd_get_tag(): false when every permit is in flight.
     bool get();

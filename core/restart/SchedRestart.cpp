@@ -141,11 +141,12 @@ void SchedRestart::walk(int h, int pos)
         }
         // queue_hw_ctx[j] (read-only, a new line every 8 hctxs), then hctx2->tags; hctx2->state only
         // when the tags match (blk_mq_sched_restart_hctx's test_bit).
+        const RestartShape::HctxPlace& place = m_shape.hctx(candidate);
         std::int64_t ns = m_sim.costs.restart_visit_ns;
-        if (m_shape.hctx(candidate).index % 8 == 0)
-            ns += llcHit * (m_shape.hctx(candidate).index == 0 ? 2 : 1); // and the queue's list node
+        if (place.index % 8 == 0)
+            ns += llcHit * (place.index == 0 ? 2 : 1); // and the queue's list node
         ns += m_host.tagsLine(candidate).read(cpu, evicted, m_sim.topo, m_sim.costs);
-        const bool sameTags = m_shape.hctx(candidate).tags == start.tags;
+        const bool sameTags = place.tags == start.tags;
         if (sameTags)
             ns += m_host.stateLine(candidate).read(cpu, evicted, m_sim.topo, m_sim.costs);
         m_machine.charge(ns);

@@ -71,18 +71,8 @@ void BlkMqTags::put(int cpu, int tag, TagUser& user, TagWakeHost& host)
 // sleeping submitter wakes and retries, every parked hctx is rerun.
 void BlkMqTags::wakeAll(int cpu, TagWakeHost& host)
 {
-    for (WaitQueue& ws : m_ws) {
-        for (const int h : ws.hctxs) {
-            host.unpark(h);
-            host.runHwQueueAsync(cpu, h);
-        }
-        ws.hctxs.clear();
-        for (const int task : ws.tasks) {
-            m_machine.charge(m_sim.costs.wakeup_ns);
-            m_machine.wakeTask(task, cpu);
-        }
-        ws.tasks.clear();
-    }
+    for (WaitQueue& ws : m_ws)
+        wake(ws, static_cast<int>(ws.tasks.size()), cpu, host);
 }
 
 BlkMqTags::WaitQueue& BlkMqTags::waitPtr(TagUser& user)
@@ -127,18 +117,23 @@ void BlkMqTags::wakeUp(int cpu, TagWakeHost& host)
         return;
     ws->waitCnt += m_wakeBatch;
     m_wakeIndex = (m_wakeIndex + 1) % kWaitQueues;
-    // wake_up_nr(&ws->wait, wake_batch): every non-exclusive entry, wake_batch exclusive ones.
-    for (int h : ws->hctxs) {
+    wake(*ws, m_wakeBatch, cpu, host); // wake_up_nr(&ws->wait, wake_batch)
+}
+
+// Wakes every non-exclusive entry of a wait queue and up to `tasks` exclusive ones.
+void BlkMqTags::wake(WaitQueue& ws, int tasks, int cpu, TagWakeHost& host)
+{
+    for (int h : ws.hctxs) {
         host.unpark(h); // blk_mq_dispatch_wake(): clear TAG_WAITING, run the hctx
         host.runHwQueueAsync(cpu, h);
     }
-    ws->hctxs.clear();
-    const int n = std::min(static_cast<int>(ws->tasks.size()), m_wakeBatch);
+    ws.hctxs.clear();
+    const int n = std::min(static_cast<int>(ws.tasks.size()), tasks);
     for (int i = 0; i < n; ++i) {
         m_machine.charge(m_sim.costs.wakeup_ns);
-        m_machine.wakeTask(ws->tasks[static_cast<std::size_t>(i)], cpu);
+        m_machine.wakeTask(ws.tasks[static_cast<std::size_t>(i)], cpu);
     }
-    ws->tasks.erase(ws->tasks.begin(), ws->tasks.begin() + n);
+    ws.tasks.erase(ws.tasks.begin(), ws.tasks.begin() + n);
 }
 
 void BlkMqTags::idle(TagUser& user)

@@ -86,6 +86,7 @@ private:
     WaitQueue& waitPtr(TagUser& user); // bt_wait_ptr()
     void wakeUp(int cpu, TagWakeHost& host); // sbq_wake_up()
     void wakeAll(int cpu, TagWakeHost& host); // the allocator's own wake_up()
+    void wake(WaitQueue& ws, int tasks, int cpu, TagWakeHost& host);
 
     Sim& m_sim;
     Machine& m_machine;

@@ -38,57 +38,40 @@ PercpuIdaTags::PercpuIdaTags(int depth, Sizing sizing, const Topology& topo, con
         m_global.push_back(tag);
 }
 
-void PercpuIdaTags::lock(Spinlock& l, int cpu, std::int64_t& t, TagAccess& cost)
+// The simulated time the operation has reached: it started at cost.start and has cost cost.ns.
+std::int64_t PercpuIdaTags::now(const TagAccess& cost) { return cost.start + cost.ns; }
+
+void PercpuIdaTags::lock(Spinlock& l, int cpu, TagAccess& cost)
 {
     std::int64_t spin = 0;
-    const std::int64_t got = l.lock(cpu, t, m_topo, m_costs, spin);
+    const std::int64_t asked = now(cost);
+    const std::int64_t got = l.lock(cpu, asked, m_topo, m_costs, spin);
     cost.lockWaitNs += spin;
-    if (got - t > spin) {
-        ++cost.cachelineTransfers;
-        cost.local = false;
-    }
-    cost.ns += got - t;
-    t = got;
+    cost.ns += spin;
+    charge(got - asked - spin, 1, cost);
 }
 
-void PercpuIdaTags::touch(Cacheline& line, int cpu, int lines, std::int64_t& t, TagAccess& cost)
+void PercpuIdaTags::charge(std::int64_t lineNs, int lines, TagAccess& cost)
 {
-    const std::int64_t ns = line.own(cpu, m_topo, m_costs);
-    if (ns > 0 && lines > 0) {
-        cost.cachelineTransfers += static_cast<std::uint32_t>(lines);
-        cost.local = false;
-        cost.ns += ns * lines;
-        t += ns * lines;
-    }
-}
-
-void PercpuIdaTags::transfer(int from, int cpu, int lines, std::int64_t& t, TagAccess& cost)
-{
-    if (from == cpu || lines <= 0)
+    if (lineNs <= 0 || lines <= 0)
         return;
-    const std::int64_t ns = m_costs.cacheline(m_topo, from, cpu) * lines;
     cost.cachelineTransfers += static_cast<std::uint32_t>(lines);
     cost.local = false;
-    cost.ns += ns;
-    t += ns;
+    cost.ns += lineNs * lines;
 }
 
-void PercpuIdaTags::setHaveTags(int cpu, bool on, std::int64_t& t, TagAccess& cost)
+void PercpuIdaTags::setHaveTags(int cpu, bool on, TagAccess& cost)
 {
-    touch(m_haveTagsLine, cpu, 1, t, cost); // cpumask_set_cpu / cpumask_clear_cpu: a locked bit op
+    charge(m_haveTagsLine.own(cpu, m_topo, m_costs), 1, cost); // cpumask_set_cpu / _clear_cpu: a locked bit op
     m_haveTags[static_cast<std::size_t>(cpu)] = on;
 }
 
-void PercpuIdaTags::steal(int cpu, std::int64_t& t, TagAccess& cost)
+void PercpuIdaTags::steal(int cpu, TagAccess& cost)
 {
     CpuCache& mine = m_cpu[static_cast<std::size_t>(cpu)];
     const int nrCpus = static_cast<int>(m_cpu.size());
     int n = static_cast<int>(std::count(m_haveTags.begin(), m_haveTags.end(), true)); // cpumask_weight
-    if (const std::int64_t ns = m_haveTagsLine.read(cpu, false, m_topo, m_costs); ns > 0) {
-        ++cost.cachelineTransfers;
-        cost.ns += ns;
-        t += ns;
-    }
+    charge(m_haveTagsLine.read(cpu, false, m_topo, m_costs), 1, cost);
     int victim = m_lastStolen;
     for (; n > 0; --n) {
         // cpumask_next(cpu_last_stolen), else cpumask_first
@@ -101,20 +84,20 @@ void PercpuIdaTags::steal(int cpu, std::int64_t& t, TagAccess& cost)
                 next = c;
         victim = next;
         m_lastStolen = victim;
-        setHaveTags(victim, false, t, cost);
+        setHaveTags(victim, false, cost);
         if (victim == cpu)
             continue;
         CpuCache& remote = m_cpu[static_cast<std::size_t>(victim)];
-        lock(remote.lock, cpu, t, cost);
+        lock(remote.lock, cpu, cost);
         const int got = static_cast<int>(remote.stack.size());
         if (got > 0) {
             // memcpy of the whole stack: the lines beyond the header line come from the victim
-            transfer(victim, cpu, linesFor(std::max(0, got - kEntriesInHeaderLine)), t, cost);
+            charge(m_costs.cacheline(m_topo, victim, cpu), linesFor(std::max(0, got - kEntriesInHeaderLine)), cost);
             mine.stack.assign(remote.stack.begin(), remote.stack.end());
             remote.stack.clear();
             ++cost.steals;
         }
-        remote.lock.unlock(t);
+        remote.lock.unlock(now(cost));
         if (!mine.stack.empty())
             break;
     }
@@ -124,38 +107,35 @@ TagAllocator::Step PercpuIdaTags::get(TagAlloc& a, TagAccess& cost)
 {
     const int cpu = a.cpu;
     CpuCache& mine = m_cpu[static_cast<std::size_t>(cpu)];
-    std::int64_t t = cost.start + cost.ns;
     a.tag = -1;
     // Fast path: alloc_local_tag().
-    lock(mine.lock, cpu, t, cost);
+    lock(mine.lock, cpu, cost);
     cost.ns += m_costs.tag_get_ns;
-    t += m_costs.tag_get_ns;
     if (!mine.stack.empty()) {
         a.tag = mine.stack.back();
         mine.stack.pop_back();
     }
-    mine.lock.unlock(t);
+    mine.lock.unlock(now(cost));
     if (a.tag < 0) {
         // Slow path, under the pool lock (the own stack is touched without its lock).
         cost.local = false;
-        lock(m_poolLock, cpu, t, cost);
+        lock(m_poolLock, cpu, cost);
         if (mine.stack.empty() && !m_global.empty()) { // alloc_global_tags()
             const int n = std::min(static_cast<int>(m_global.size()), m_sizing.batchSize);
-            touch(m_globalEntries, cpu, linesFor(n), t, cost);
+            charge(m_globalEntries.own(cpu, m_topo, m_costs), linesFor(n), cost);
             mine.stack.insert(mine.stack.end(), m_global.end() - n, m_global.end());
             m_global.resize(m_global.size() - static_cast<std::size_t>(n));
         }
         if (mine.stack.empty())
-            steal(cpu, t, cost);
+            steal(cpu, cost);
         if (!mine.stack.empty()) {
             a.tag = mine.stack.back();
             mine.stack.pop_back();
             if (!mine.stack.empty())
-                setHaveTags(cpu, true, t, cost);
+                setHaveTags(cpu, true, cost);
         }
         cost.ns += m_costs.tag_get_ns;
-        t += m_costs.tag_get_ns;
-        m_poolLock.unlock(t);
+        m_poolLock.unlock(now(cost));
     }
     if (a.tag >= 0) {
         m_inUseBy[static_cast<std::size_t>(a.tag)] = true;
@@ -167,29 +147,27 @@ TagAllocator::Step PercpuIdaTags::get(TagAlloc& a, TagAccess& cost)
 void PercpuIdaTags::put(int cpu, int tag, TagAccess& cost)
 {
     CpuCache& mine = m_cpu[static_cast<std::size_t>(cpu)];
-    std::int64_t t = cost.start + cost.ns;
     m_inUseBy[static_cast<std::size_t>(tag)] = false;
     --m_inUse;
-    lock(mine.lock, cpu, t, cost);
+    lock(mine.lock, cpu, cost);
     mine.stack.push_back(tag);
     const int nrFree = static_cast<int>(mine.stack.size());
     cost.ns += m_costs.tag_put_ns;
-    t += m_costs.tag_put_ns;
-    mine.lock.unlock(t);
+    mine.lock.unlock(now(cost));
     if (nrFree == 1) {
-        setHaveTags(cpu, true, t, cost);
+        setHaveTags(cpu, true, cost);
         cost.wake = true; // wake_up(&pool->wait)
     }
     if (nrFree == m_sizing.maxSize) {
-        lock(m_poolLock, cpu, t, cost);
+        lock(m_poolLock, cpu, cost);
         if (static_cast<int>(mine.stack.size()) == m_sizing.maxSize) {
             const int n = m_sizing.batchSize;
-            touch(m_globalEntries, cpu, linesFor(n), t, cost);
+            charge(m_globalEntries.own(cpu, m_topo, m_costs), linesFor(n), cost);
             m_global.insert(m_global.end(), mine.stack.end() - n, mine.stack.end());
             mine.stack.resize(mine.stack.size() - static_cast<std::size_t>(n));
             cost.wake = true;
         }
-        m_poolLock.unlock(t);
+        m_poolLock.unlock(now(cost));
     }
 }
 

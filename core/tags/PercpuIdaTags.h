@@ -46,7 +46,6 @@ public:
     bool isSet(int tag) const override { return m_inUseBy[static_cast<std::size_t>(tag)]; }
     bool wakesOwnWaiters() const override { return true; }
 
-    const Sizing& sizing() const { return m_sizing; }
     int cachedOn(int cpu) const { return static_cast<int>(m_cpu[static_cast<std::size_t>(cpu)].stack.size()); }
     int globalFree() const { return static_cast<int>(m_global.size()); }
     bool hasTagsBit(int cpu) const { return m_haveTags[static_cast<std::size_t>(cpu)]; }
@@ -56,11 +55,11 @@ private:
         Spinlock lock; // its line also holds nr_free and the first 14 entries of freelist[]
         std::vector<int> stack; // freelist[0..nr_free), capacity maxSize
     };
-    void lock(Spinlock& l, int cpu, std::int64_t& t, TagAccess& cost);
-    void touch(Cacheline& line, int cpu, int lines, std::int64_t& t, TagAccess& cost); // write `lines` lines
-    void transfer(int from, int cpu, int lines, std::int64_t& t, TagAccess& cost); // read lines `from` wrote
-    void steal(int cpu, std::int64_t& t, TagAccess& cost); // steal_tags()
-    void setHaveTags(int cpu, bool on, std::int64_t& t, TagAccess& cost);
+    static std::int64_t now(const TagAccess& cost);
+    void lock(Spinlock& l, int cpu, TagAccess& cost); // spin, then take its line from the last holder
+    void charge(std::int64_t lineNs, int lines, TagAccess& cost); // `lines` transfers of lineNs each
+    void steal(int cpu, TagAccess& cost); // steal_tags()
+    void setHaveTags(int cpu, bool on, TagAccess& cost);
 
     const Topology& m_topo;
     const Costs& m_costs;

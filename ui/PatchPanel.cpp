@@ -65,6 +65,10 @@ PatchPanel::PatchPanel(QWidget* parent)
             row.box = new QCheckBox(q(sw.label), group);
             row.box->setObjectName(q(sw.key.rfind("patches.", 0) == 0 ? sw.key.substr(8) : sw.key));
             row.box->setToolTip(tip(sw.from));
+            row.box->setEnabled(sw.live);
+            if (!sw.live)
+                row.box->setToolTip(
+                    tip(sw.from) + u"<br>"_qs + tr("Set when the scenario starts (not while it runs)."));
             form->addRow(row.box);
             connect(row.box, &QCheckBox::toggled, this, [this, path](bool on) {
                 if (!m_updating)

@@ -38,6 +38,13 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
         q.spec = spec;
         q.nrHwQueues = spec.submit_queues;
         const int dev = static_cast<int>(m_queues.size());
+        // "spread" vectors are managed interrupts; the queue map follows them or not.
+        std::vector<int> managedVectorCpu;
+        const std::vector<int> managedMap = spec.irq_affinity.empty()
+            ? managedMapQueues(sim.topo, spec.submit_queues, managedVectorCpu)
+            : std::vector<int>();
+        const std::vector<int> map
+            = spec.queue_map == QueueMap::Managed ? managedMap : blkMqMapQueues(sim.topo, spec.submit_queues);
         auto set
             = std::find_if(m_tagSets.begin(), m_tagSets.end(), [&](const TagSet& t) { return t.name == spec.tag_set; });
         if (set == m_tagSets.end()) {
@@ -48,8 +55,12 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
             const TagAllocatorInfo* allocator = TagRegistry::find(scenario.kernel.tags);
             assert(allocator && "kernel.tags is validated by the loader");
             t.tags.reserve(static_cast<std::size_t>(spec.submit_queues));
-            for (int i = 0; i < spec.submit_queues; ++i)
-                t.tags.emplace_back(sim, machine, allocator->make(spec.hw_queue_depth, sim.topo, sim.costs, sim.rng));
+            for (int i = 0; i < spec.submit_queues; ++i) {
+                TagAllocatorArgs args { spec.hw_queue_depth, static_cast<int>(std::count(map.begin(), map.end(), i)),
+                    std::max(scenario.possible_cpus, nrCpus), scenario.kernel.tag_patches, sim.topo, sim.costs,
+                    sim.rng };
+                t.tags.emplace_back(sim, machine, allocator->make(args));
+            }
             for (BlkMqTags& tags : t.tags) // the vector's buffer moves with the TagSet
                 m_tags.push_back(&tags);
             m_tagSets.push_back(std::move(t));
@@ -58,13 +69,6 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
         set->queues.push_back(dev);
         q.tagSet = static_cast<int>(set - m_tagSets.begin());
         q.firstHctx = static_cast<int>(m_hctxs.size());
-        // "spread" vectors are managed interrupts; the queue map follows them or not.
-        std::vector<int> managedVectorCpu;
-        const std::vector<int> managedMap = spec.irq_affinity.empty()
-            ? managedMapQueues(sim.topo, spec.submit_queues, managedVectorCpu)
-            : std::vector<int>();
-        const std::vector<int> map
-            = spec.queue_map == QueueMap::Managed ? managedMap : blkMqMapQueues(sim.topo, spec.submit_queues);
         q.cpuToHctx.resize(static_cast<std::size_t>(nrCpus));
         for (int i = 0; i < spec.submit_queues; ++i) {
             Hctx h;

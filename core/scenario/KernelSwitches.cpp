@@ -46,6 +46,16 @@ KernelSwitch choice(std::string key, std::string family, std::string label, std:
     return s;
 }
 
+// A percpu_ida patch of the 2014 thread: set at start (the caches are sized and built then).
+KernelSwitch idaPatch(const std::string& id, bool& (*get)(KernelSpec&), Provenance from)
+{
+    KernelSwitch s = flag("patches." + id, "tags", id, get, std::move(from));
+    s.live = false;
+    s.requiresKey = "tags";
+    s.requiresValue = "percpu_ida";
+    return s;
+}
+
 std::vector<SwitchChoice> restartChoices()
 {
     std::vector<SwitchChoice> out;
@@ -130,6 +140,30 @@ std::vector<KernelSwitch> build()
         { kTags, "the driver-tag allocator of struct blk_mq_tags", "", "", "", "" }, tagChoices());
     tags.live = false;
     t.push_back(std::move(tags));
+    KernelSwitch limit = idaPatch("ida-steal-limit", [](KernelSpec& k) -> bool& { return k.tag_patches.stealLimit; },
+        { kTags, "blk-mq: limit the percpu_ida cache by min(8, online CPUs) (limit-steal.patch)", "Jens Axboe", "",
+            "proposed (3.15-rc2)",
+            "blk_mq_init_tags() sizes the per-CPU caches as nr_tags / min(8, num_online_cpus()) instead of "
+            "nr_tags / num_possible_cpus(), still clamped to [1, 64]." });
+    limit.excludes = "patches.ida-cache-per-ctx";
+    t.push_back(std::move(limit));
+    t.push_back(idaPatch("ida-topology-steal", [](KernelSpec& k) -> bool& { return k.tag_patches.topologySteal; },
+        { kTags, "percpu_ida: Use for_each_tlm() macro for CPU lookup in steal_tags()", "Alexander Gordeev", "",
+            "proposed (RFC 2/2)",
+            "steal_tags() walks the stealing CPU's sched-domain levels (SMT siblings, LLC, node, then farther "
+            "nodes), CPUs in ascending id within a level, and stops at the first non-empty cache; no "
+            "cpu_last_stolen." }));
+    t.push_back(idaPatch("ida-cache-per-ctx", [](KernelSpec& k) -> bool& { return k.tag_patches.cachePerCtx; },
+        { kTags, "blk-mq: size the percpu_ida cache by the CPUs mapped to the hctx", "Ming Lei", "", "proposed",
+            "nr_cache = nr_tags / hctx->nr_ctx, clamped to [1, 64]: a hw queue shared by few CPUs gives each a "
+            "bigger cache. With ida-min-cache-8 it is max(nr_tags / nr_ctx, 8), his set->min_percpu_cache." }));
+    t.push_back(idaPatch("ida-min-cache-8", [](KernelSpec& k) -> bool& { return k.tag_patches.minCache8; },
+        { kTags, "ensure percpu_max_size is at least 8", "Jens Axboe", "", "proposed (tested, not posted)",
+            "Whatever the formula gives, each CPU may cache at least 8 tags (batch 4)." }));
+    t.push_back(idaPatch("ida-v3.13-steal", [](KernelSpec& k) -> bool& { return k.tag_patches.v313Steal; },
+        { kTags, "revert \"percpu_ida: fix a live lock\" (d835502f3dac)", "Kent Overstreet", "", "v3.13",
+            "steal_tags() tries only while weight(cpus_have_tags) * percpu_max_size > nr_tags / 2; otherwise the "
+            "allocation sleeps although other CPUs cache free tags, until a free wakes it." }));
     return t;
 }
 

@@ -25,6 +25,9 @@ struct KernelSwitch {
     std::string label; // for the GUI
     Type type = Type::Bool;
     bool live = true; // may change during a run
+    // Applies only when the switch `requiresKey` has the value `requiresValue` (empty: always).
+    std::string requiresKey, requiresValue;
+    std::string excludes; // key of a switch that may not be turned on with this one
     Provenance from; // of the switch (a bool: of the patch it turns on)
     std::vector<SwitchChoice> choices; // Type::Choice
     bool& (*flag)(KernelSpec&) = nullptr; // Type::Bool

@@ -2,6 +2,7 @@
 
 #include "complete/CompletionPolicy.h"
 #include "sim/SimTime.h"
+#include "tags/TagPatches.h"
 #include "topo/Costs.h"
 #include "topo/Topology.h"
 
@@ -89,6 +90,7 @@ struct KernelSpec {
     std::string restart = "own-hctx";
     std::string dispatch = "v4.11"; // blk_mq_sched_dispatch_requests(): v4.11 (to v4.14) or v4.15
     std::string tags = "bitmap";
+    TagPatches tag_patches; // kernel.patches.ida-*: with tags = percpu_ida only
     bool tag_fair_share = true; // kernel behaviour since v3.16; false only to teach what it prevents
     SimTime tag_idle
         = SimTime(30'000'000'000); // an idle hctx stops counting as active this long after its last request
@@ -104,6 +106,7 @@ struct Scenario {
     SimTime sample_interval = msec(1);
     std::string topologyText = "1n:1p:4c:1t";
     Topology topology;
+    int possible_cpus = 0; // num_possible_cpus(): at least the topology's CPUs (which are all online)
     std::vector<DeviceSpec> devices;
     std::vector<TagSetSpec> tag_sets; // declared tag sets only
     std::vector<JobSpec> jobs;

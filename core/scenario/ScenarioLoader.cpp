@@ -255,6 +255,34 @@ void checkTotals(const Scenario& s)
     over("workload.net_rx", "net_rx loads", static_cast<std::int64_t>(s.net_rx.size()), limits::kNetRxLoads);
 }
 
+// Switches that apply only with another switch's value, or not with another switch on
+// (KernelSwitch::requiresKey, excludes), and the patches' own limits.
+void checkSwitchCombinations(const Scenario& s)
+{
+    for (const KernelSwitch& sw : KernelSwitches::all()) {
+        if (sw.value(s.kernel) == sw.defaultValue())
+            continue;
+        if (!sw.requiresKey.empty()) {
+            const KernelSwitch* req = KernelSwitches::find(sw.requiresKey);
+            const std::string is = req->value(s.kernel);
+            if (is != sw.requiresValue)
+                fail(sw.path(),
+                    "applies only to " + req->path() + "=" + sw.requiresValue + " (" + req->path() + " is " + is + ")");
+        }
+        if (!sw.excludes.empty()) {
+            const KernelSwitch* other = KernelSwitches::find(sw.excludes);
+            if (other->value(s.kernel) != other->defaultValue())
+                fail(sw.path(), "cannot be set together with " + other->path() + " (both set the same thing)");
+        }
+    }
+    if (s.kernel.tag_patches.minCache8)
+        for (const auto& d : s.devices)
+            if (d.hw_queue_depth < 8)
+                fail("kernel.patches.ida-min-cache-8",
+                    "a per-CPU cache of 8 tags is larger than the tag space of device " + d.name + " (hw_queue_depth "
+                        + std::to_string(d.hw_queue_depth) + ")");
+}
+
 // How deep arrays and objects nest, counted without parsing (strings and
 // their escapes skipped), so that a hostile document cannot exhaust the stack
 // of anything that walks it recursively.
@@ -341,6 +369,8 @@ Scenario parse(const json& doc)
     }
     s.topology = std::move(*topo);
     const int nrCpus = s.topology.nrCpus();
+    // The topology's CPUs are all online; a machine may have more possible ones (hot-pluggable).
+    s.possible_cpus = static_cast<int>(top.integer("possible_cpus", nrCpus, nrCpus, limits::kCpus));
 
     // Devices
     std::vector<std::size_t> namedTagSets; // per device: the entry that named its tag_set, or SIZE_MAX
@@ -640,6 +670,7 @@ Scenario parse(const json& doc)
             }
         }
         r.finish();
+        checkSwitchCombinations(s);
     }
 
     // Costs

@@ -21,7 +21,24 @@ PercpuIdaTags::Sizing PercpuIdaTags::blkMqSizing(int depth, int possibleCpus)
     return s;
 }
 
-PercpuIdaTags::PercpuIdaTags(int depth, Sizing sizing, const Topology& topo, const Costs& costs)
+PercpuIdaTags::Sizing PercpuIdaTags::sizingFor(
+    const TagPatches& patches, int depth, int possibleCpus, int onlineCpus, int nrCtx)
+{
+    int divisor = possibleCpus;
+    if (patches.stealLimit)
+        divisor = std::min(8, onlineCpus); // limit-steal.patch: min(8U, num_online_cpus())
+    else if (patches.cachePerCtx)
+        divisor = nrCtx; // nr_tags / hctx->nr_ctx
+    Sizing s = blkMqSizing(depth, divisor);
+    if (patches.minCache8 && s.maxSize < 8) {
+        s.maxSize = 8;
+        s.batchSize = 4;
+    }
+    return s;
+}
+
+PercpuIdaTags::PercpuIdaTags(
+    int depth, Sizing sizing, const Topology& topo, const Costs& costs, const TagPatches& patches)
     : m_topo(topo)
     , m_costs(costs)
     , m_depth(depth)
@@ -29,7 +46,21 @@ PercpuIdaTags::PercpuIdaTags(int depth, Sizing sizing, const Topology& topo, con
     , m_inUseBy(static_cast<std::size_t>(depth), false)
     , m_cpu(static_cast<std::size_t>(topo.nrCpus()))
     , m_haveTags(static_cast<std::size_t>(topo.nrCpus()), false)
+    , m_v313Steal(patches.v313Steal)
 {
+    if (patches.topologySteal) {
+        // A level is a sched domain's span minus the lower ones: SMT siblings, the LLC (MC), the
+        // node, then each NUMA distance. The distance class and the SLIT distance order them.
+        const int n = topo.nrCpus();
+        m_tlmOrder.resize(static_cast<std::size_t>(n));
+        for (int cpu = 0; cpu < n; ++cpu) {
+            std::vector<int>& order = m_tlmOrder[static_cast<std::size_t>(cpu)];
+            for (int c = 0; c < n; ++c)
+                order.push_back(c);
+            const auto level = [&](int c) { return std::make_pair(topo.distance(cpu, c), topo.numaDistance(cpu, c)); };
+            std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return level(a) < level(b); });
+        }
+    }
     for (CpuCache& c : m_cpu)
         c.stack.reserve(static_cast<std::size_t>(m_sizing.maxSize));
     // __percpu_ida_init(): the global stack holds 0..nr_tags-1, the last on top.
@@ -66,14 +97,41 @@ void PercpuIdaTags::setHaveTags(int cpu, bool on, TagAccess& cost)
     m_haveTags[static_cast<std::size_t>(cpu)] = on;
 }
 
+bool PercpuIdaTags::stealFrom(int victim, int cpu, TagAccess& cost)
+{
+    setHaveTags(victim, false, cost);
+    if (victim == cpu)
+        return false;
+    CpuCache& mine = m_cpu[static_cast<std::size_t>(cpu)];
+    CpuCache& remote = m_cpu[static_cast<std::size_t>(victim)];
+    lock(remote.lock, cpu, cost);
+    const int got = static_cast<int>(remote.stack.size());
+    if (got > 0) {
+        // memcpy of the whole stack: the lines beyond the header line come from the victim
+        charge(m_costs.cacheline(m_topo, victim, cpu), linesFor(std::max(0, got - kEntriesInHeaderLine)), cost);
+        mine.stack.assign(remote.stack.begin(), remote.stack.end());
+        remote.stack.clear();
+        ++cost.steals;
+    }
+    remote.lock.unlock(now(cost));
+    return !mine.stack.empty();
+}
+
 void PercpuIdaTags::steal(int cpu, TagAccess& cost)
 {
-    CpuCache& mine = m_cpu[static_cast<std::size_t>(cpu)];
+    charge(m_haveTagsLine.read(cpu, false, m_topo, m_costs), 1, cost);
+    if (!m_tlmOrder.empty()) {
+        // Gordeev's for_each_tlm(): nearest level first, ascending ids within it.
+        for (int victim : m_tlmOrder[static_cast<std::size_t>(cpu)])
+            if (m_haveTags[static_cast<std::size_t>(victim)] && stealFrom(victim, cpu, cost))
+                return;
+        return;
+    }
     const int nrCpus = static_cast<int>(m_cpu.size());
     int n = static_cast<int>(std::count(m_haveTags.begin(), m_haveTags.end(), true)); // cpumask_weight
-    charge(m_haveTagsLine.read(cpu, false, m_topo, m_costs), 1, cost);
     int victim = m_lastStolen;
-    for (; n > 0; --n) {
+    // v3.13 stops once so few CPUs cache tags that fewer than half of them could be remote.
+    for (; n > 0 && (!m_v313Steal || n * m_sizing.maxSize > m_depth / 2); --n) {
         // cpumask_next(cpu_last_stolen), else cpumask_first
         int next = -1;
         for (int c = victim + 1; c < nrCpus && next < 0; ++c)
@@ -84,21 +142,7 @@ void PercpuIdaTags::steal(int cpu, TagAccess& cost)
                 next = c;
         victim = next;
         m_lastStolen = victim;
-        setHaveTags(victim, false, cost);
-        if (victim == cpu)
-            continue;
-        CpuCache& remote = m_cpu[static_cast<std::size_t>(victim)];
-        lock(remote.lock, cpu, cost);
-        const int got = static_cast<int>(remote.stack.size());
-        if (got > 0) {
-            // memcpy of the whole stack: the lines beyond the header line come from the victim
-            charge(m_costs.cacheline(m_topo, victim, cpu), linesFor(std::max(0, got - kEntriesInHeaderLine)), cost);
-            mine.stack.assign(remote.stack.begin(), remote.stack.end());
-            remote.stack.clear();
-            ++cost.steals;
-        }
-        remote.lock.unlock(now(cost));
-        if (!mine.stack.empty())
+        if (stealFrom(victim, cpu, cost))
             break;
     }
 }

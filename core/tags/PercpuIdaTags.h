@@ -1,6 +1,7 @@
 #pragma once
 
 #include "tags/TagAllocator.h"
+#include "tags/TagPatches.h"
 #include "topo/Costs.h"
 #include "topo/Spinlock.h"
 
@@ -27,6 +28,11 @@ namespace blkmq {
 // lock is a Spinlock (spinning, then its line from the last holder); the
 // cpus_have_tags mask, the global stack and a stolen stack's entries are
 // cachelines that move by distance. Runs in one step (the locks are timelines).
+//
+// The thread's patches (TagPatches): ida-topology-steal replaces the
+// round-robin from cpu_last_stolen by the stealing CPU's sched-domain levels;
+// ida-v3.13-steal restores the steal condition before d835502f3dac; the
+// sizing patches only change Sizing (sizingFor).
 class PercpuIdaTags final : public TagAllocator {
 public:
     struct Sizing {
@@ -36,8 +42,11 @@ public:
     // blk_mq_init_tags() of v3.14: nr_cache = depth / num_possible_cpus() clamped to
     // [BLK_MQ_TAG_CACHE_MIN 1, BLK_MQ_TAG_CACHE_MAX 64]; batch = max(1, nr_cache / 2).
     static Sizing blkMqSizing(int depth, int possibleCpus);
+    // The same with the sizing patches: the divisor is min(8, online CPUs) with ida-steal-limit,
+    // hctx->nr_ctx with ida-cache-per-ctx; ida-min-cache-8 raises the result to at least 8.
+    static Sizing sizingFor(const TagPatches& patches, int depth, int possibleCpus, int onlineCpus, int nrCtx);
 
-    PercpuIdaTags(int depth, Sizing sizing, const Topology& topo, const Costs& costs);
+    PercpuIdaTags(int depth, Sizing sizing, const Topology& topo, const Costs& costs, const TagPatches& patches = {});
 
     Step get(TagAlloc& a, TagAccess& cost) override;
     void put(int cpu, int tag, TagAccess& cost) override;
@@ -59,6 +68,7 @@ private:
     void lock(Spinlock& l, int cpu, TagAccess& cost); // spin, then take its line from the last holder
     void charge(std::int64_t lineNs, int lines, TagAccess& cost); // `lines` transfers of lineNs each
     void steal(int cpu, TagAccess& cost); // steal_tags()
+    bool stealFrom(int victim, int cpu, TagAccess& cost); // clear its bit, take its stack; true: got tags
     void setHaveTags(int cpu, bool on, TagAccess& cost);
 
     const Topology& m_topo;
@@ -74,6 +84,9 @@ private:
     std::vector<bool> m_haveTags; // cpus_have_tags
     Cacheline m_haveTagsLine;
     int m_lastStolen = 0; // cpu_last_stolen
+    bool m_v313Steal = false;
+    // ida-topology-steal: per CPU, every CPU by sched-domain level, then id (for_each_tlm, for_each_cpu_and).
+    std::vector<std::vector<int>> m_tlmOrder;
 };
 
 } // namespace blkmq

@@ -2,6 +2,7 @@
 
 #include "sim/Provenance.h"
 #include "tags/TagAllocator.h"
+#include "tags/TagPatches.h"
 
 #include <memory>
 #include <string>
@@ -13,11 +14,22 @@ struct Costs;
 class Rng;
 class Topology;
 
+// What blk_mq_init_tags() knows when it builds one hw queue's tags.
+struct TagAllocatorArgs {
+    int depth = 1;
+    int nrCtx = 1; // CPUs mapped to the hctx (hctx->nr_ctx)
+    int possibleCpus = 1; // num_possible_cpus(); the topology's CPUs are the online ones
+    TagPatches patches;
+    const Topology& topo;
+    const Costs& costs;
+    Rng& rng;
+};
+
 // A driver-tag allocator, by name (kernel.tags). The first is the default.
 struct TagAllocatorInfo {
     std::string name;
     Provenance from;
-    std::unique_ptr<TagAllocator> (*make)(int depth, const Topology& topo, const Costs& costs, Rng& rng);
+    std::unique_ptr<TagAllocator> (*make)(const TagAllocatorArgs& args);
 };
 
 class TagRegistry {

@@ -29,7 +29,7 @@ private slots:
     {
         int patches = 0;
         for (const auto& sw : KernelSwitches::all()) {
-            if (sw.key.rfind("patches.", 0) != 0)
+            if (sw.key.rfind("patches.", 0) != 0 || sw.family != "completion")
                 continue;
             ++patches;
             const Provenance& p = sw.from;

@@ -8,6 +8,8 @@
 #include "cpu/Machine.h"
 #include "tags/BlkMqTags.h"
 #include "tags/PercpuIdaTags.h"
+#include "scenario/KernelSwitches.h"
+#include "scenario/ScenarioLoader.h"
 #include "tags/TagRegistry.h"
 #include "topo/TopologyLoader.h"
 
@@ -27,13 +29,30 @@ Topology topology(const char* spec)
     return *t;
 }
 
+std::unique_ptr<TagAllocator> make(const TagAllocatorInfo& info, int depth, const Topology& topo, const Costs& costs,
+    Rng& rng, const TagPatches& patches = {})
+{
+    return info.make({ depth, topo.nrCpus(), topo.nrCpus(), patches, topo, costs, rng });
+}
+
+// The patches of KernelSpec with one switch (by key) turned on.
+TagPatches patchSet(const std::string& key)
+{
+    KernelSpec k;
+    if (!key.empty())
+        KernelSwitches::find(key)->flag(k) = true;
+    return k.tag_patches;
+}
+TagPatches patchSet(const QString& key) { return patchSet(key.toStdString()); }
+TagPatches patchSet(const char* key) { return patchSet(std::string(key)); }
+
 // One machine with the default allocator's tags of some depth, for BlkMqTags tests.
 struct TagBench {
     explicit TagBench(int depth)
         : topo(topology("1n:1p:2c:1t"))
         , sim(topo, Costs::defaults(), 1)
         , machine(sim)
-        , tags(sim, machine, TagRegistry::all().front().make(depth, topo, sim.costs, sim.rng))
+        , tags(sim, machine, make(TagRegistry::all().front(), depth, topo, sim.costs, sim.rng))
     {
     }
     Topology topo;
@@ -58,23 +77,35 @@ private slots:
     {
         QTest::addColumn<QString>("allocator");
         QTest::addColumn<int>("depth");
-        for (const auto& a : TagRegistry::all())
-            for (int depth : { 1, 2, 31, 63, 64, 65, 128, 1000 })
-                QTest::newRow((a.name + " depth " + std::to_string(depth)).c_str())
-                    << QString::fromStdString(a.name) << depth;
+        QTest::addColumn<QString>("patch");
+        for (const auto& a : TagRegistry::all()) {
+            // The allocator alone, then with each patch that applies to it (the table says which).
+            std::vector<std::string> patches { "" };
+            for (const KernelSwitch& sw : KernelSwitches::all())
+                if (sw.requiresKey == "tags" && sw.requiresValue == a.name)
+                    patches.push_back(sw.key);
+            for (const std::string& patch : patches)
+                for (int depth : { 1, 2, 31, 63, 64, 65, 128, 1000 })
+                    if (patch != "patches.ida-min-cache-8" || depth >= 8) // smaller: rejected by the loader
+                        QTest::newRow((a.name + " " + patch + " depth " + std::to_string(depth)).c_str())
+                            << QString::fromStdString(a.name) << depth << QString::fromStdString(patch);
+        }
     }
     void everyAllocatorKeepsTheContract()
     {
         QFETCH(QString, allocator);
         QFETCH(int, depth);
+        QFETCH(QString, patch);
         const Topology topo = topology("2n:1p:4c:2t");
         const Costs costs = Costs::defaults();
         Rng rng(7);
         const TagAllocatorInfo* info = TagRegistry::find(allocator.toStdString());
         QVERIFY(info);
-        auto alloc = info->make(depth, topo, costs, rng);
+        auto alloc = make(*info, depth, topo, costs, rng, patchSet(patch));
         QCOMPARE(alloc->depth(), depth);
         QCOMPARE(alloc->inUse(), 0);
+        // v3.13's steal condition lets an allocation fail although other CPUs cache free tags: its point.
+        const bool failsWithFreeTags = patch == QLatin1String("patches.ida-v3.13-steal");
 
         std::set<int> held;
         std::vector<std::pair<int, int>> heldBy; // (tag, cpu)
@@ -104,7 +135,8 @@ private slots:
                 const int cpu = inProgress[k].cpu;
                 inProgress.erase(inProgress.begin() + static_cast<std::ptrdiff_t>(k));
                 if (tag < 0) {
-                    QCOMPARE(static_cast<int>(held.size()), depth); // none free only when all are held
+                    if (!failsWithFreeTags)
+                        QCOMPARE(static_cast<int>(held.size()), depth); // none free only when all are held
                     continue;
                 }
                 QVERIFY2(tag < depth, "a tag beyond the depth");
@@ -135,6 +167,16 @@ private slots:
         }
         held.clear();
         check();
+        if (failsWithFreeTags) {
+            // Not every CPU can have every tag; none is lost: caches and the global stack hold them all.
+            const auto* ida = dynamic_cast<const PercpuIdaTags*>(alloc.get());
+            QVERIFY(ida);
+            int free = ida->globalFree();
+            for (int c = 0; c < topo.nrCpus(); ++c)
+                free += ida->cachedOn(c);
+            QCOMPARE(free, depth);
+            return;
+        }
         for (int n = 0; n < depth; ++n) {
             TagAlloc a;
             a.cpu = n % topo.nrCpus();
@@ -156,7 +198,7 @@ private slots:
         const Topology topo = topology("1n:1p:4c:1t");
         Sim sim(topo, Costs::defaults(), 1);
         Machine machine(sim);
-        BlkMqTags tags(sim, machine, TagRegistry::all().front().make(32, topo, sim.costs, sim.rng));
+        BlkMqTags tags(sim, machine, make(TagRegistry::all().front(), 32, topo, sim.costs, sim.rng));
         tags.setFairSharing(true, SimTime(0));
         TagUser a, b;
         a.hctx = 0;
@@ -236,7 +278,7 @@ private slots:
         const Topology topo = topology("1n:1p:2c:1t");
         Sim sim(topo, Costs::defaults(), 1);
         Machine machine(sim);
-        BlkMqTags tags(sim, machine, TagRegistry::all().front().make(8, topo, sim.costs, sim.rng));
+        BlkMqTags tags(sim, machine, make(TagRegistry::all().front(), 8, topo, sim.costs, sim.rng));
         TagUser a, b;
         a.hctx = 0;
         a.shared = b.shared = true;
@@ -246,7 +288,7 @@ private slots:
         QCOMPARE(tags.activeQueues(), 1);
         while (tags.get(0, a) >= 0) { }
         QCOMPARE(a.held, 8); // alone: all of them
-        BlkMqTags one(sim, machine, TagRegistry::all().front().make(1, topo, sim.costs, sim.rng));
+        BlkMqTags one(sim, machine, make(TagRegistry::all().front(), 1, topo, sim.costs, sim.rng));
         QVERIFY(one.get(0, a) >= 0);
         QVERIFY(one.get(0, b) < 0); // taken, not limited
         QCOMPARE(b.held, 0);
@@ -263,6 +305,152 @@ private slots:
         QCOMPARE(s(31, 64), std::pair(1, 1)); // AHCI: clamped up to 1
         QCOMPARE(s(4096, 8), std::pair(64, 32)); // clamped down to 64
         QCOMPARE(s(62, 4), std::pair(15, 7));
+    }
+
+    // The thread's formulas: stock divides by the possible CPUs, Jens's limit by min(8, online),
+    // Ming's by the CPUs mapped to the hctx; min-cache-8 raises whatever comes out to 8.
+    void percpuIdaSizingPatches()
+    {
+        const auto s = [](const char* key, int depth, int possible, int online, int nrCtx) {
+            const auto z = PercpuIdaTags::sizingFor(patchSet(key), depth, possible, online, nrCtx);
+            return std::pair(z.maxSize, z.batchSize);
+        };
+        QCOMPARE(s("", 255, 64, 64, 64), std::pair(3, 1));
+        QCOMPARE(s("", 255, 128, 64, 64), std::pair(1, 1)); // possible, not online, CPUs
+        QCOMPARE(s("patches.ida-steal-limit", 255, 128, 64, 64), std::pair(31, 15)); // 255 / min(8, 64)
+        QCOMPARE(s("patches.ida-steal-limit", 255, 8, 4, 4), std::pair(63, 31)); // 255 / min(8, 4)
+        QCOMPARE(s("patches.ida-steal-limit", 1000, 8, 8, 8), std::pair(64, 32)); // still clamped to 64
+        QCOMPARE(s("patches.ida-cache-per-ctx", 64, 4, 4, 1), std::pair(64, 32)); // one CPU per hctx
+        QCOMPARE(s("patches.ida-cache-per-ctx", 255, 64, 64, 16), std::pair(15, 7));
+        QCOMPARE(s("patches.ida-min-cache-8", 255, 64, 64, 64), std::pair(8, 4));
+        QCOMPARE(s("patches.ida-min-cache-8", 1000, 8, 8, 8), std::pair(64, 32)); // a bigger cache is kept
+        KernelSpec both;
+        both.tag_patches.cachePerCtx = both.tag_patches.minCache8 = true; // max(nr_tags / nr_ctx, 8)
+        QCOMPARE(PercpuIdaTags::sizingFor(both.tag_patches, 255, 64, 64, 64).maxSize, 8);
+        QCOMPARE(PercpuIdaTags::sizingFor(both.tag_patches, 255, 64, 64, 16).maxSize, 15);
+    }
+
+    // With ida-topology-steal the victim is the nearest CPU with tags (SMT sibling, LLC, node, then
+    // farther), whatever cpu_last_stolen says; stock takes the next set bit in id order.
+    void percpuIdaTopologyStealTakesTheNearestCpu()
+    {
+        const Topology topo = topology("2n:1p:2c:2t"); // CPU 4 is CPU 0's SMT sibling; CPUs 2, 3 are on node 1
+        const Costs costs = Costs::defaults();
+        const auto victimOf = [&](const char* patch, std::vector<int> cached) {
+            PercpuIdaTags ida(16, PercpuIdaTags::blkMqSizing(16, 8), topo, costs, patchSet(patch));
+            std::int64_t now = 0;
+            const auto get = [&](int cpu) {
+                TagAlloc a;
+                a.cpu = cpu;
+                TagAccess cost;
+                cost.start = now += 1000;
+                ida.get(a, cost);
+                return a.tag;
+            };
+            for (int cpu : cached) { // each takes two tags and frees them: one stays in its cache
+                const int t1 = get(cpu), t2 = get(cpu);
+                for (const int t : { t1, t2 }) {
+                    TagAccess cost;
+                    cost.start = now += 1000;
+                    ida.put(cpu, t, cost);
+                }
+            }
+            while (ida.globalFree() > 0)
+                get(0);
+            if (get(0) < 0)
+                return -2; // nothing stolen
+            int victim = -1;
+            for (int cpu : cached)
+                if (ida.cachedOn(cpu) == 0)
+                    victim = cpu;
+            return victim;
+        };
+        QCOMPARE(victimOf("", { 2, 4 }), 2); // the next bit after cpu_last_stolen 0: across the node
+        QCOMPARE(victimOf("patches.ida-topology-steal", { 2, 4 }), 4); // the SMT sibling
+        QCOMPARE(victimOf("patches.ida-topology-steal", { 3, 1 }), 1); // same node before the other node
+        QCOMPARE(victimOf("patches.ida-topology-steal", { 7, 3 }), 3); // neither near: ascending id
+    }
+
+    // v3.13's steal condition: with only one CPU caching (1 x max 2 <= 16 / 2) the allocation fails
+    // although that CPU holds a free tag; v3.14 steals it.
+    void percpuIdaV313SleepsWithFreeTags()
+    {
+        const Topology topo = topology("1n:1p:8c:1t");
+        const Costs costs = Costs::defaults();
+        for (const char* patch : { "", "patches.ida-v3.13-steal" }) {
+            PercpuIdaTags ida(16, PercpuIdaTags::blkMqSizing(16, 8), topo, costs, patchSet(patch));
+            std::int64_t now = 0;
+            const auto get = [&](int cpu) {
+                TagAlloc a;
+                a.cpu = cpu;
+                TagAccess cost;
+                cost.start = now += 1000;
+                ida.get(a, cost);
+                return a.tag;
+            };
+            const int t1 = get(5), t2 = get(5);
+            for (const int t : { t1, t2 }) {
+                TagAccess cost;
+                cost.start = now += 1000;
+                ida.put(5, t, cost);
+            }
+            std::vector<int> mine;
+            while (ida.globalFree() > 0 || ida.cachedOn(0) > 0)
+                mine.push_back(get(0));
+            const int last = get(0);
+            QCOMPARE(ida.inUse(), static_cast<int>(mine.size()) + (last >= 0 ? 1 : 0));
+            if (*patch) {
+                QCOMPARE(last, -1);
+                QCOMPARE(ida.cachedOn(5), 1); // free, and out of reach
+            } else {
+                QVERIFY(last >= 0);
+                QCOMPARE(ida.cachedOn(5), 0);
+            }
+        }
+    }
+
+    // The loader refuses a patch that does not fit the allocator or the device, naming the field.
+    void badTagPatchesAreRefused_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<int>("depth");
+        QTest::newRow("patch without percpu_ida")
+            << QStringLiteral("kernel.patches.ida-steal-limit=true")
+            << QStringLiteral(
+                   "kernel.patches.ida-steal-limit: applies only to kernel.tags=percpu_ida (kernel.tags is bitmap)")
+            << 64;
+        QTest::newRow("two cache formulas")
+            << QStringLiteral(
+                   "kernel.tags=percpu_ida;kernel.patches.ida-steal-limit=true;kernel.patches.ida-cache-per-ctx=true")
+            << QStringLiteral(
+                   "kernel.patches.ida-steal-limit: cannot be set together with kernel.patches.ida-cache-per-ctx")
+            << 64;
+        QTest::newRow("cache larger than the tag space")
+            << QStringLiteral("kernel.tags=percpu_ida;kernel.patches.ida-min-cache-8=true")
+            << QStringLiteral(
+                   "kernel.patches.ida-min-cache-8: a per-CPU cache of 8 tags is larger than the tag space of device "
+                   "nullb0 (hw_queue_depth 4)")
+            << 4;
+        QTest::newRow("fewer possible than online CPUs")
+            << QStringLiteral("possible_cpus=2") << QStringLiteral("possible_cpus: must be an integer in 4..4096")
+            << 64;
+        QTest::newRow("unknown allocator")
+            << QStringLiteral("kernel.tags=percpu") << QStringLiteral("kernel.tags: must be one of") << 64;
+    }
+    void badTagPatchesAreRefused()
+    {
+        QFETCH(QString, set);
+        QFETCH(QString, field);
+        QFETCH(int, depth);
+        std::vector<std::string> sets;
+        for (const QString& one : set.split(QLatin1Char(';')))
+            sets.push_back(one.toStdString());
+        const std::string doc = R"({"topology":"1n:1p:4c:1t","devices":[{"name":"nullb0","hw_queue_depth":)"
+            + std::to_string(depth) + "}]}";
+        const auto r = ScenarioLoader::fromText(doc, "t", sets);
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error().find(field.toStdString()) != std::string::npos, r.error().c_str());
     }
 
     // On one CPU every line and every lock is its own: no transfer, no spinning, however the

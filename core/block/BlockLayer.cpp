@@ -37,6 +37,8 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
         RequestQueue q;
         q.spec = spec;
         q.nrHwQueues = spec.submit_queues;
+        if (spec.cmd_issue_lock)
+            q.cmdIssueLocks.resize(static_cast<std::size_t>((spec.hw_queue_depth + 31) / 32));
         const int dev = static_cast<int>(m_queues.size());
         // "spread" vectors are managed interrupts; the queue map follows them or not.
         std::vector<int> managedVectorCpu;
@@ -398,7 +400,7 @@ BlockLayer::Issue BlockLayer::issue(int cpu, int rq)
             return Issue::NoTag;
     }
     m_machine.charge(m_sim.costs.queue_rq_ns);
-    const RequestQueue& q = m_queues[static_cast<std::size_t>(r.dev)];
+    RequestQueue& q = m_queues[static_cast<std::size_t>(r.dev)];
     if (q.spec.queue_limit && hctx.atDevice >= q.spec.queue_limit) {
         ++m_sim.counters.dispatch_busy;
         return Issue::Busy;
@@ -416,6 +418,17 @@ BlockLayer::Issue BlockLayer::issue(int cpu, int rq)
             return Issue::Busy;
         }
         r.permit = true;
+    }
+    if (!q.cmdIssueLocks.empty()) {
+        // mtip_issue_ncq_command(): spin_lock(&port->cmd_issue_lock[tag >> 5]), write SACT and CI, unlock.
+        Spinlock& lock = q.cmdIssueLocks[static_cast<std::size_t>(r.tag >> 5)];
+        const std::int64_t asked = m_machine.opNow().ns();
+        std::int64_t spin = 0;
+        const std::int64_t got = lock.lock(cpu, asked, m_sim.topo, m_sim.costs, spin);
+        const std::int64_t held = 2 * m_sim.costs.mmio_write_ns;
+        lock.unlock(got + held);
+        m_machine.charge(got - asked + held);
+        m_machine.lockTime(cpu, LockCaller::QueueRq, got - asked);
     }
     r.dispatched = m_machine.opNow();
     r.state = RqState::AtDevice;

@@ -2,6 +2,7 @@
 
 #include "block/RqList.h"
 #include "scenario/Scenario.h"
+#include "topo/Spinlock.h"
 
 #include <vector>
 
@@ -19,6 +20,7 @@ struct RequestQueue {
     RqList kthreadPending;
     int kthreadCurrent = -1;
     bool kthreadDone = false;
+    std::vector<Spinlock> cmdIssueLocks; // mtip32xx: port->cmd_issue_lock[], one per 32 tags
 };
 
 } // namespace blkmq

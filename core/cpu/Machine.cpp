@@ -305,6 +305,7 @@ void Machine::onBoundary(int cpu)
     m_executingCpu = cpu;
     for (int guard = 0;; ++guard) {
         m_charge = 0;
+        m_userCharge = 0;
         ExecContext ctx = ExecContext::Task;
         OpStack* stack = pickStack(cpu, ctx);
         if (!stack) {
@@ -321,6 +322,10 @@ void Machine::onBoundary(int cpu)
         perform(cpu, op, *stack);
         m_currentStack = nullptr;
         c.busy[static_cast<int>(ctx)] += m_charge;
+        if (jobCurrent(cpu)) { // getrusage(): interrupts count as system time of the task they interrupt
+            m_sim.counters.job_user_ns += static_cast<std::uint64_t>(m_userCharge);
+            m_sim.counters.job_sys_ns += static_cast<std::uint64_t>(m_charge - m_userCharge);
+        }
         const bool inTask = stack != &c.hardirq && stack != &c.softirq;
         if (m_charge > 0 && m_sim.tracing())
             m_sim.slice({ m_sim.now.ns(), m_sim.now.ns() + m_charge, inTask ? m_currentTask : -1, op.a,
@@ -338,6 +343,7 @@ void Machine::onBoundary(int cpu)
     }
     m_executingCpu = -1;
     m_charge = 0;
+    m_userCharge = 0;
 }
 
 void Machine::perform(int cpu, Op op, OpStack& stack)

@@ -93,6 +93,25 @@ public:
 
     // --- for the op being performed ---
     void charge(std::int64_t ns) { m_charge += ns; }
+    // CPU time in user space (fio's own work): charged like any other, counted as the job's user time.
+    void chargeUser(std::int64_t ns)
+    {
+        m_charge += ns;
+        m_userCharge += ns;
+    }
+    // Time `cpu` spent in _raw_spin_lock for `who` (the lock profile; a job's share when it is current).
+    void lockTime(int cpu, LockCaller who, std::int64_t ns)
+    {
+        m_sim.counters.lock_ns[static_cast<std::size_t>(who)] += static_cast<std::uint64_t>(ns);
+        if (jobCurrent(cpu))
+            m_sim.counters.job_lock_ns += static_cast<std::uint64_t>(ns);
+    }
+    // A job thread is the current task of `cpu` (the task any interrupt there is accounted to).
+    bool jobCurrent(int cpu) const
+    {
+        const int t = m_cpus[static_cast<std::size_t>(cpu)].current;
+        return t >= 0 && task(t).kind == TaskKind::Job;
+    }
     SimTime opNow() const { return m_sim.now + SimTime(m_charge); }
     ExecContext context() const { return m_context; }
     int currentTask() const { return m_currentTask; }
@@ -155,6 +174,7 @@ private:
     std::vector<int> m_vectorThread;
     // the op being performed
     std::int64_t m_charge = 0;
+    std::int64_t m_userCharge = 0; // of m_charge, chargeUser()
     ExecContext m_context = ExecContext::Task;
     int m_currentTask = -1;
     int m_executingCpu = -1;

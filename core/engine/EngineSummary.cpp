@@ -56,7 +56,8 @@ MetricValues Engine::totals() const
     const MetricSample now = metricSample();
     const MetricSample zero;
     const LatencyHistogram& lat = m_workload->jobs().empty() ? m_block->scriptLatency() : m_workload->latency();
-    return computeMetrics({ now, zero, m_sim->now.seconds(), m_machine->nrCpus(), lat, m_block->inFlight() });
+    return computeMetrics({ now, zero, m_sim->now.seconds(), m_machine->nrCpus(), lat, m_block->inFlight(),
+        static_cast<int>(m_workload->jobs().size()) });
 }
 
 nlohmann::json Engine::summary() const
@@ -98,6 +99,18 @@ nlohmann::json Engine::summary() const
     json markers = json::array();
     for (const Marker& m : m_markers)
         markers.push_back({ { "t_ns", m.t_ns }, { "text", m.text } });
+
+    // perf's view of _raw_spin_lock: time by caller and each caller's share.
+    nlohmann::json byCaller = nlohmann::json::object();
+    std::uint64_t lockAll = 0;
+    for (int k = 0; k < kLockCallers; ++k)
+        lockAll += c.lock_ns[static_cast<std::size_t>(k)];
+    for (int k = 0; k < kLockCallers; ++k) {
+        const auto ns = c.lock_ns[static_cast<std::size_t>(k)];
+        byCaller[std::string(kLockCallerNames[k])] = { { "ns", ns },
+            { "pct", lockAll ? 100.0 * static_cast<double>(ns) / static_cast<double>(lockAll) : 0.0 } };
+    }
+    const nlohmann::json spinlocks = { { "total_ns", lockAll }, { "by_caller", byCaller } };
 
     return {
         { "scenario", m_scenario.name },
@@ -152,6 +165,14 @@ nlohmann::json Engine::summary() const
                 { "cacheline_transfers", c.tag_cacheline_transfers },
                 { "lock_wait_ns", c.tag_lock_wait_ns },
                 { "sleeps", c.tag_sleeps },
+            } },
+        { "spinlocks", spinlocks },
+        { "jobs",
+            {
+                { "threads", m_workload->jobs().size() },
+                { "usr_pct", value("job_usr_pct") },
+                { "sys_pct", value("job_sys_pct") },
+                { "spinlock_pct", value("job_spinlock_pct") },
             } },
         { "cpu",
             {

@@ -108,6 +108,68 @@ std::vector<Claim> allClaims()
         "restart-128x64", { roman }, avg + "median", "", {}, 488000, 3212000, "488k..3212k ns");
     restart("reverted (own-hctx): 0.173-0.186 us per call on each CPU (ftrace; here the median per-CPU average)",
         "restart-128x64", { "kernel.restart=own-hctx" }, avg + "median", "", {}, 173, 186, "173..186 ns");
+
+    // Seed 004: Jens Axboe's table (3.15-rc2, 4 sockets, Micron mtip32xx with 255 tags, 8 processes),
+    // his two lock profiles, and "stock+ag" not changing much.
+    const auto tags = [&](std::string text, std::string preset, std::vector<std::string> sets, std::string metric,
+                          std::vector<std::string> compare, double lo, double hi, std::string band) {
+        claim("tags", "seed 004, Jens Axboe", std::move(text), std::move(preset), std::move(sets), std::move(metric),
+            "", std::move(compare), lo, hi, std::move(band));
+        c.back().duration = "20ms";
+    };
+    const std::string limit = "kernel.patches.ida-steal-limit=true";
+    const std::string ag = "kernel.patches.ida-topology-steal=true";
+    struct Row {
+        const char* kernel;
+        std::vector<std::string> sets;
+    };
+    const std::vector<Row> kernels { { "stock", {} }, { "limit", { limit } }, { "limit+ag", { limit, ag } } };
+    struct Case {
+        const char* name;
+        const char* words;
+        double iops[3];
+        double sys[3];
+    };
+    const Case cases[] = {
+        { "near-low", "near + low (QD 248)", { 1009.5e3, 1084.4e3, 1058.1e3 }, { 55.78, 54.47, 52.42 } },
+        { "near-high", "near + high (QD 512)", { 949.1e3, 980.7e3, 1010.1e3 }, { 75.12, 64.74, 70.27 } },
+        { "far-low", "far + low (QD 248)", { 600.0e3, 761.7e3, 762.5e3 }, { 72.28, 71.17, 74.48 } },
+        { "far-high", "far + high (QD 512)", { 465.9e3, 716.2e3, 758.0e3 }, { 91.66, 88.68, 91.00 } },
+    };
+    for (const Case& k : cases) {
+        const std::string preset = std::string("axboe-4s64-") + k.name;
+        for (std::size_t i = 0; i < kernels.size(); ++i) {
+            char text[160];
+            std::snprintf(text, sizeof text, "%s, %s: %.1fK IOPS", k.words, kernels[i].kernel, k.iops[i] / 1e3);
+            char band[64];
+            std::snprintf(band, sizeof band, "%.1fK ± 10%%", k.iops[i] / 1e3);
+            tags(text, preset, kernels[i].sets, "/io/iops", {}, k.iops[i] * 0.9, k.iops[i] * 1.1, band);
+            if (i == 0 && std::string(k.name) == "near-low")
+                c.back().calibrated = true;
+            std::snprintf(text, sizeof text, "%s, %s: fio sys time %.2f%%", k.words, kernels[i].kernel, k.sys[i]);
+            std::snprintf(band, sizeof band, "%.2f%% ± 10 points", k.sys[i]);
+            tags(text, preset, kernels[i].sets, "/jobs/sys_pct", {}, k.sys[i] - 10, k.sys[i] + 10, band);
+        }
+    }
+    tags("the limit helps most in far + high: 716.2K / 465.9K = 1.54x", "axboe-4s64-far-high", { limit }, "/io/iops",
+        { "seed=1" }, 1.3, 1.8, "1.3x..1.8x");
+    tags("stock + topology steal did not change things very much (far + high)", "axboe-4s64-far-high", { ag },
+        "/io/iops", { "seed=1" }, 0.95, 1.05, "0.95x..1.05x");
+    const std::string lock = "/spinlocks/by_caller/";
+    tags("stock, far + high: 50.84% of fio's time in _raw_spin_lock", "axboe-4s64-far-high", {}, "/jobs/spinlock_pct",
+        {}, 40, 60, "40..60%");
+    tags("stock, far + high: 89.83% of the spinlock time from percpu_ida_alloc", "axboe-4s64-far-high", {},
+        lock + "percpu_ida_alloc/pct", {}, 80, 95, "80..95%");
+    tags("stock, far + high: 6.03% from mtip_queue_rq", "axboe-4s64-far-high", {}, lock + "queue_rq/pct", {}, 3, 12,
+        "3..12%");
+    tags("stock, far + high: 2.90% from percpu_ida_free", "axboe-4s64-far-high", {}, lock + "percpu_ida_free/pct", {},
+        1, 6, "1..6%");
+    tags("limit+ag, far + high: 32.93% of fio's time in _raw_spin_lock", "axboe-4s64-far-high", { limit, ag },
+        "/jobs/spinlock_pct", {}, 23, 43, "23..43%");
+    tags("limit+ag, far + high: 78.35% of the spinlock time from percpu_ida_alloc", "axboe-4s64-far-high",
+        { limit, ag }, lock + "percpu_ida_alloc/pct", {}, 68, 88, "68..88%");
+    tags("limit+ag, far + high: 19.49% from mtip_queue_rq", "axboe-4s64-far-high", { limit, ag }, lock + "queue_rq/pct",
+        {}, 12, 27, "12..27%");
     return c;
 }
 

@@ -8,6 +8,12 @@
 
 namespace blkmq {
 
+// Who took a spinlock, as perf's call graph under _raw_spin_lock names the caller.
+enum class LockCaller : std::uint8_t { PercpuIdaAlloc, PercpuIdaFree, QueueRq };
+inline constexpr int kLockCallers = 3;
+inline constexpr std::string_view kLockCallerNames[kLockCallers]
+    = { "percpu_ida_alloc", "percpu_ida_free", "queue_rq" };
+
 // Monotonic event counters of one run. Plain data: copied into snapshots and
 // subtracted for time-series intervals.
 struct Counters {
@@ -36,6 +42,12 @@ struct Counters {
     std::uint64_t tag_cacheline_transfers = 0;
     std::uint64_t tag_lock_wait_ns = 0;
     std::uint64_t tag_sleeps = 0;
+    // spinlocks: time in _raw_spin_lock (spinning, then taking the lock's line), by caller
+    std::array<std::uint64_t, kLockCallers> lock_ns {};
+    std::uint64_t job_lock_ns = 0; // of lock_ns, while a job thread was the CPU's current task
+    // job threads' CPU time, as getrusage() counts it: everything on a CPU while the thread is current
+    std::uint64_t job_user_ns = 0;
+    std::uint64_t job_sys_ns = 0;
     // machine
     std::uint64_t context_switches = 0;
     std::uint64_t hardirqs = 0;

@@ -37,6 +37,7 @@ struct MetricInput {
     int nrCpus;
     const LatencyHistogram& latency; // submission to reap, recorded in the interval
     std::int64_t inFlight; // at the end
+    int jobThreads = 0; // fio job threads (numjobs summed over the jobs)
 
     std::uint64_t delta(std::uint64_t Counters::*field) const { return now.counters.*field - before.counters.*field; }
     double rate(std::uint64_t Counters::*field) const
@@ -53,6 +54,23 @@ struct MetricInput {
         return seconds > 0 && nrCpus > 0 ? 100.0 * static_cast<double>(ns) / (seconds * 1e9 * nrCpus) : 0.0;
     }
     double cpuShare(std::uint64_t Counters::*ns) const { return cpuShareNs(static_cast<std::int64_t>(delta(ns))); }
+    std::uint64_t lockNs(LockCaller c) const
+    {
+        const auto k = static_cast<std::size_t>(c);
+        return now.counters.lock_ns[k] - before.counters.lock_ns[k];
+    }
+    double lockShare(LockCaller c) const // % of all spinlock time, as perf's call graph under _raw_spin_lock
+    {
+        std::uint64_t all = 0;
+        for (int k = 0; k < kLockCallers; ++k)
+            all += lockNs(static_cast<LockCaller>(k));
+        return all ? 100.0 * static_cast<double>(lockNs(c)) / static_cast<double>(all) : 0.0;
+    }
+    double jobTimePct(std::uint64_t Counters::*ns) const // fio's usr= / sys=: % of the threads' run time
+    {
+        return seconds > 0 && jobThreads > 0 ? 100.0 * static_cast<double>(delta(ns)) / (seconds * 1e9 * jobThreads)
+                                             : 0.0;
+    }
     double busyPct(ExecContext c) const
     {
         const auto k = static_cast<std::size_t>(c);
@@ -105,6 +123,27 @@ inline constexpr std::array kMetrics {
     Metric { "tag_lock_wait_pct", "tag lock wait", Unit::Percent, "Tag allocation", 0x943126,
         "ns spent waiting for tag locks / (interval × CPUs)",
         [](const MetricInput& m) { return m.cpuShare(&Counters::tag_lock_wait_ns); } },
+    Metric { "job_usr_pct", "fio usr", Unit::Percent, "Job threads' CPU time (fio usr/sys)", 0x2874a6,
+        "job threads' user time (fio_user_ns per I/O) / (interval × job threads)",
+        [](const MetricInput& m) { return m.jobTimePct(&Counters::job_user_ns); } },
+    Metric { "job_sys_pct", "fio sys", Unit::Percent, "Job threads' CPU time (fio usr/sys)", 0xc0392b,
+        "job threads' system time (all else while one is a CPU's current task, interrupts included) / (interval × job threads)",
+        [](const MetricInput& m) { return m.jobTimePct(&Counters::job_sys_ns); } },
+    Metric { "job_spinlock_pct", "fio in _raw_spin_lock", Unit::Percent, "Spinlocks", 0x943126,
+        "job threads' time in spin_lock (spinning, then taking the line) / their CPU time",
+        [](const MetricInput& m) {
+            const auto cpu = m.delta(&Counters::job_user_ns) + m.delta(&Counters::job_sys_ns);
+            return cpu ? 100.0 * static_cast<double>(m.delta(&Counters::job_lock_ns)) / static_cast<double>(cpu) : 0.0;
+        } },
+    Metric { "spinlock_alloc_pct", "from percpu_ida_alloc", Unit::Percent, "Spinlock time by caller", 0x117864,
+        "spinlock time taken by percpu_ida_alloc / all spinlock time",
+        [](const MetricInput& m) { return m.lockShare(LockCaller::PercpuIdaAlloc); } },
+    Metric { "spinlock_free_pct", "from percpu_ida_free", Unit::Percent, "Spinlock time by caller", 0xd4ac0d,
+        "spinlock time taken by percpu_ida_free / all spinlock time",
+        [](const MetricInput& m) { return m.lockShare(LockCaller::PercpuIdaFree); } },
+    Metric { "spinlock_queue_rq_pct", "from ->queue_rq", Unit::Percent, "Spinlock time by caller", 0x7d3c98,
+        "spinlock time taken by the driver's ->queue_rq (mtip32xx cmd_issue_lock) / all spinlock time",
+        [](const MetricInput& m) { return m.lockShare(LockCaller::QueueRq); } },
     Metric { "restart_calls_per_s", "RESTART calls", Unit::PerSecond, "RESTART calls", 0x2874a6,
         "blk_mq_sched_restart calls / interval",
         [](const MetricInput& m) { return m.rate(&Counters::restart_calls); } },

@@ -40,6 +40,8 @@ struct DeviceSpec {
     int rq_affinity = 1;
     std::string tag_set; // devices naming the same tag set share its tags
     int queue_limit = 0; // ->queue_rq returns BUSY beyond this many in flight per hw queue (0 = never)
+    // mtip32xx: ->queue_rq takes port->cmd_issue_lock[tag >> 5] around two MMIO writes (SACT, CI)
+    bool cmd_issue_lock = false;
 };
 
 // One entry of "tag_sets": a blk_mq_tag_set that the devices naming it share.

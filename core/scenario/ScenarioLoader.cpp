@@ -443,6 +443,7 @@ Scenario parse(const json& doc)
                 : SchedulerKind::MqDeadline;
             d.rq_affinity = static_cast<int>(r.integer("rq_affinity", 1, 0, 2));
             d.queue_limit = static_cast<int>(r.integer("queue_limit", 0, 0, 1 << 20));
+            d.cmd_issue_lock = r.boolean("cmd_issue_lock", false);
             const bool namedTagSet = r.has("tag_set");
             d.tag_set = r.string("tag_set", "");
             r.finish();
@@ -691,6 +692,10 @@ Scenario parse(const json& doc)
             }
         }
         r.finish();
+        if (s.costs.fio_user_ns > s.costs.submit_ns)
+            fail("costs.fio_user_ns",
+                "must be at most costs.submit_ns (" + std::to_string(s.costs.submit_ns)
+                    + "): it is the user-space part of it");
     }
     top.finish();
     checkTotals(s);

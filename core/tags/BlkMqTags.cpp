@@ -34,10 +34,7 @@ int BlkMqTags::get(int cpu, TagUser& user)
     cost.start = m_machine.opNow().ns();
     // Every step in this action for now: the allocators registered so far finish in one.
     while (m_alloc->get(a, cost) == TagAllocator::Step::More) { }
-    m_machine.charge(cost.ns);
-    m_sim.counters.tag_cacheline_transfers += cost.cachelineTransfers;
-    m_sim.counters.tag_lock_wait_ns += static_cast<std::uint64_t>(cost.lockWaitNs);
-    m_sim.counters.tag_steals += cost.steals;
+    account(cpu, cost, LockCaller::PercpuIdaAlloc);
     if (a.tag < 0)
         return -1;
     ++m_sim.counters.tag_allocs;
@@ -51,14 +48,22 @@ int BlkMqTags::get(int cpu, TagUser& user)
     return a.tag;
 }
 
+void BlkMqTags::account(int cpu, const TagAccess& cost, LockCaller caller)
+{
+    m_machine.charge(cost.ns);
+    m_sim.counters.tag_cacheline_transfers += cost.cachelineTransfers;
+    m_sim.counters.tag_lock_wait_ns += static_cast<std::uint64_t>(cost.lockWaitNs);
+    m_sim.counters.tag_steals += cost.steals;
+    if (cost.lockNs > 0)
+        m_machine.lockTime(cpu, caller, cost.lockNs);
+}
+
 void BlkMqTags::put(int cpu, int tag, TagUser& user, TagWakeHost& host)
 {
     TagAccess cost;
     cost.start = m_machine.opNow().ns();
     m_alloc->put(cpu, tag, cost);
-    m_machine.charge(cost.ns);
-    m_sim.counters.tag_cacheline_transfers += cost.cachelineTransfers;
-    m_sim.counters.tag_lock_wait_ns += static_cast<std::uint64_t>(cost.lockWaitNs);
+    account(cpu, cost, LockCaller::PercpuIdaFree);
     --user.held;
     user.lastActivity = m_machine.opNow();
     if (!m_alloc->wakesOwnWaiters())

@@ -84,6 +84,8 @@ private:
         bool active() const { return !tasks.empty() || !hctxs.empty(); }
     };
     WaitQueue& waitPtr(TagUser& user); // bt_wait_ptr()
+    // Charges an allocator step to the CPU and counts it; lock time goes to `caller` in the lock profile.
+    void account(int cpu, const TagAccess& cost, LockCaller caller);
     void wakeUp(int cpu, TagWakeHost& host); // sbq_wake_up()
     void wakeAll(int cpu, TagWakeHost& host); // the allocator's own wake_up()
     void wake(WaitQueue& ws, int tasks, int cpu, TagWakeHost& host);

@@ -78,6 +78,7 @@ void PercpuIdaTags::lock(Spinlock& l, int cpu, TagAccess& cost)
     const std::int64_t asked = now(cost);
     const std::int64_t got = l.lock(cpu, asked, m_topo, m_costs, spin);
     cost.lockWaitNs += spin;
+    cost.lockNs += got - asked;
     cost.ns += spin;
     charge(got - asked - spin, 1, cost);
 }

@@ -10,6 +10,7 @@ struct TagAccess {
     std::int64_t ns = 0;
     std::uint32_t cachelineTransfers = 0;
     std::int64_t lockWaitNs = 0; // spinning for a lock (part of ns)
+    std::int64_t lockNs = 0; // in spin_lock: spinning, then taking the lock's line (part of ns)
     std::uint32_t steals = 0; // tags taken from other CPUs' caches
     bool local = true; // served without touching another CPU's state (own cache, own cachelines)
     bool wake = false; // put(): the allocator woke its wait queue (wakesOwnWaiters())

@@ -6,7 +6,9 @@ Costs Costs::defaults()
 {
     Costs c;
     c.submit_ns = 183;
+    c.fio_user_ns = 60;
     c.queue_rq_ns = 40;
+    c.mmio_write_ns = 100;
     c.sched_insert_ns = 60;
     c.sched_dispatch_ns = 50;
     c.tag_get_ns = 15;
@@ -43,8 +45,13 @@ const std::vector<Costs::Param>& Costs::params()
         { "submit_ns", &Costs::submit_ns, nullptr, "ns CPU",
             "calibrated: single-core-null reaches ~2.8M IOPS (seed 000, Jens Axboe)",
             "fio's per-I/O work plus io_submit and bio/request setup on the submitting CPU" },
+        { "fio_user_ns", &Costs::fio_user_ns, nullptr, "ns CPU", "assumed",
+            "the part of submit_ns that is fio's own user-space work: counted as the job's user time, the rest of a "
+            "job thread's time as system time (at most submit_ns)" },
         { "queue_rq_ns", &Costs::queue_rq_ns, nullptr, "ns CPU", "assumed",
             "driver ->queue_rq (null_blk/NVMe doorbell)" },
+        { "mmio_write_ns", &Costs::mmio_write_ns, nullptr, "ns CPU", "assumed",
+            "one posted MMIO register write; mtip32xx's ->queue_rq holds its cmd_issue_lock over two of them" },
         { "sched_insert_ns", &Costs::sched_insert_ns, nullptr, "ns CPU", "assumed",
             "insert into the mq-deadline FIFO" },
         { "sched_dispatch_ns", &Costs::sched_dispatch_ns, nullptr, "ns CPU", "assumed",

@@ -19,7 +19,9 @@ using DistanceTable = std::array<std::int64_t, kDistanceClasses>;
 struct Costs {
     // task context, per I/O
     std::int64_t submit_ns = 0;
+    std::int64_t fio_user_ns = 0; // of submit_ns: fio's own user-space work
     std::int64_t queue_rq_ns = 0;
+    std::int64_t mmio_write_ns = 0;
     std::int64_t sched_insert_ns = 0;
     std::int64_t sched_dispatch_ns = 0;
     std::int64_t tag_get_ns = 0;

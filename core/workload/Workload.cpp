@@ -217,7 +217,8 @@ void Workload::submit(int cpu, Job& job, OpStack& stack)
         if (job.batchPos == 0)
             m_machine.charge(k.syscall_ns); // one io_submit per batch
         job.batchPos = (job.batchPos + 1) % job.batch;
-        m_machine.charge(k.submit_ns);
+        m_machine.chargeUser(k.fio_user_ns);
+        m_machine.charge(k.submit_ns - k.fio_user_ns);
         job.submitCharged = true;
     }
     const int rq = m_block.getRequest(cpu, job.dev, job.task, job.bytes);

@@ -544,6 +544,61 @@ private slots:
         }
     }
 
+    // fio's usr= and sys=: each submission charges fio_user_ns of user time, and everything else on a
+    // CPU while a job thread is current (its system calls, the interrupts that land on it) is system time.
+    void jobTimeSplitsIntoUserAndSystem()
+    {
+        Engine e(load("single-core-null", { "duration=\"1ms\"", "costs.fio_user_ns=50" }));
+        e.run();
+        const Counters& c = e.counters();
+        QVERIFY(c.submitted > 1000);
+        QCOMPARE(c.job_user_ns, 50 * c.submitted);
+        std::int64_t busy = 0;
+        for (int cpu = 0; cpu < e.machine().nrCpus(); ++cpu)
+            for (const auto ns : e.machine().cpu(cpu).busy)
+                busy += ns;
+        // one job on one busy CPU: nearly all of it is the job's, and never more than all
+        QVERIFY(c.job_user_ns + c.job_sys_ns <= static_cast<std::uint64_t>(busy));
+        QVERIFY(c.job_user_ns + c.job_sys_ns > static_cast<std::uint64_t>(busy) * 9 / 10);
+        const auto s = e.summary();
+        QCOMPARE(s["jobs"]["usr_pct"].get<double>(), 100.0 * 50 * c.submitted / 1e6); // 1 thread over 1 ms
+        const auto bad = ScenarioLoader::fromText("{}", "t", { "costs.fio_user_ns=999999" });
+        QVERIFY(!bad.ok());
+        QVERIFY(bad.error().rfind("costs.fio_user_ns: must be at most costs.submit_ns", 0) == 0);
+    }
+
+    // perf's _raw_spin_lock by caller: mtip32xx's cmd_issue_lock costs nothing to one submitting CPU
+    // and is fought over by several; percpu_ida's locks appear under alloc and free.
+    void lockProfileNamesTheCaller()
+    {
+        const auto queueRqNs = [](const char* cpus, int numjobs) {
+            nlohmann::json doc = {
+                { "topology", "axboe-4s64" },
+                { "duration", "1ms" },
+                { "devices",
+                    { { { "name", "rssda" }, { "hw_queue_depth", 255 }, { "irq_affinity", { 0 } },
+                        { "cmd_issue_lock", true },
+                        { "completion_nsec", { { "dist", "fixed" }, { "value", "20us" } } } } } },
+                { "workload",
+                    { { "jobs",
+                        { { { "name", "j" }, { "device", "rssda" }, { "numjobs", numjobs }, { "iodepth", 8 },
+                            { "cpus_allowed", cpus }, { "cpus_allowed_policy", "split" } } } } } },
+                { "kernel", { { "tags", "percpu_ida" } } },
+            };
+            Engine e(load(doc.dump()));
+            e.run();
+            [&] { QVERIFY(e.counters().completed > 100); }();
+            return std::pair(e.counters().lock_ns, e.counters().job_lock_ns);
+        };
+        const auto [one, oneJob] = queueRqNs("0", 1);
+        QCOMPARE(one[static_cast<std::size_t>(LockCaller::QueueRq)], std::uint64_t(0));
+        const auto [many, manyJob] = queueRqNs("0-3,8-11", 8);
+        QVERIFY(many[static_cast<std::size_t>(LockCaller::QueueRq)] > 0);
+        QVERIFY(many[static_cast<std::size_t>(LockCaller::PercpuIdaAlloc)] > 0);
+        QVERIFY(many[static_cast<std::size_t>(LockCaller::PercpuIdaFree)] > 0);
+        QVERIFY(manyJob > 0 && manyJob <= many[0] + many[1] + many[2]);
+    }
+
     // Whole runs with every allocator: at the end the tags in use are the ones requests hold.
     void runsWithEveryAllocatorBalance()
     {

@@ -46,6 +46,39 @@ TagPatches patchSet(const std::string& key)
 TagPatches patchSet(const QString& key) { return patchSet(key.toStdString()); }
 TagPatches patchSet(const char* key) { return patchSet(std::string(key)); }
 
+// Drives one percpu_ida directly, each operation 1 µs after the last (no lock is ever contended).
+struct IdaDriver {
+    IdaDriver(int depth, PercpuIdaTags::Sizing sizing, const Topology& topo, const Costs& costs,
+        const TagPatches& patches = {})
+        : ida(depth, sizing, topo, costs, patches)
+    {
+    }
+    int get(int cpu)
+    {
+        TagAlloc a;
+        a.cpu = cpu;
+        TagAccess cost;
+        cost.start = now += 1000;
+        ida.get(a, cost);
+        return a.tag;
+    }
+    void put(int cpu, int tag)
+    {
+        TagAccess cost;
+        cost.start = now += 1000;
+        ida.put(cpu, tag, cost);
+    }
+    // `cpu` takes two tags and frees them: with a cache of 2 and batches of 1, one stays in its cache.
+    void leaveOneCached(int cpu)
+    {
+        const int t1 = get(cpu), t2 = get(cpu);
+        put(cpu, t1);
+        put(cpu, t2);
+    }
+    PercpuIdaTags ida;
+    std::int64_t now = 0;
+};
+
 // One machine with the default allocator's tags of some depth, for BlkMqTags tests.
 struct TagBench {
     explicit TagBench(int depth)
@@ -337,31 +370,16 @@ private slots:
         const Topology topo = topology("2n:1p:2c:2t"); // CPU 4 is CPU 0's SMT sibling; CPUs 2, 3 are on node 1
         const Costs costs = Costs::defaults();
         const auto victimOf = [&](const char* patch, std::vector<int> cached) {
-            PercpuIdaTags ida(16, PercpuIdaTags::blkMqSizing(16, 8), topo, costs, patchSet(patch));
-            std::int64_t now = 0;
-            const auto get = [&](int cpu) {
-                TagAlloc a;
-                a.cpu = cpu;
-                TagAccess cost;
-                cost.start = now += 1000;
-                ida.get(a, cost);
-                return a.tag;
-            };
-            for (int cpu : cached) { // each takes two tags and frees them: one stays in its cache
-                const int t1 = get(cpu), t2 = get(cpu);
-                for (const int t : { t1, t2 }) {
-                    TagAccess cost;
-                    cost.start = now += 1000;
-                    ida.put(cpu, t, cost);
-                }
-            }
-            while (ida.globalFree() > 0)
-                get(0);
-            if (get(0) < 0)
+            IdaDriver d(16, PercpuIdaTags::blkMqSizing(16, 8), topo, costs, patchSet(patch));
+            for (int cpu : cached)
+                d.leaveOneCached(cpu);
+            while (d.ida.globalFree() > 0)
+                d.get(0);
+            if (d.get(0) < 0)
                 return -2; // nothing stolen
             int victim = -1;
             for (int cpu : cached)
-                if (ida.cachedOn(cpu) == 0)
+                if (d.ida.cachedOn(cpu) == 0)
                     victim = cpu;
             return victim;
         };
@@ -378,26 +396,13 @@ private slots:
         const Topology topo = topology("1n:1p:8c:1t");
         const Costs costs = Costs::defaults();
         for (const char* patch : { "", "patches.ida-v3.13-steal" }) {
-            PercpuIdaTags ida(16, PercpuIdaTags::blkMqSizing(16, 8), topo, costs, patchSet(patch));
-            std::int64_t now = 0;
-            const auto get = [&](int cpu) {
-                TagAlloc a;
-                a.cpu = cpu;
-                TagAccess cost;
-                cost.start = now += 1000;
-                ida.get(a, cost);
-                return a.tag;
-            };
-            const int t1 = get(5), t2 = get(5);
-            for (const int t : { t1, t2 }) {
-                TagAccess cost;
-                cost.start = now += 1000;
-                ida.put(5, t, cost);
-            }
+            IdaDriver d(16, PercpuIdaTags::blkMqSizing(16, 8), topo, costs, patchSet(patch));
+            const PercpuIdaTags& ida = d.ida;
+            d.leaveOneCached(5);
             std::vector<int> mine;
             while (ida.globalFree() > 0 || ida.cachedOn(0) > 0)
-                mine.push_back(get(0));
-            const int last = get(0);
+                mine.push_back(d.get(0));
+            const int last = d.get(0);
             QCOMPARE(ida.inUse(), static_cast<int>(mine.size()) + (last >= 0 ? 1 : 0));
             if (*patch) {
                 QCOMPARE(last, -1);

@@ -103,12 +103,11 @@ nlohmann::json Engine::summary() const
     // perf's view of _raw_spin_lock: time by caller and each caller's share.
     nlohmann::json byCaller = nlohmann::json::object();
     std::uint64_t lockAll = 0;
-    for (int k = 0; k < kLockCallers; ++k)
-        lockAll += c.lock_ns[static_cast<std::size_t>(k)];
     for (int k = 0; k < kLockCallers; ++k) {
         const auto ns = c.lock_ns[static_cast<std::size_t>(k)];
-        byCaller[std::string(kLockCallerNames[k])] = { { "ns", ns },
-            { "pct", lockAll ? 100.0 * static_cast<double>(ns) / static_cast<double>(lockAll) : 0.0 } };
+        lockAll += ns;
+        byCaller[std::string(kLockCallerNames[k])]
+            = { { "ns", ns }, { "pct", lockSharePct(c.lock_ns, static_cast<LockCaller>(k)) } };
     }
     const nlohmann::json spinlocks = { { "total_ns", lockAll }, { "by_caller", byCaller } };
 

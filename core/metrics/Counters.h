@@ -13,6 +13,15 @@ enum class LockCaller : std::uint8_t { PercpuIdaAlloc, PercpuIdaFree, QueueRq };
 inline constexpr int kLockCallers = 3;
 inline constexpr std::string_view kLockCallerNames[kLockCallers]
     = { "percpu_ida_alloc", "percpu_ida_free", "queue_rq" };
+using LockTimes = std::array<std::uint64_t, kLockCallers>;
+// One caller's share of all spinlock time, in % (0 when no lock was taken).
+inline double lockSharePct(const LockTimes& ns, LockCaller c)
+{
+    std::uint64_t all = 0;
+    for (const auto v : ns)
+        all += v;
+    return all ? 100.0 * static_cast<double>(ns[static_cast<std::size_t>(c)]) / static_cast<double>(all) : 0.0;
+}
 
 // Monotonic event counters of one run. Plain data: copied into snapshots and
 // subtracted for time-series intervals.
@@ -43,7 +52,7 @@ struct Counters {
     std::uint64_t tag_lock_wait_ns = 0;
     std::uint64_t tag_sleeps = 0;
     // spinlocks: time in _raw_spin_lock (spinning, then taking the lock's line), by caller
-    std::array<std::uint64_t, kLockCallers> lock_ns {};
+    LockTimes lock_ns {};
     std::uint64_t job_lock_ns = 0; // of lock_ns, while a job thread was the CPU's current task
     // job threads' CPU time, as getrusage() counts it: everything on a CPU while the thread is current
     std::uint64_t job_user_ns = 0;

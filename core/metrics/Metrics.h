@@ -54,17 +54,12 @@ struct MetricInput {
         return seconds > 0 && nrCpus > 0 ? 100.0 * static_cast<double>(ns) / (seconds * 1e9 * nrCpus) : 0.0;
     }
     double cpuShare(std::uint64_t Counters::*ns) const { return cpuShareNs(static_cast<std::int64_t>(delta(ns))); }
-    std::uint64_t lockNs(LockCaller c) const
-    {
-        const auto k = static_cast<std::size_t>(c);
-        return now.counters.lock_ns[k] - before.counters.lock_ns[k];
-    }
     double lockShare(LockCaller c) const // % of all spinlock time, as perf's call graph under _raw_spin_lock
     {
-        std::uint64_t all = 0;
-        for (int k = 0; k < kLockCallers; ++k)
-            all += lockNs(static_cast<LockCaller>(k));
-        return all ? 100.0 * static_cast<double>(lockNs(c)) / static_cast<double>(all) : 0.0;
+        LockTimes d {};
+        for (std::size_t k = 0; k < d.size(); ++k)
+            d[k] = now.counters.lock_ns[k] - before.counters.lock_ns[k];
+        return lockSharePct(d, c);
     }
     double jobTimePct(std::uint64_t Counters::*ns) const // fio's usr= / sys=: % of the threads' run time
     {

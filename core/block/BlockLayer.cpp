@@ -171,7 +171,7 @@ void BlockLayer::putDriverTag(int cpu, int rq)
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(r.hctx)];
     const int tag = r.tag;
     r.tag = -1;
-    m_tags[static_cast<std::size_t>(hctx.tags)]->put(cpu, tag, hctx.tagUse, static_cast<TagWakeHost&>(*this));
+    m_tags[static_cast<std::size_t>(hctx.tags)]->put(cpu, tag, r.cpu, hctx.tagUse, static_cast<TagWakeHost&>(*this));
 }
 
 void BlockLayer::idleTagUsers()

@@ -91,7 +91,7 @@ struct KernelSpec {
     CompletionPatches patches;
     std::string restart = "own-hctx";
     std::string dispatch = "v4.11"; // blk_mq_sched_dispatch_requests(): v4.11 (to v4.14) or v4.15
-    std::string tags = "bitmap";
+    std::string tags = "sbitmap";
     TagPatches tag_patches; // kernel.patches.ida-*: with tags = percpu_ida only
     bool tag_fair_share = true; // kernel behaviour since v3.16; false only to teach what it prevents
     SimTime tag_idle

@@ -2,71 +2,114 @@
 
 #include "sim/Rng.h"
 
+#include <algorithm>
 #include <bit>
 
 namespace blkmq {
 
-BitmapTags::BitmapTags(int depth, const Topology& topo, const Costs& costs, Rng& rng)
-    : m_topo(topo)
+BitmapTags::BitmapTags(Kind kind, int depth, const Topology& topo, const Costs& costs, Rng& rng)
+    : m_kind(kind)
+    , m_topo(topo)
     , m_costs(costs)
     , m_depth(depth)
-    , m_words(static_cast<std::size_t>((depth + 63) / 64), 0)
-    , m_owner(m_words.size(), -1)
     , m_hint(static_cast<std::size_t>(topo.nrCpus()))
+    , m_hintLine(static_cast<std::size_t>(topo.nrCpus()))
 {
-    for (auto& h : m_hint)
+    // sbitmap_init_node() / bt_alloc(): spread a small tag space over at least 4 cachelines.
+    if (depth >= 4)
+        while ((4 << m_shift) > depth)
+            --m_shift;
+    const int perWord = 1 << m_shift;
+    m_words.resize(static_cast<std::size_t>((depth + perWord - 1) / perWord));
+    int left = depth;
+    for (Word& w : m_words) {
+        w.depth = std::min(left, perWord);
+        left -= w.depth;
+    }
+    for (int& h : m_hint)
         h = static_cast<int>(rng.below(static_cast<std::uint64_t>(depth)));
 }
 
-void BitmapTags::touch(int word, int cpu, TagAccess& cost)
+TagWaitRules BitmapTags::waitRules() const
 {
-    const int owner = m_owner[static_cast<std::size_t>(word)];
-    if (owner >= 0 && owner != cpu) {
-        cost.ns += m_costs.cacheline(m_topo, owner, cpu);
-        ++cost.cachelineTransfers;
-        cost.local = false;
-    }
+    if (m_kind == Kind::Bitmap)
+        return { false, std::min(8, std::max(1, m_depth / 4)), false };
+    return { false, std::clamp(m_depth / 8, 1, 8), true };
 }
 
-bool BitmapTags::isSet(int tag) const { return (m_words[static_cast<std::size_t>(tag / 64)] >> (tag % 64)) & 1; }
+bool BitmapTags::isSet(int tag) const
+{
+    return (m_words[static_cast<std::size_t>(tag >> m_shift)].bits >> (tag & ((1 << m_shift) - 1))) & 1;
+}
+
+void BitmapTags::charge(std::int64_t lineNs, TagAccess& cost)
+{
+    if (lineNs <= 0)
+        return;
+    cost.ns += lineNs;
+    ++cost.cachelineTransfers;
+    cost.local = false;
+}
+
+int BitmapTags::getWord(int w, int hintBit, int cpu, TagAccess& cost)
+{
+    Word& word = m_words[static_cast<std::size_t>(w)];
+    charge(word.line.read(cpu, false, m_topo, m_costs), cost); // find_next_zero_bit
+    const std::uint64_t valid = word.depth == 64 ? ~0ULL : (1ULL << word.depth) - 1;
+    std::uint64_t free = ~word.bits & valid;
+    if (!free)
+        return -1;
+    const std::uint64_t fromHint = free & (~0ULL << hintBit);
+    const int bit = std::countr_zero(fromHint ? fromHint : free); // then wrap to bit 0
+    charge(word.line.own(cpu, m_topo, m_costs), cost); // test_and_set_bit_lock
+    word.bits |= 1ULL << bit;
+    return bit;
+}
 
 TagAllocator::Step BitmapTags::get(TagAlloc& a, TagAccess& cost)
 {
     const int cpu = a.cpu;
+    int& hint = m_hint[static_cast<std::size_t>(cpu)];
+    Cacheline& hintLine = m_hintLine[static_cast<std::size_t>(cpu)];
     a.tag = -1;
     cost.ns += m_costs.tag_get_ns;
+    charge(hintLine.read(cpu, false, m_topo, m_costs), cost); // a free elsewhere may have written it
     const int nWords = static_cast<int>(m_words.size());
-    const int hint = m_hint[static_cast<std::size_t>(cpu)];
-    for (int i = 0; i <= nWords; ++i) {
-        const int w = (hint / 64 + i) % nWords;
-        touch(w, cpu, cost);
-        const int bits = w == nWords - 1 && m_depth % 64 ? m_depth % 64 : 64;
-        const std::uint64_t valid = bits == 64 ? ~0ULL : (1ULL << bits) - 1;
-        std::uint64_t free = ~m_words[static_cast<std::size_t>(w)] & valid;
-        if (i == 0) // first word: start at the hint's bit
-            free &= ~0ULL << (hint % 64);
-        if (!free)
-            continue;
-        const int bit = std::countr_zero(free);
-        m_words[static_cast<std::size_t>(w)] |= 1ULL << bit;
-        m_owner[static_cast<std::size_t>(w)] = cpu;
-        const int tag = w * 64 + bit;
-        m_hint[static_cast<std::size_t>(cpu)] = (tag + 1) % m_depth;
-        ++m_inUse;
-        a.tag = tag;
+    int index = hint >> m_shift;
+    int bit = hint & ((1 << m_shift) - 1);
+    for (int i = 0; i < nWords; ++i) {
+        const int got = getWord(index, bit, cpu, cost);
+        if (got >= 0) {
+            a.tag = (index << m_shift) + got;
+            break;
+        }
+        bit = 0; // the next word from its start
+        if (++index >= nWords)
+            index = 0;
+    }
+    if (a.tag < 0) {
+        hint = 0; // "If the map is full, a hint won't do us much good."
+        hintLine.write(cpu);
         return Step::Done;
     }
+    if (a.tag == hint) { // "Only update the hint if we used it."
+        hint = a.tag + 1 >= m_depth - 1 ? 0 : a.tag + 1;
+        hintLine.write(cpu); // its own line, just read: no transfer
+    }
+    ++m_inUse;
     return Step::Done;
 }
 
-void BitmapTags::put(int cpu, int tag, TagAccess& cost)
+void BitmapTags::put(int cpu, int tag, int allocCpu, TagAccess& cost)
 {
     cost.ns += m_costs.tag_put_ns;
-    const int w = tag / 64;
-    touch(w, cpu, cost);
-    m_words[static_cast<std::size_t>(w)] &= ~(1ULL << (tag % 64));
-    m_owner[static_cast<std::size_t>(w)] = cpu;
+    Word& word = m_words[static_cast<std::size_t>(tag >> m_shift)];
+    charge(word.line.own(cpu, m_topo, m_costs), cost); // clear_bit_unlock
+    word.bits &= ~(1ULL << (tag & ((1 << m_shift) - 1)));
     --m_inUse;
+    // v3.16: *last_tag = tag (the request's ctx); v4.14: per_cpu_ptr(alloc_hint, ctx->cpu) = nr.
+    charge(m_hintLine[static_cast<std::size_t>(allocCpu)].own(cpu, m_topo, m_costs), cost);
+    m_hint[static_cast<std::size_t>(allocCpu)] = tag;
 }
 
 } // namespace blkmq

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "tags/TagAllocator.h"
+#include "topo/Cacheline.h"
 #include "topo/Costs.h"
 
 #include <vector>
@@ -9,31 +10,65 @@ namespace blkmq {
 
 class Rng;
 
-// Bitmap tags (v3.16, 4bb659b15699): 64-bit words, each on its own
-// cacheline with a last-writer CPU; per-CPU search hint starting at a random
-// bit. Touching a word last written by another CPU costs a transfer at that
-// distance, so contention on shared words emerges from the access pattern.
-// One step per allocation (a test-and-set, no lock).
+// The bitmap allocators: blk-mq's own bitmap of v3.16 (block/blk-mq-tag.c at
+// 4bb659b15699, __bt_get / __bt_get_word / bt_clear_tag) and the sbitmap that
+// generalised it (lib/sbitmap.c at v4.14, __sbitmap_queue_get / sbitmap_get /
+// __sbitmap_get_word / sbitmap_queue_clear). Both search the same way:
+//
+// Words of 2^shift bits, each on its own cacheline; shift starts at 6 and
+// shrinks while 4 words would hold more than the depth, so a small tag space
+// spreads over at least 4 lines (31 tags: 8 words of 4; 255: 8 of 32). Each
+// CPU has a hint (v3.16: its ctx's last_tag; sbitmap: alloc_hint), random at
+// first. get: from the hint's bit to the end of its word, then that word from
+// bit 0, then each later word from bit 0, wrapping; the hint moves to the tag
+// after the one taken only if the hinted tag itself was taken (and to 0 from
+// depth - 1 on, the kernel's off-by-one); a failed search sets it to 0. put:
+// clear the bit and set the hint of the CPU that allocated the request (its
+// ctx) to the freed tag.
+//
+// Costs: tag_get_ns / tag_put_ns; find_next_zero_bit reads each word it
+// searches and test_and_set_bit / clear_bit own it, moving its line by
+// distance (topo/Cacheline); a free on another CPU than the allocating one
+// writes that CPU's hint line. No lock: one step.
+//
+// The two differ in how their wait queues wake sleepers (waitRules()).
 class BitmapTags final : public TagAllocator {
 public:
-    BitmapTags(int depth, const Topology& topo, const Costs& costs, Rng& rng);
+    enum class Kind : std::uint8_t {
+        Bitmap, // v3.16 bt_alloc(): wake_cnt = 8, or max(1, depth / 4) if smaller; prepare_to_wait, wake_up
+        Sbitmap, // v4.14 sbq_calc_wake_batch(): clamp(depth / 8, 1, 8); exclusive waiters, wake_up_nr
+    };
+    BitmapTags(Kind kind, int depth, const Topology& topo, const Costs& costs, Rng& rng);
 
     Step get(TagAlloc& a, TagAccess& cost) override;
-    void put(int cpu, int tag, TagAccess& cost) override;
+    void put(int cpu, int tag, int allocCpu, TagAccess& cost) override;
     int depth() const override { return m_depth; }
     int inUse() const override { return m_inUse; }
     bool isSet(int tag) const override;
+    TagWaitRules waitRules() const override;
+
+    int bitsPerWord() const { return 1 << m_shift; }
+    int words() const { return static_cast<int>(m_words.size()); }
+    int hint(int cpu) const { return m_hint[static_cast<std::size_t>(cpu)]; }
 
 private:
-    void touch(int word, int cpu, TagAccess& cost);
+    struct Word {
+        std::uint64_t bits = 0;
+        int depth = 0; // bits in use in this word (the last may be short)
+        Cacheline line;
+    };
+    int getWord(int w, int hintBit, int cpu, TagAccess& cost); // __sbitmap_get_word / __bt_get_word
+    void charge(std::int64_t lineNs, TagAccess& cost);
 
+    Kind m_kind;
     const Topology& m_topo;
     const Costs& m_costs;
     int m_depth;
+    int m_shift = 6;
     int m_inUse = 0;
-    std::vector<std::uint64_t> m_words;
-    std::vector<int> m_owner; // last CPU to write each word, -1 = never
-    std::vector<int> m_hint; // per CPU: next tag to try (last_tag)
+    std::vector<Word> m_words;
+    std::vector<int> m_hint; // per CPU
+    std::vector<Cacheline> m_hintLine; // per CPU: the hint's line (ctx, or the per-CPU alloc_hint)
 };
 
 } // namespace blkmq

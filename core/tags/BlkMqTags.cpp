@@ -9,8 +9,8 @@ BlkMqTags::BlkMqTags(Sim& sim, Machine& machine, std::unique_ptr<TagAllocator> a
     , m_machine(machine)
     , m_alloc(std::move(alloc))
 {
-    // sbq_calc_wake_batch(): small enough that the whole depth can wake every wait queue.
-    m_wakeBatch = std::clamp(m_alloc->depth() / kWaitQueues, 1, kMaxWakeBatch);
+    m_rules = m_alloc->waitRules();
+    m_wakeBatch = m_rules.wakeBatch;
     for (WaitQueue& ws : m_ws) {
         ws.waitCnt = m_wakeBatch;
         ws.tasks.reserve(8);
@@ -58,15 +58,15 @@ void BlkMqTags::account(int cpu, const TagAccess& cost, LockCaller caller)
         m_machine.lockTime(cpu, caller, cost.lockNs);
 }
 
-void BlkMqTags::put(int cpu, int tag, TagUser& user, TagWakeHost& host)
+void BlkMqTags::put(int cpu, int tag, int allocCpu, TagUser& user, TagWakeHost& host)
 {
     TagAccess cost;
     cost.start = m_machine.opNow().ns();
-    m_alloc->put(cpu, tag, cost);
+    m_alloc->put(cpu, tag, allocCpu, cost);
     account(cpu, cost, LockCaller::PercpuIdaFree);
     --user.held;
     user.lastActivity = m_machine.opNow();
-    if (!m_alloc->wakesOwnWaiters())
+    if (!m_rules.ownQueue)
         wakeUp(cpu, host);
     else if (cost.wake)
         wakeAll(cpu, host);
@@ -122,7 +122,8 @@ void BlkMqTags::wakeUp(int cpu, TagWakeHost& host)
         return;
     ws->waitCnt += m_wakeBatch;
     m_wakeIndex = (m_wakeIndex + 1) % kWaitQueues;
-    wake(*ws, m_wakeBatch, cpu, host); // wake_up_nr(&ws->wait, wake_batch)
+    // v4.14 wake_up_nr(&ws->wait, wake_batch) of exclusive waiters; v3.16 wake_up() wakes every one.
+    wake(*ws, m_rules.exclusive ? m_wakeBatch : static_cast<int>(ws->tasks.size()), cpu, host);
 }
 
 // Wakes every non-exclusive entry of a wait queue and up to `tasks` exclusive ones.

@@ -44,7 +44,6 @@ public:
 class BlkMqTags {
 public:
     static constexpr int kWaitQueues = 8; // SBQ_WAIT_QUEUES
-    static constexpr int kMaxWakeBatch = 8; // SBQ_WAKE_BATCH
 
     BlkMqTags(Sim& sim, Machine& machine, std::unique_ptr<TagAllocator> alloc);
     // kernel.tag_fair_share (kernel behaviour; off only to show what it prevents) and kernel.tag_idle.
@@ -56,8 +55,8 @@ public:
 
     // blk_mq_get_driver_tag() without sleeping: hctx_may_queue(), then the allocator. -1: none now.
     int get(int cpu, TagUser& user);
-    // blk_mq_put_tag(), then sbq_wake_up().
-    void put(int cpu, int tag, TagUser& user, TagWakeHost& host);
+    // blk_mq_put_tag() of a tag allocated on allocCpu (the request's ctx), then sbq_wake_up().
+    void put(int cpu, int tag, int allocCpu, TagUser& user, TagWakeHost& host);
     // A submitter sleeps until its wait queue is woken (blk_mq_get_tag's io_schedule).
     void sleep(int task, TagUser& user);
     // blk_mq_dispatch_wait_add(): park the hctx on the wait queue bt_wait_ptr() gives it, unless it
@@ -96,6 +95,7 @@ private:
     bool m_fairShare = true;
     SimTime m_idleAfter;
     int m_activeQueues = 0;
+    TagWaitRules m_rules;
     int m_wakeBatch = 1;
     int m_wakeIndex = 0;
     std::array<WaitQueue, kWaitQueues> m_ws;

@@ -189,7 +189,7 @@ TagAllocator::Step PercpuIdaTags::get(TagAlloc& a, TagAccess& cost)
     return Step::Done;
 }
 
-void PercpuIdaTags::put(int cpu, int tag, TagAccess& cost)
+void PercpuIdaTags::put(int cpu, int tag, int /*allocCpu: percpu_ida_free() frees to this CPU*/, TagAccess& cost)
 {
     CpuCache& mine = m_cpu[static_cast<std::size_t>(cpu)];
     m_inUseBy[static_cast<std::size_t>(tag)] = false;

@@ -49,11 +49,11 @@ public:
     PercpuIdaTags(int depth, Sizing sizing, const Topology& topo, const Costs& costs, const TagPatches& patches = {});
 
     Step get(TagAlloc& a, TagAccess& cost) override;
-    void put(int cpu, int tag, TagAccess& cost) override;
+    void put(int cpu, int tag, int allocCpu, TagAccess& cost) override;
     int depth() const override { return m_depth; }
     int inUse() const override { return m_inUse; }
     bool isSet(int tag) const override { return m_inUseBy[static_cast<std::size_t>(tag)]; }
-    bool wakesOwnWaiters() const override { return true; }
+    TagWaitRules waitRules() const override { return { true, 1, false }; } // wake_up(&pool->wait)
 
     int cachedOn(int cpu) const { return static_cast<int>(m_cpu[static_cast<std::size_t>(cpu)].stack.size()); }
     int globalFree() const { return static_cast<int>(m_global.size()); }

@@ -13,7 +13,7 @@ struct TagAccess {
     std::int64_t lockNs = 0; // in spin_lock: spinning, then taking the lock's line (part of ns)
     std::uint32_t steals = 0; // tags taken from other CPUs' caches
     bool local = true; // served without touching another CPU's state (own cache, own cachelines)
-    bool wake = false; // put(): the allocator woke its wait queue (wakesOwnWaiters())
+    bool wake = false; // put(): the allocator woke its own wait queue (TagWaitRules::ownQueue)
 };
 
 // One allocation in progress on one CPU. An allocator whose get() takes
@@ -28,6 +28,17 @@ struct TagAlloc {
     std::int32_t scratch[2] {};
 };
 
+// How sleeping submitters are woken. Bitmap allocators leave it to the wait
+// queues beside them (BlkMqTags): after every wakeBatch frees the next wait
+// queue with waiters is woken, wakeBatch of its submitters if they wait
+// exclusively, all of them otherwise. An allocator with its own wait queue
+// (percpu_ida's pool->wait) says in put() when it wakes every waiter on it.
+struct TagWaitRules {
+    bool ownQueue = false;
+    int wakeBatch = 1;
+    bool exclusive = true;
+};
+
 // One hw queue's driver tags (struct blk_mq_tags): the allocator only.
 // Fair sharing, sleeping and waking are BlkMqTags's (blk-mq-tag.c keeps them
 // beside the allocator too). Allocation never sleeps: get() ends with
@@ -38,14 +49,12 @@ public:
     virtual ~TagAllocator() = default;
     // One step of an allocation; More: call again (in a later action) with the same TagAlloc.
     virtual Step get(TagAlloc& a, TagAccess& cost) = 0;
-    virtual void put(int cpu, int tag, TagAccess& cost) = 0;
+    // `cpu` frees `tag`, which a request allocated on `allocCpu` (rq->mq_ctx->cpu) holds.
+    virtual void put(int cpu, int tag, int allocCpu, TagAccess& cost) = 0;
     virtual int depth() const = 0;
     virtual int inUse() const = 0;
     virtual bool isSet(int tag) const = 0;
-    // False: BlkMqTags's sbitmap wait queues wake sleepers as tags are freed (bitmap, sbitmap). True:
-    // the allocator has its own wait queue and says in put() when it wakes every waiter on it
-    // (percpu_ida's wake_up(&pool->wait)).
-    virtual bool wakesOwnWaiters() const { return false; }
+    virtual TagWaitRules waitRules() const = 0;
 };
 
 } // namespace blkmq

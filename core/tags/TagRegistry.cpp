@@ -12,11 +12,20 @@ namespace blkmq {
 const std::vector<TagAllocatorInfo>& TagRegistry::all()
 {
     static const std::vector<TagAllocatorInfo> list {
+        { "sbitmap",
+            { "", "blk-mq: abstract tag allocation out into sbitmap library", "Omar Sandoval", "88459642cba4",
+                "v4.9 (v4.14 here)",
+                "lib/sbitmap.c: words of at least 4 lines, a per-CPU alloc_hint, exclusive waiters woken "
+                "wake_batch = clamp(depth / 8, 1, 8) at a time." },
+            [](const TagAllocatorArgs& a) -> std::unique_ptr<TagAllocator> {
+                return std::make_unique<BitmapTags>(BitmapTags::Kind::Sbitmap, a.depth, a.topo, a.costs, a.rng);
+            } },
         { "bitmap",
             { "", "blk-mq: implement new and more efficient tagging scheme", "Jens Axboe", "4bb659b15699", "v3.16",
-                "64-bit words on their own cachelines, a per-CPU search hint starting at a random bit." },
+                "Words of at least 4 lines, a per-ctx last_tag hint, 8 wait queues whose waiters all wake every "
+                "min(8, depth / 4) frees." },
             [](const TagAllocatorArgs& a) -> std::unique_ptr<TagAllocator> {
-                return std::make_unique<BitmapTags>(a.depth, a.topo, a.costs, a.rng);
+                return std::make_unique<BitmapTags>(BitmapTags::Kind::Bitmap, a.depth, a.topo, a.costs, a.rng);
             } },
         { "percpu_ida",
             { "", "percpu_ida: fix a live lock", "Kent Overstreet, Shaohua Li", "d835502f3dac", "v3.13 .. v3.15",

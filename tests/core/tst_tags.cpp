@@ -7,6 +7,7 @@
 #include "block/BlockLayer.h"
 #include "cpu/Machine.h"
 #include "tags/BlkMqTags.h"
+#include "tags/BitmapTags.h"
 #include "tags/PercpuIdaTags.h"
 #include "scenario/KernelSwitches.h"
 #include "scenario/ScenarioLoader.h"
@@ -66,7 +67,7 @@ struct IdaDriver {
     {
         TagAccess cost;
         cost.start = now += 1000;
-        ida.put(cpu, tag, cost);
+        ida.put(cpu, tag, cpu, cost);
     }
     // `cpu` takes two tags and frees them: with a cache of 2 and batches of 1, one stays in its cache.
     void leaveOneCached(int cpu)
@@ -177,10 +178,11 @@ private slots:
                 heldBy.emplace_back(tag, cpu);
             } else { // free one, on any CPU (completions land anywhere)
                 const auto k = static_cast<std::size_t>(dice.below(heldBy.size()));
-                const int tag = heldBy[k].first;
+                const auto [tag, allocCpu] = heldBy[k];
                 heldBy.erase(heldBy.begin() + static_cast<std::ptrdiff_t>(k));
                 TagAccess cost;
-                alloc->put(static_cast<int>(dice.below(static_cast<std::uint64_t>(topo.nrCpus()))), tag, cost);
+                alloc->put(
+                    static_cast<int>(dice.below(static_cast<std::uint64_t>(topo.nrCpus()))), tag, allocCpu, cost);
                 held.erase(tag);
             }
             check();
@@ -196,7 +198,7 @@ private slots:
         }
         for (const auto& [tag, cpu] : heldBy) {
             TagAccess cost;
-            alloc->put(cpu, tag, cost);
+            alloc->put(cpu, tag, cpu, cost);
         }
         held.clear();
         check();
@@ -274,7 +276,7 @@ private slots:
         QVERIFY(tags.park(h5)); // wait queue 0
         QVERIFY(!tags.park(h3)); // TAG_WAITING: parked once
         Parked host;
-        tags.put(0, tag, user, host);
+        tags.put(0, tag, 0, user, host);
         QCOMPARE(tags.sleepers(), std::vector<int> { t2 });
         QCOMPARE(host.runs, (std::vector<int> { 3, 5 }));
         QCOMPARE(host.unparked, (std::vector<int> { 3, 5 }));
@@ -299,9 +301,9 @@ private slots:
         QVERIFY(tags.park(parked));
         Parked host;
         for (int i = 0; i < 7; ++i)
-            tags.put(0, held[static_cast<std::size_t>(i)], user, host);
+            tags.put(0, held[static_cast<std::size_t>(i)], 0, user, host);
         QVERIFY(host.runs.empty());
-        tags.put(0, held[7], user, host);
+        tags.put(0, held[7], 0, user, host);
         QCOMPARE(host.runs, std::vector<int> { 7 });
     }
 
@@ -423,7 +425,7 @@ private slots:
         QTest::newRow("patch without percpu_ida")
             << QStringLiteral("kernel.patches.ida-steal-limit=true")
             << QStringLiteral(
-                   "kernel.patches.ida-steal-limit: applies only to kernel.tags=percpu_ida (kernel.tags is bitmap)")
+                   "kernel.patches.ida-steal-limit: applies only to kernel.tags=percpu_ida (kernel.tags is sbitmap)")
             << 64;
         QTest::newRow("two cache formulas")
             << QStringLiteral(
@@ -460,30 +462,135 @@ private slots:
 
     // On one CPU every line and every lock is its own: no transfer, no spinning, however the
     // operations are spaced.
-    void percpuIdaOnOneCpuMovesNoCacheline()
+    // One CPU: every line an allocator touches is already its own, and no lock is ever contended.
+    void everyAllocatorOnOneCpuMovesNoCacheline()
     {
         const Topology topo = topology("1c");
         const Costs costs = Costs::defaults();
-        PercpuIdaTags ida(31, PercpuIdaTags::blkMqSizing(31, 1), topo, costs);
-        Rng dice(3);
-        std::vector<int> held;
-        std::int64_t now = 0;
-        for (int i = 0; i < 5000; ++i) {
-            now += static_cast<std::int64_t>(dice.below(100));
-            TagAccess cost;
-            cost.start = now;
-            if (held.empty() || dice.below(2)) {
-                TagAlloc a;
-                ida.get(a, cost);
-                if (a.tag >= 0)
-                    held.push_back(a.tag);
-            } else {
-                ida.put(0, held.back(), cost);
-                held.pop_back();
+        for (const TagAllocatorInfo& info : TagRegistry::all()) {
+            Rng rng(5);
+            auto alloc = make(info, 31, topo, costs, rng);
+            Rng dice(3);
+            std::vector<int> held;
+            std::int64_t now = 0;
+            for (int i = 0; i < 5000; ++i) {
+                now += static_cast<std::int64_t>(dice.below(100));
+                TagAccess cost;
+                cost.start = now;
+                if (held.empty() || dice.below(2)) {
+                    TagAlloc a;
+                    while (alloc->get(a, cost) == TagAllocator::Step::More) { }
+                    if (a.tag >= 0)
+                        held.push_back(a.tag);
+                } else {
+                    alloc->put(0, held.back(), 0, cost);
+                    held.pop_back();
+                }
+                QVERIFY2(cost.cachelineTransfers == 0u, info.name.c_str());
+                QVERIFY2(cost.lockWaitNs == 0, info.name.c_str());
+                now += cost.ns; // one CPU: the next operation starts after this one
             }
-            QCOMPARE(cost.cachelineTransfers, 0u);
-            QCOMPARE(cost.lockWaitNs, std::int64_t(0));
-            now += cost.ns; // one CPU: the next operation starts after this one
+        }
+    }
+
+    // sbitmap_init_node() / bt_alloc(): a small tag space spreads over at least 4 words (cachelines).
+    void bitmapSpreadsSmallTagSpaces_data()
+    {
+        QTest::addColumn<int>("depth");
+        QTest::addColumn<int>("bitsPerWord");
+        QTest::addColumn<int>("words");
+        QTest::newRow("depth 1") << 1 << 64 << 1; // under 4: "just forget about it"
+        QTest::newRow("depth 4") << 4 << 1 << 4;
+        QTest::newRow("AHCI 31") << 31 << 4 << 8;
+        QTest::newRow("SCSI 62") << 62 << 8 << 8;
+        QTest::newRow("depth 64") << 64 << 16 << 4;
+        QTest::newRow("Micron 255") << 255 << 32 << 8;
+        QTest::newRow("depth 1000") << 1000 << 64 << 16;
+    }
+    void bitmapSpreadsSmallTagSpaces()
+    {
+        QFETCH(int, depth);
+        QFETCH(int, bitsPerWord);
+        QFETCH(int, words);
+        const Topology topo = topology("1c");
+        const Costs costs = Costs::defaults();
+        Rng rng(1);
+        for (auto kind : { BitmapTags::Kind::Bitmap, BitmapTags::Kind::Sbitmap }) {
+            BitmapTags b(kind, depth, topo, costs, rng);
+            QCOMPARE(b.bitsPerWord(), bitsPerWord);
+            QCOMPARE(b.words(), words);
+        }
+    }
+
+    // The hint moves on only if the hinted tag was taken (and wraps from depth - 1 on, the kernel's
+    // off-by-one); a failed search resets it; a free sets the allocating CPU's hint, whichever CPU frees.
+    void bitmapHintFollowsTheKernel()
+    {
+        const Topology topo = topology("2n:1p:1c:1t");
+        const Costs costs = Costs::defaults();
+        Rng rng(9);
+        BitmapTags b(BitmapTags::Kind::Sbitmap, 8, topo, costs, rng); // 4 words of 2 bits
+        const auto get = [&](int cpu) {
+            TagAlloc a;
+            a.cpu = cpu;
+            TagAccess cost;
+            b.get(a, cost);
+            return a.tag;
+        };
+        const auto put = [&](int cpu, int tag, int allocCpu) {
+            TagAccess cost;
+            b.put(cpu, tag, allocCpu, cost);
+            return cost;
+        };
+        const int first = get(0); // CPU 0 takes its hinted tag, reading its hint line
+        QCOMPARE(first, 0); // Rng(9)'s start; the tags the rest of the test frees are CPU 1's
+        for (int i = 0; i < 7; ++i)
+            QVERIFY(get(1) >= 0);
+        QCOMPARE(get(1), -1);
+        QCOMPARE(b.hint(1), 0); // "If the map is full, a hint won't do us much good."
+        // CPU 1 frees CPU 0's request: CPU 0's hint line moves (the word is CPU 1's: it took tag 1 since).
+        QCOMPARE(put(1, first, 0).cachelineTransfers, 1u);
+        QCOMPARE(put(1, 3, 1).cachelineTransfers, 0u); // its own request: nothing moves
+        QCOMPARE(get(1), 3);
+        QCOMPARE(b.hint(0), first);
+        QCOMPARE(get(0), first);
+        put(1, 5, 0);
+        QCOMPARE(b.hint(0), 5);
+        put(1, 1, 1);
+        QCOMPARE(b.hint(1), 1);
+        QCOMPARE(get(1), 1); // the hinted tag: the hint moves on
+        QCOMPARE(b.hint(1), 2);
+        QCOMPARE(get(1), 5); // 2..4 are held; 5 is not the hint: the hint stays
+        QCOMPARE(b.hint(1), 2);
+        QCOMPARE(get(0), -1); // CPU 0's hinted tag went to CPU 1
+        QCOMPARE(b.hint(0), 0);
+        put(1, 6, 1);
+        QCOMPARE(get(1), 6);
+        QCOMPARE(b.hint(1), 0); // 7 >= depth - 1: back to 0 although tag 7 exists
+    }
+
+    // v3.16's waiters are not exclusive: a wake-up wakes every sleeper on the wait queue. sbitmap's
+    // are: wake_up_nr(wake_batch) wakes one at depth 4.
+    void bitmapWakesEverySleeperSbitmapABatch()
+    {
+        for (const char* name : { "bitmap", "sbitmap" }) {
+            const Topology topo = topology("1n:1p:2c:1t");
+            Sim sim(topo, Costs::defaults(), 1);
+            Machine machine(sim);
+            BlkMqTags tags(sim, machine, make(*TagRegistry::find(name), 4, topo, sim.costs, sim.rng));
+            QCOMPARE(tags.wakeBatch(), 1); // v3.16: min(8, max(1, 4 / 4)); v4.14: clamp(4 / 8, 1, 8)
+            TagUser user;
+            user.hctx = 0;
+            std::vector<int> held;
+            for (int tag; (tag = tags.get(0, user)) >= 0;)
+                held.push_back(tag);
+            for (int i = 0; i < 3; ++i) {
+                TagUser sleeper; // each starts at wait queue 0
+                tags.sleep(machine.createTask(TaskKind::Job, 1, Op {}, false), sleeper);
+            }
+            Parked host;
+            tags.put(0, held.back(), 0, user, host);
+            QCOMPARE(tags.sleepers().size(), std::string(name) == "bitmap" ? std::size_t(0) : std::size_t(2));
         }
     }
 
@@ -509,7 +616,7 @@ private slots:
             for (const int t : { t1, t2 }) {
                 TagAccess cost;
                 cost.start = now += 1000;
-                ida.put(victim, t, cost);
+                ida.put(victim, t, victim, cost);
             }
             [&] { QCOMPARE(ida.cachedOn(victim), 1); }();
             while (ida.globalFree() > 0) // CPU 0 empties the global stack, one batch at a time

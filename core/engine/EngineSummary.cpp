@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <numeric>
 
 namespace blkmq {
 
@@ -25,6 +26,15 @@ nlohmann::json percentiles(const LatencyHistogram& h)
         { "max", h.max() },
         { "samples", h.count() },
     };
+}
+
+// A count by distance class, named as topology specs name them (self is never a move).
+nlohmann::json byDistance(const ByDistance& n)
+{
+    nlohmann::json out = nlohmann::json::object();
+    for (int d = 1; d < kDistanceClasses; ++d)
+        out[distanceName(static_cast<Distance>(d))] = n[static_cast<std::size_t>(d)];
+    return out;
 }
 
 // ftrace's function profile: per CPU that entered the function, as trace_stat prints it.
@@ -161,7 +171,11 @@ nlohmann::json Engine::summary() const
                 { "allocs", c.tag_allocs },
                 { "local_hit_pct", value("tag_local_hit_pct") },
                 { "steals", c.tag_steals },
-                { "cacheline_transfers", c.tag_cacheline_transfers },
+                { "steals_by_distance", byDistance(c.tag_steals_from) },
+                { "global_moves", c.tag_global_moves },
+                { "cacheline_transfers", std::accumulate(c.tag_transfers.begin(), c.tag_transfers.end(), 0ULL) },
+                { "cacheline_transfers_by_distance", byDistance(c.tag_transfers) },
+                { "cas_retries", c.tag_cas_retries },
                 { "lock_wait_ns", c.tag_lock_wait_ns },
                 { "sleeps", c.tag_sleeps },
             } },

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "sim/Distance.h"
 #include "sim/ExecContext.h"
 
 #include <array>
@@ -14,6 +15,7 @@ inline constexpr int kLockCallers = 3;
 inline constexpr std::string_view kLockCallerNames[kLockCallers]
     = { "percpu_ida_alloc", "percpu_ida_free", "queue_rq" };
 using LockTimes = std::array<std::uint64_t, kLockCallers>;
+using ByDistance = std::array<std::uint64_t, kDistanceClasses>; // indexed by Distance
 // One caller's share of all spinlock time, in % (0 when no lock was taken).
 inline double lockSharePct(const LockTimes& ns, LockCaller c)
 {
@@ -48,7 +50,10 @@ struct Counters {
     std::uint64_t tag_allocs = 0;
     std::uint64_t tag_local_hits = 0;
     std::uint64_t tag_steals = 0;
-    std::uint64_t tag_cacheline_transfers = 0;
+    ByDistance tag_steals_from {}; // of tag_steals, by the victim's distance from the stealer
+    ByDistance tag_transfers {}; // cachelines the allocators moved, by the distance they came from
+    std::uint64_t tag_global_moves = 0; // percpu_ida batches between a CPU's cache and the global pool
+    std::uint64_t tag_cas_retries = 0; // failed compare-and-swaps (cmpxchg)
     std::uint64_t tag_lock_wait_ns = 0;
     std::uint64_t tag_sleeps = 0;
     // spinlocks: time in _raw_spin_lock (spinning, then taking the lock's line), by caller

@@ -40,6 +40,22 @@ struct MetricInput {
     int jobThreads = 0; // fio job threads (numjobs summed over the jobs)
 
     std::uint64_t delta(std::uint64_t Counters::*field) const { return now.counters.*field - before.counters.*field; }
+    std::uint64_t delta(ByDistance Counters::*field, Distance d) const
+    {
+        const auto k = static_cast<std::size_t>(d);
+        return (now.counters.*field)[k] - (before.counters.*field)[k];
+    }
+    std::uint64_t deltaSum(ByDistance Counters::*field) const
+    {
+        std::uint64_t n = 0;
+        for (int d = 0; d < kDistanceClasses; ++d)
+            n += delta(field, static_cast<Distance>(d));
+        return n;
+    }
+    static double pct(std::uint64_t part, std::uint64_t whole)
+    {
+        return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+    }
     double rate(std::uint64_t Counters::*field) const
     {
         return seconds > 0 ? static_cast<double>(delta(field)) / seconds : 0.0;
@@ -118,6 +134,27 @@ inline constexpr std::array kMetrics {
     Metric { "tag_lock_wait_pct", "tag lock wait", Unit::Percent, "Tag allocation", 0x943126,
         "ns spent waiting for tag locks / (interval × CPUs)",
         [](const MetricInput& m) { return m.cpuShare(&Counters::tag_lock_wait_ns); } },
+    Metric { "tag_steal_pct", "allocations that stole", Unit::Percent, "Tag allocation", 0xc0392b,
+        "driver tag allocations that took another CPU's cached tags / allocations",
+        [](const MetricInput& m) { return m.share(&Counters::tag_steals, &Counters::tag_allocs); } },
+    Metric { "tag_steal_remote_pct", "steals from another node", Unit::Percent, "", 0xc0392b,
+        "steals whose victim is on another NUMA node / steals",
+        [](const MetricInput& m) { return m.pct(m.delta(&Counters::tag_steals_from, Distance::Remote), m.delta(&Counters::tag_steals)); } },
+    Metric { "tag_lines_per_alloc", "tag cachelines moved per allocation", Unit::Count, "", 0x943126,
+        "cachelines the tag allocator moved between CPUs (allocations and frees) / allocations",
+        [](const MetricInput& m) {
+            const auto a = m.delta(&Counters::tag_allocs);
+            return a ? static_cast<double>(m.deltaSum(&Counters::tag_transfers)) / static_cast<double>(a) : 0.0;
+        } },
+    Metric { "tag_lines_remote_pct", "tag cachelines from another node", Unit::Percent, "", 0x943126,
+        "of those cachelines, the ones that came from another NUMA node / all of them",
+        [](const MetricInput& m) { return m.pct(m.delta(&Counters::tag_transfers, Distance::Remote), m.deltaSum(&Counters::tag_transfers)); } },
+    Metric { "tag_global_moves_per_s", "percpu_ida global moves", Unit::PerSecond, "", 0xd4ac0d,
+        "batches moved between a CPU's cache and percpu_ida's global freelist / interval",
+        [](const MetricInput& m) { return m.rate(&Counters::tag_global_moves); } },
+    Metric { "tag_cas_retries_per_s", "failed cmpxchg", Unit::PerSecond, "", 0x7d3c98,
+        "compare-and-swaps of the cmpxchg allocator that failed and were retried / interval",
+        [](const MetricInput& m) { return m.rate(&Counters::tag_cas_retries); } },
     Metric { "job_usr_pct", "fio usr", Unit::Percent, "Job threads' CPU time (fio usr/sys)", 0x2874a6,
         "job threads' user time (fio_user_ns per I/O) / (interval × job threads)",
         [](const MetricInput& m) { return m.jobTimePct(&Counters::job_user_ns); } },

@@ -42,26 +42,17 @@ bool BitmapTags::isSet(int tag) const
     return (m_words[static_cast<std::size_t>(tag >> m_shift)].bits >> (tag & ((1 << m_shift) - 1))) & 1;
 }
 
-void BitmapTags::charge(std::int64_t lineNs, TagAccess& cost)
-{
-    if (lineNs <= 0)
-        return;
-    cost.ns += lineNs;
-    ++cost.cachelineTransfers;
-    cost.local = false;
-}
-
 int BitmapTags::getWord(int w, int hintBit, int cpu, TagAccess& cost)
 {
     Word& word = m_words[static_cast<std::size_t>(w)];
-    charge(word.line.read(cpu, false, m_topo, m_costs), cost); // find_next_zero_bit
+    cost.move(word.line.fetch(cpu, false, m_topo, m_costs)); // find_next_zero_bit
     const std::uint64_t valid = word.depth == 64 ? ~0ULL : (1ULL << word.depth) - 1;
     std::uint64_t free = ~word.bits & valid;
     if (!free)
         return -1;
     const std::uint64_t fromHint = free & (~0ULL << hintBit);
     const int bit = std::countr_zero(fromHint ? fromHint : free); // then wrap to bit 0
-    charge(word.line.own(cpu, m_topo, m_costs), cost); // test_and_set_bit_lock
+    cost.move(word.line.take(cpu, m_topo, m_costs)); // test_and_set_bit_lock
     word.bits |= 1ULL << bit;
     return bit;
 }
@@ -73,7 +64,7 @@ TagAllocator::Step BitmapTags::get(TagAlloc& a, TagAccess& cost)
     Cacheline& hintLine = m_hintLine[static_cast<std::size_t>(cpu)];
     a.tag = -1;
     cost.ns += m_costs.tag_get_ns;
-    charge(hintLine.read(cpu, false, m_topo, m_costs), cost); // a free elsewhere may have written it
+    cost.move(hintLine.fetch(cpu, false, m_topo, m_costs)); // a free elsewhere may have written it
     const int nWords = static_cast<int>(m_words.size());
     int index = hint >> m_shift;
     int bit = hint & ((1 << m_shift) - 1);
@@ -104,11 +95,11 @@ void BitmapTags::put(int cpu, int tag, int allocCpu, TagAccess& cost)
 {
     cost.ns += m_costs.tag_put_ns;
     Word& word = m_words[static_cast<std::size_t>(tag >> m_shift)];
-    charge(word.line.own(cpu, m_topo, m_costs), cost); // clear_bit_unlock
+    cost.move(word.line.take(cpu, m_topo, m_costs)); // clear_bit_unlock
     word.bits &= ~(1ULL << (tag & ((1 << m_shift) - 1)));
     --m_inUse;
     // v3.16: *last_tag = tag (the request's ctx); v4.14: per_cpu_ptr(alloc_hint, ctx->cpu) = nr.
-    charge(m_hintLine[static_cast<std::size_t>(allocCpu)].own(cpu, m_topo, m_costs), cost);
+    cost.move(m_hintLine[static_cast<std::size_t>(allocCpu)].take(cpu, m_topo, m_costs));
     m_hint[static_cast<std::size_t>(allocCpu)] = tag;
 }
 

@@ -58,7 +58,6 @@ private:
         Cacheline line;
     };
     int getWord(int w, int hintBit, int cpu, TagAccess& cost); // __sbitmap_get_word / __bt_get_word
-    void charge(std::int64_t lineNs, TagAccess& cost);
 
     Kind m_kind;
     const Topology& m_topo;

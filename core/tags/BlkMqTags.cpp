@@ -51,9 +51,15 @@ int BlkMqTags::get(int cpu, TagUser& user)
 void BlkMqTags::account(int cpu, const TagAccess& cost, LockCaller caller)
 {
     m_machine.charge(cost.ns);
-    m_sim.counters.tag_cacheline_transfers += cost.cachelineTransfers;
-    m_sim.counters.tag_lock_wait_ns += static_cast<std::uint64_t>(cost.lockWaitNs);
-    m_sim.counters.tag_steals += cost.steals;
+    Counters& c = m_sim.counters;
+    for (std::size_t d = 0; d < cost.transfers.size(); ++d) {
+        c.tag_transfers[d] += cost.transfers[d];
+        c.tag_steals_from[d] += cost.steals[d];
+        c.tag_steals += cost.steals[d];
+    }
+    c.tag_global_moves += cost.globalMoves;
+    c.tag_cas_retries += cost.retries;
+    c.tag_lock_wait_ns += static_cast<std::uint64_t>(cost.lockWaitNs);
     if (cost.lockNs > 0)
         m_machine.lockTime(cpu, caller, cost.lockNs);
 }

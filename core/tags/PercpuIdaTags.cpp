@@ -75,26 +75,18 @@ std::int64_t PercpuIdaTags::now(const TagAccess& cost) { return cost.start + cos
 void PercpuIdaTags::lock(Spinlock& l, int cpu, TagAccess& cost)
 {
     std::int64_t spin = 0;
+    LineMove moved;
     const std::int64_t asked = now(cost);
-    const std::int64_t got = l.lock(cpu, asked, m_topo, m_costs, spin);
+    const std::int64_t got = l.lock(cpu, asked, m_topo, m_costs, spin, &moved);
     cost.lockWaitNs += spin;
     cost.lockNs += got - asked;
     cost.ns += spin;
-    charge(got - asked - spin, 1, cost);
-}
-
-void PercpuIdaTags::charge(std::int64_t lineNs, int lines, TagAccess& cost)
-{
-    if (lineNs <= 0 || lines <= 0)
-        return;
-    cost.cachelineTransfers += static_cast<std::uint32_t>(lines);
-    cost.local = false;
-    cost.ns += lineNs * lines;
+    cost.move(moved);
 }
 
 void PercpuIdaTags::setHaveTags(int cpu, bool on, TagAccess& cost)
 {
-    charge(m_haveTagsLine.own(cpu, m_topo, m_costs), 1, cost); // cpumask_set_cpu / _clear_cpu: a locked bit op
+    cost.move(m_haveTagsLine.take(cpu, m_topo, m_costs)); // cpumask_set_cpu / _clear_cpu: a locked bit op
     m_haveTags[static_cast<std::size_t>(cpu)] = on;
 }
 
@@ -109,10 +101,11 @@ bool PercpuIdaTags::stealFrom(int victim, int cpu, TagAccess& cost)
     const int got = static_cast<int>(remote.stack.size());
     if (got > 0) {
         // memcpy of the whole stack: the lines beyond the header line come from the victim
-        charge(m_costs.cacheline(m_topo, victim, cpu), linesFor(std::max(0, got - kEntriesInHeaderLine)), cost);
+        const Distance d = m_topo.distance(victim, cpu);
+        cost.move({ m_costs.cacheline(m_topo, victim, cpu), d }, linesFor(std::max(0, got - kEntriesInHeaderLine)));
         mine.stack.assign(remote.stack.begin(), remote.stack.end());
         remote.stack.clear();
-        ++cost.steals;
+        ++cost.steals[static_cast<std::size_t>(d)];
     }
     remote.lock.unlock(now(cost));
     return !mine.stack.empty();
@@ -120,7 +113,7 @@ bool PercpuIdaTags::stealFrom(int victim, int cpu, TagAccess& cost)
 
 void PercpuIdaTags::steal(int cpu, TagAccess& cost)
 {
-    charge(m_haveTagsLine.read(cpu, false, m_topo, m_costs), 1, cost);
+    cost.move(m_haveTagsLine.fetch(cpu, false, m_topo, m_costs));
     if (!m_tlmOrder.empty()) {
         // Gordeev's for_each_tlm(): nearest level first, ascending ids within it.
         for (int victim : m_tlmOrder[static_cast<std::size_t>(cpu)])
@@ -167,7 +160,8 @@ TagAllocator::Step PercpuIdaTags::get(TagAlloc& a, TagAccess& cost)
         lock(m_poolLock, cpu, cost);
         if (mine.stack.empty() && !m_global.empty()) { // alloc_global_tags()
             const int n = std::min(static_cast<int>(m_global.size()), m_sizing.batchSize);
-            charge(m_globalEntries.own(cpu, m_topo, m_costs), linesFor(n), cost);
+            cost.move(m_globalEntries.take(cpu, m_topo, m_costs), linesFor(n));
+            ++cost.globalMoves;
             mine.stack.insert(mine.stack.end(), m_global.end() - n, m_global.end());
             m_global.resize(m_global.size() - static_cast<std::size_t>(n));
         }
@@ -207,7 +201,8 @@ void PercpuIdaTags::put(int cpu, int tag, int /*allocCpu: percpu_ida_free() free
         lock(m_poolLock, cpu, cost);
         if (static_cast<int>(mine.stack.size()) == m_sizing.maxSize) {
             const int n = m_sizing.batchSize;
-            charge(m_globalEntries.own(cpu, m_topo, m_costs), linesFor(n), cost);
+            cost.move(m_globalEntries.take(cpu, m_topo, m_costs), linesFor(n));
+            ++cost.globalMoves;
             m_global.insert(m_global.end(), mine.stack.end() - n, mine.stack.end());
             mine.stack.resize(mine.stack.size() - static_cast<std::size_t>(n));
             cost.wake = true;

@@ -66,7 +66,6 @@ private:
     };
     static std::int64_t now(const TagAccess& cost);
     void lock(Spinlock& l, int cpu, TagAccess& cost); // spin, then take its line from the last holder
-    void charge(std::int64_t lineNs, int lines, TagAccess& cost); // `lines` transfers of lineNs each
     void steal(int cpu, TagAccess& cost); // steal_tags()
     bool stealFrom(int victim, int cpu, TagAccess& cost); // clear its bit, take its stack; true: got tags
     void setHaveTags(int cpu, bool on, TagAccess& cost);

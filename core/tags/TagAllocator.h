@@ -1,5 +1,8 @@
 #pragma once
 
+#include "topo/Cacheline.h"
+
+#include <array>
 #include <cstdint>
 
 namespace blkmq {
@@ -8,12 +11,33 @@ namespace blkmq {
 struct TagAccess {
     std::int64_t start = 0; // simulated time (ns) the operation starts: locks are timelines
     std::int64_t ns = 0;
-    std::uint32_t cachelineTransfers = 0;
+    std::array<std::uint32_t, kDistanceClasses> transfers {}; // cachelines moved to this CPU, by distance
     std::int64_t lockWaitNs = 0; // spinning for a lock (part of ns)
     std::int64_t lockNs = 0; // in spin_lock: spinning, then taking the lock's line (part of ns)
-    std::uint32_t steals = 0; // tags taken from other CPUs' caches
+    std::array<std::uint32_t, kDistanceClasses> steals {}; // other CPUs' caches taken, by their distance
+    std::uint32_t globalMoves = 0; // batches moved between a CPU's cache and the global pool
+    std::uint32_t retries = 0; // failed compare-and-swaps
     bool local = true; // served without touching another CPU's state (own cache, own cachelines)
     bool wake = false; // put(): the allocator woke its own wait queue (TagWaitRules::ownQueue)
+
+    // `lines` lines touched as `m` was; they count as transfers if they came from another CPU.
+    void move(const LineMove& m, int lines = 1)
+    {
+        if (lines <= 0)
+            return;
+        ns += m.ns * lines;
+        if (m.from == Distance::Self)
+            return;
+        transfers[static_cast<std::size_t>(m.from)] += static_cast<std::uint32_t>(lines);
+        local = false;
+    }
+    std::uint32_t cachelineTransfers() const
+    {
+        std::uint32_t n = 0;
+        for (auto t : transfers)
+            n += t;
+        return n;
+    }
 };
 
 // One allocation in progress on one CPU. An allocator whose get() takes

@@ -1,6 +1,7 @@
 #include "tags/TagRegistry.h"
 
 #include "tags/BitmapTags.h"
+#include "tags/CmpxchgTags.h"
 #include "tags/PercpuIdaTags.h"
 #include "topo/Topology.h"
 
@@ -35,6 +36,14 @@ const std::vector<TagAllocatorInfo>& TagRegistry::all()
                 const auto sizing = PercpuIdaTags::sizingFor(
                     a.patches, a.depth, a.possibleCpus, a.topo.nrCpus(), std::max(1, a.nrCtx));
                 return std::make_unique<PercpuIdaTags>(a.depth, sizing, a.topo, a.costs, a.patches);
+            } },
+        { "cmpxchg",
+            { "", "a fairly straight forward cmpxchg based scheme (tested, never posted)", "Jens Axboe", "",
+                "proposed (design assumed)",
+                "ASSUMED DESIGN: one lock-free LIFO list of free tags whose head every CPU compare-and-swaps; no "
+                "per-CPU caching." },
+            [](const TagAllocatorArgs& a) -> std::unique_ptr<TagAllocator> {
+                return std::make_unique<CmpxchgTags>(a.depth, a.topo, a.costs);
             } },
     };
     return list;

@@ -8,6 +8,12 @@
 
 namespace blkmq {
 
+// What touching a line cost: ns, and the distance it came from (Self: it did not move).
+struct LineMove {
+    std::int64_t ns = 0;
+    Distance from = Distance::Self;
+};
+
 // One cacheline of shared kernel state, as MESI sees it: its last writer owns
 // it; a CPU that read it since shares it. A read by a CPU without a copy moves
 // the line from its last writer (cacheline_ns by distance); a line nobody has
@@ -26,21 +32,32 @@ struct Cacheline {
     }
     // A write that must first own the line (a read-for-ownership): free if `cpu` owns it, else the
     // transfer from its last writer, or from its last reader if nobody wrote it since.
-    std::int64_t own(int cpu, const Topology& topo, const Costs& costs)
+    LineMove take(int cpu, const Topology& topo, const Costs& costs)
     {
         const int from = writer >= 0 ? writer : reader;
-        const std::int64_t ns = from >= 0 && from != cpu ? costs.cacheline(topo, from, cpu) : 0;
+        LineMove m;
+        if (from >= 0 && from != cpu)
+            m = { costs.cacheline(topo, from, cpu), topo.distance(from, cpu) };
         write(cpu);
-        return ns;
+        return m;
+    }
+    std::int64_t own(int cpu, const Topology& topo, const Costs& costs) { return take(cpu, topo, costs).ns; }
+    // A read; an evicted reader's floor (an LLC hit) is not a move between CPUs.
+    LineMove fetch(int cpu, bool evicted, const Topology& topo, const Costs& costs)
+    {
+        LineMove m;
+        m.ns = evicted ? costs.cacheline_ns[static_cast<int>(Distance::Llc)] : 0;
+        if (writer >= 0 && writer != cpu && reader != cpu) {
+            const std::int64_t ns = costs.cacheline(topo, writer, cpu);
+            if (ns >= m.ns)
+                m = { ns, topo.distance(writer, cpu) };
+        }
+        reader = cpu;
+        return m;
     }
     std::int64_t read(int cpu, bool evicted, const Topology& topo, const Costs& costs)
     {
-        const std::int64_t floor = evicted ? costs.cacheline_ns[static_cast<int>(Distance::Llc)] : 0;
-        std::int64_t ns = floor;
-        if (writer >= 0 && writer != cpu && reader != cpu)
-            ns = std::max(floor, costs.cacheline(topo, writer, cpu));
-        reader = cpu;
-        return ns;
+        return fetch(cpu, evicted, topo, costs).ns;
     }
 };
 

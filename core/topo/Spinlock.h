@@ -17,12 +17,17 @@ struct Spinlock {
     Cacheline line;
     std::int64_t freeAt = 0;
 
-    // `cpu` asks at time `t`; returns when it holds the lock. `spinNs` gets the time spent spinning.
-    std::int64_t lock(int cpu, std::int64_t t, const Topology& topo, const Costs& costs, std::int64_t& spinNs)
+    // `cpu` asks at time `t`; returns when it holds the lock. `spinNs` gets the time spent spinning,
+    // `moved` (if given) how its line came.
+    std::int64_t lock(int cpu, std::int64_t t, const Topology& topo, const Costs& costs, std::int64_t& spinNs,
+        LineMove* moved = nullptr)
     {
         const std::int64_t start = std::max(t, freeAt);
         spinNs = start - t;
-        return start + line.own(cpu, topo, costs);
+        const LineMove m = line.take(cpu, topo, costs);
+        if (moved)
+            *moved = m;
+        return start + m.ns;
     }
     void unlock(std::int64_t t) { freeAt = t; }
 };

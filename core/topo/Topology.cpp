@@ -6,23 +6,6 @@
 
 namespace blkmq {
 
-const char* distanceName(Distance d)
-{
-    switch (d) {
-    case Distance::Self:
-        return "self";
-    case Distance::Smt:
-        return "smt";
-    case Distance::Llc:
-        return "llc";
-    case Distance::Node:
-        return "node";
-    case Distance::Remote:
-        return "remote";
-    }
-    return "?";
-}
-
 Topology::Topology(std::string name, std::vector<CpuInfo> cpus, std::vector<std::vector<int>> numaDistance)
     : m_name(std::move(name))
     , m_cpus(std::move(cpus))

@@ -1,15 +1,12 @@
 #pragma once
 
+#include "sim/Distance.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace blkmq {
-
-// How far apart two CPUs are; every "where"-dependent cost is indexed by it.
-enum class Distance : std::uint8_t { Self = 0, Smt, Llc, Node, Remote };
-inline constexpr int kDistanceClasses = 5;
-const char* distanceName(Distance d);
 
 struct CpuInfo {
     int node = 0; // NUMA node

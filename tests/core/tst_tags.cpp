@@ -8,6 +8,7 @@
 #include "cpu/Machine.h"
 #include "tags/BlkMqTags.h"
 #include "tags/BitmapTags.h"
+#include "tags/CmpxchgTags.h"
 #include "tags/PercpuIdaTags.h"
 #include "scenario/KernelSwitches.h"
 #include "scenario/ScenarioLoader.h"
@@ -486,7 +487,7 @@ private slots:
                     alloc->put(0, held.back(), 0, cost);
                     held.pop_back();
                 }
-                QVERIFY2(cost.cachelineTransfers == 0u, info.name.c_str());
+                QVERIFY2(cost.cachelineTransfers() == 0u, info.name.c_str());
                 QVERIFY2(cost.lockWaitNs == 0, info.name.c_str());
                 now += cost.ns; // one CPU: the next operation starts after this one
             }
@@ -549,8 +550,8 @@ private slots:
         QCOMPARE(get(1), -1);
         QCOMPARE(b.hint(1), 0); // "If the map is full, a hint won't do us much good."
         // CPU 1 frees CPU 0's request: CPU 0's hint line moves (the word is CPU 1's: it took tag 1 since).
-        QCOMPARE(put(1, first, 0).cachelineTransfers, 1u);
-        QCOMPARE(put(1, 3, 1).cachelineTransfers, 0u); // its own request: nothing moves
+        QCOMPARE(put(1, first, 0).cachelineTransfers(), 1u);
+        QCOMPARE(put(1, 3, 1).cachelineTransfers(), 0u); // its own request: nothing moves
         QCOMPARE(get(1), 3);
         QCOMPARE(b.hint(0), first);
         QCOMPARE(get(0), first);
@@ -595,12 +596,12 @@ private slots:
     }
 
     // steal_tags(): the next CPU after cpu_last_stolen whose cpus_have_tags bit is set gives its whole
-    // stack; what that costs grows with the victim's distance.
+    // stack; the steal is counted at the victim's distance, and what it costs grows with it.
     void percpuIdaStealsFromTheNextCpuWithTags()
     {
         const Topology topo = topology("2n:1p:2c:2t"); // CPU 4 is CPU 0's SMT sibling, CPU 2 is on node 1
         const Costs costs = Costs::defaults();
-        const auto stealCost = [&](int victim) {
+        const auto stealCost = [&](int victim, Distance from) {
             PercpuIdaTags ida(16, PercpuIdaTags::blkMqSizing(16, 8), topo, costs); // 2 per CPU, batches of 1
             std::int64_t now = 0;
             const auto get = [&](int cpu) {
@@ -624,15 +625,47 @@ private slots:
             const auto [tag, cost] = get(0);
             [&] {
                 QVERIFY(tag >= 0);
-                QCOMPARE(cost.steals, 1u);
+                std::array<std::uint32_t, kDistanceClasses> steals {};
+                steals[static_cast<std::size_t>(from)] = 1;
+                QCOMPARE(cost.steals, steals);
+                QVERIFY(cost.transfers[static_cast<std::size_t>(from)] > 0);
                 QVERIFY(!cost.local);
                 QCOMPARE(ida.cachedOn(victim), 0);
                 QVERIFY(!ida.hasTagsBit(victim));
             }();
             return cost.ns;
         };
-        const std::int64_t sibling = stealCost(4), remote = stealCost(2);
+        const std::int64_t sibling = stealCost(4, Distance::Smt), remote = stealCost(2, Distance::Remote);
         QVERIFY2(remote > sibling, (std::to_string(remote) + " vs " + std::to_string(sibling)).c_str());
+    }
+
+    // The assumed cmpxchg list: a CPU whose load of the head came before another CPU's successful
+    // cmpxchg fails its own and retries; CPUs that take turns never do.
+    void cmpxchgRetriesOnlyWhenCpusOverlap()
+    {
+        const Topology topo = topology("2n:1p:1c:1t");
+        const Costs costs = Costs::defaults();
+        const auto run = [&](std::int64_t gap) {
+            CmpxchgTags list(32, topo, costs);
+            std::uint32_t retries = 0;
+            std::int64_t t = 0;
+            for (int i = 0; i < 100; ++i) {
+                TagAlloc a;
+                a.cpu = i % 2;
+                TagAccess cost;
+                cost.start = t += gap;
+                list.get(a, cost);
+                if (a.tag < 0)
+                    return -1;
+                TagAccess back;
+                back.start = cost.start + cost.ns;
+                list.put(a.cpu, a.tag, a.cpu, back);
+                retries += cost.retries + back.retries;
+            }
+            return static_cast<int>(retries);
+        };
+        QCOMPARE(run(10'000), 0); // each operation long done before the next starts
+        QVERIFY(run(1) > 0); // the two CPUs start 1 ns apart: one of each pair loses the race
     }
 
     // Spinning happens only when two CPUs want the pool lock at once.

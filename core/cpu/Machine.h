@@ -54,6 +54,9 @@ struct CpuState {
     ExecContext running = ExecContext::Task;
     bool idle = true;
     std::array<std::int64_t, kExecContexts> busy {};
+    // Driver tag allocations made on this CPU and those of them served locally (Counters::tag_*).
+    std::uint64_t tagAllocs = 0;
+    std::uint64_t tagLocalHits = 0;
 
     bool irqQueued() const { return !irqs.empty(); }
 };
@@ -89,6 +92,7 @@ public:
     int vectorThread(int vector) const;
 
     const CpuState& cpu(int id) const { return m_cpus[static_cast<std::size_t>(id)]; }
+    CpuState& cpu(int id) { return m_cpus[static_cast<std::size_t>(id)]; }
     int nrCpus() const { return static_cast<int>(m_cpus.size()); }
 
     // --- for the op being performed ---

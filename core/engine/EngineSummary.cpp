@@ -84,6 +84,10 @@ nlohmann::json Engine::summary() const
             const auto ns = m_machine->cpu(i).busy[static_cast<std::size_t>(k)];
             row[std::string(execContextName(static_cast<ExecContext>(k))) + "_ns"] = ns;
         }
+        const CpuState& cpu = m_machine->cpu(i);
+        row["tag_allocs"] = cpu.tagAllocs;
+        row["tag_local_hit_pct"]
+            = cpu.tagAllocs ? 100.0 * static_cast<double>(cpu.tagLocalHits) / static_cast<double>(cpu.tagAllocs) : 0.0;
         cpus.push_back(row);
     }
     const MetricValues totals = this->totals();

@@ -15,6 +15,7 @@ struct Claim {
     std::string metric; // JSON pointer into the run summary, e.g. "/io/iops"
     std::string per; // non-empty: the figure is metric / this JSON pointer, in the same run
     std::vector<std::string> compareSets; // non-empty: the figure is metric(A) / metric(B)
+    std::string comparePreset; // non-empty: B runs this preset (with compareSets) instead of A's
     double lo = 0, hi = 0; // the band in which the claim holds
     std::string band; // the band in words
     bool calibrated = false; // a cost was fitted to this claim (docs/model.md)
@@ -22,6 +23,7 @@ struct Claim {
     // beside it but the claim neither holds nor misses.
     std::string notComparable;
     std::string duration = "100ms";
+    bool compared() const { return !compareSets.empty() || !comparePreset.empty(); }
 };
 
 struct ClaimResult {

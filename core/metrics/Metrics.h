@@ -146,9 +146,12 @@ inline constexpr std::array kMetrics {
             const auto a = m.delta(&Counters::tag_allocs);
             return a ? static_cast<double>(m.deltaSum(&Counters::tag_transfers)) / static_cast<double>(a) : 0.0;
         } },
-    Metric { "tag_lines_remote_pct", "tag cachelines from another node", Unit::Percent, "", 0x943126,
-        "of those cachelines, the ones that came from another NUMA node / all of them",
-        [](const MetricInput& m) { return m.pct(m.delta(&Counters::tag_transfers, Distance::Remote), m.deltaSum(&Counters::tag_transfers)); } },
+    Metric { "tag_lines_near_pct", "tag cachelines from the own node", Unit::Percent, "", 0x943126,
+        "of those cachelines, the ones that came from the CPU's own node (SMT sibling, LLC or node) / all of them",
+        [](const MetricInput& m) {
+            const auto all = m.deltaSum(&Counters::tag_transfers);
+            return m.pct(all - m.delta(&Counters::tag_transfers, Distance::Remote), all);
+        } },
     Metric { "tag_global_moves_per_s", "percpu_ida global moves", Unit::PerSecond, "", 0xd4ac0d,
         "batches moved between a CPU's cache and percpu_ida's global freelist / interval",
         [](const MetricInput& m) { return m.rate(&Counters::tag_global_moves); } },

@@ -39,6 +39,9 @@ int BlkMqTags::get(int cpu, TagUser& user)
         return -1;
     ++m_sim.counters.tag_allocs;
     m_sim.counters.tag_local_hits += cost.local;
+    CpuState& c = m_machine.cpu(cpu);
+    ++c.tagAllocs;
+    c.tagLocalHits += cost.local;
     if (user.shared && !user.active) { // blk_mq_tag_busy(), after the first tag got
         user.active = true;
         ++m_activeQueues;

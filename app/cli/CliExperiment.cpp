@@ -51,6 +51,8 @@ struct SeedRow {
     std::int64_t firstStuckNs = -1;
     double iops = 0;
     std::string fingerprint;
+    std::uint64_t lostTags = 0;
+    std::uint64_t missedWakeups = 0;
 };
 
 } // namespace
@@ -92,12 +94,15 @@ int exploreCommand(const std::vector<std::string>& args)
     std::string firstExplanation;
     std::uint64_t firstSeed = 0;
     int stalls = 0;
+    int racy = 0; // seeds in which an allocator's race lost a tag or hid one from a waiter
     const std::string failed = experiment.run({ o.threads, false, 256 }, [&](RunResult&& r) {
         if (r.stalled && !stalls++) {
             firstExplanation = r.stallExplanation;
             firstSeed = r.seed;
         }
-        rows.push_back({ r.seed, r.stalled, r.firstStallNs, r.metrics[metricIndex("iops")], std::move(r.fingerprint) });
+        racy += r.lostTags + r.missedWakeups > 0;
+        rows.push_back({ r.seed, r.stalled, r.firstStallNs, r.metrics[metricIndex("iops")], std::move(r.fingerprint),
+            r.lostTags, r.missedWakeups });
     });
     if (!failed.empty()) {
         std::cerr << "blkmqlab-cli: " << failed << '\n';
@@ -108,10 +113,11 @@ int exploreCommand(const std::vector<std::string>& args)
     nlohmann::json doc;
     if (!o.jsonOut.empty()) {
         doc = { { "scenario", name }, { "seeds", seeds }, { "runs", nlohmann::json::array() },
-            { "stalled_runs", stalls } };
+            { "stalled_runs", stalls }, { "tag_race_runs", racy } };
         for (const auto& r : rows)
             doc["runs"].push_back({ { "seed", r.seed }, { "stalled", r.stalled }, { "first_stuck_ns", r.firstStuckNs },
-                { "iops", r.iops }, { "fingerprint", r.fingerprint } });
+                { "iops", r.iops }, { "lost_tags", r.lostTags }, { "missed_wakeups", r.missedWakeups },
+                { "fingerprint", r.fingerprint } });
     }
     if (o.jsonOut != "-") {
         std::cout << name << ": " << stalls << " of " << seeds << " seeds (" << first << ".." << first + seeds - 1
@@ -121,6 +127,13 @@ int exploreCommand(const std::vector<std::string>& args)
                 std::cout << "  seed " << r.seed << ": stuck at " << formatDuration(SimTime(r.firstStuckNs)) << '\n';
         if (stalls)
             std::cout << "first stall (seed " << firstSeed << "): " << firstExplanation << '\n';
+        if (racy) {
+            std::cout << name << ": a tag allocator race in " << racy << " of " << seeds << " seeds\n";
+            for (const auto& r : rows)
+                if (r.lostTags + r.missedWakeups > 0)
+                    std::cout << "  seed " << r.seed << ": " << r.lostTags << " tag(s) lost, " << r.missedWakeups
+                              << " missed wake-up(s)\n";
+        }
     }
     return finish(o, doc, stalls > 0);
 }

@@ -76,6 +76,13 @@ std::string report(const nlohmann::json& s)
         static_cast<unsigned long long>(t["allocs"].get<std::uint64_t>()), metric("tag_local_hit_pct"),
         static_cast<unsigned long long>(t["sleeps"].get<std::uint64_t>()));
     out << line;
+    if (t["lost_tags"].get<std::uint64_t>() + t["missed_wakeups"].get<std::uint64_t>() > 0) {
+        std::snprintf(line, sizeof line,
+            "              tags lost=%llu, missed wake-ups=%llu (a race in the allocator)\n",
+            static_cast<unsigned long long>(t["lost_tags"].get<std::uint64_t>()),
+            static_cast<unsigned long long>(t["missed_wakeups"].get<std::uint64_t>()));
+        out << line;
+    }
     out << "  cpu busy:  ";
     const char* sep = " ";
     for (const Metric& m : kMetrics)

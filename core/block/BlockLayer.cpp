@@ -159,10 +159,10 @@ int BlockLayer::allocRq()
 }
 
 // blk_mq_get_driver_tag() / blk_mq_put_tag(): tags/BlkMqTags does the work.
-int BlockLayer::getDriverTag(int cpu, int h)
+int BlockLayer::getDriverTag(int cpu, int h, TagAlloc* progress)
 {
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
-    return m_tags[static_cast<std::size_t>(hctx.tags)]->get(cpu, hctx.tagUse);
+    return m_tags[static_cast<std::size_t>(hctx.tags)]->get(cpu, hctx.tagUse, progress);
 }
 
 void BlockLayer::putDriverTag(int cpu, int rq)
@@ -180,7 +180,7 @@ void BlockLayer::idleTagUsers()
         m_tags[static_cast<std::size_t>(h.tags)]->idle(h.tagUse);
 }
 
-int BlockLayer::getRequest(int cpu, int dev, int task, int bytes)
+int BlockLayer::getRequest(int cpu, int dev, int task, int bytes, TagAlloc* progress)
 {
     const RequestQueue& q = m_queues[static_cast<std::size_t>(dev)];
     const int h = q.cpuToHctx[static_cast<std::size_t>(cpu)];
@@ -195,7 +195,9 @@ int BlockLayer::getRequest(int cpu, int dev, int task, int bytes)
         }
         ++hctx.schedInUse;
     } else {
-        tag = getDriverTag(cpu, h);
+        tag = getDriverTag(cpu, h, progress);
+        if (tag == kTagInProgress)
+            return kTagInProgress;
         if (tag < 0) {
             if (task >= 0)
                 m_tags[static_cast<std::size_t>(hctx.tags)]->sleep(task, hctx.tagUse);

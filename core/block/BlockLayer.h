@@ -96,7 +96,10 @@ public:
     // --- submission, called from workload ops on `cpu` ---
     // A request with a tag (or scheduler slot), or -1 when the caller must
     // sleep: `task` is then woken when one is freed.
-    int getRequest(int cpu, int dev, int task, int bytes);
+    // `progress`: where a driver-tag allocation that takes several actions (ida-lock-split) keeps its
+    // state; then kTagInProgress means "call again in the next action". Without it all steps run now.
+    static constexpr int kTagInProgress = BlkMqTags::kInProgress;
+    int getRequest(int cpu, int dev, int task, int bytes, TagAlloc* progress = nullptr);
     // Inserts the request; runQueue = false leaves it for a later run (a script step).
     void submit(int cpu, int rq, bool bypassScheduler, bool runQueue = true);
     // A scripted "complete" step: the device finishes a held request now.
@@ -171,7 +174,7 @@ private:
     void runHwQueueAsync(int fromCpu, int hctx) override;
     void queueRunWork(int fromCpu, int hctx); // kblockd_schedule_delayed_work_on(next_cpu, &hctx->run_work)
     void delayQueue(int fromCpu, int hctx); // blk_mq_delay_queue(hctx, 0)
-    int getDriverTag(int cpu, int hctx);
+    int getDriverTag(int cpu, int hctx, TagAlloc* progress = nullptr);
     void putDriverTag(int cpu, int rq);
     int allocRq();
 

@@ -180,6 +180,8 @@ nlohmann::json Engine::summary() const
                 { "cacheline_transfers", std::accumulate(c.tag_transfers.begin(), c.tag_transfers.end(), 0ULL) },
                 { "cacheline_transfers_by_distance", byDistance(c.tag_transfers) },
                 { "cas_retries", c.tag_cas_retries },
+                { "lost_tags", c.tag_lost },
+                { "missed_wakeups", c.tag_missed_wakeups },
                 { "lock_wait_ns", c.tag_lock_wait_ns },
                 { "sleeps", c.tag_sleeps },
             } },

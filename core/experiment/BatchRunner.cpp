@@ -19,7 +19,8 @@ RunOutcome runOne(const Scenario& s, bool withSummary)
     engine.run();
     return { engine.fingerprint(), engine.totals(), engine.stallDetected(),
         engine.stallDetected() ? engine.firstStall().ns() : -1, engine.stallExplanation(), engine.events(),
-        withSummary ? engine.summary() : nlohmann::json() };
+        withSummary ? engine.summary() : nlohmann::json(), engine.counters().tag_lost,
+        engine.counters().tag_missed_wakeups };
 }
 
 } // namespace

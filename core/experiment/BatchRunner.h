@@ -18,6 +18,8 @@ struct RunOutcome {
     std::string stallExplanation;
     std::uint64_t events = 0;
     nlohmann::json summary; // null unless asked for
+    std::uint64_t lostTags = 0; // an allocator's races (ida-lock-split)
+    std::uint64_t missedWakeups = 0;
 };
 
 // Runs many independent scenarios: one engine per scenario, each engine

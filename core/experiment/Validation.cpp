@@ -215,6 +215,19 @@ std::vector<Claim> allClaims()
     c.back().notComparable = "the lab starts an unpinned thread on a CPU of its own and never migrates it, so both "
                              "presets run the same events";
 
+    // Gordeev's race in Peter Zijlstra's lock split, and v3.14 without it on the same workload.
+    const std::string split = "kernel.patches.ida-lock-split=false";
+    tagsBy(gordeev,
+        "lock split: two stealers clear the same cpus_have_tags bit a free just set, so a waiter misses "
+        "the CPU that has tags",
+        "ida-lock-split-race", {}, "/tags/missed_wakeups", {}, 1, 1e12, "at least 1");
+    tagsBy(gordeev, "lock split: a tag might get lost (a steal's memcpy over the cache an interrupt refilled)",
+        "ida-lock-split-race", {}, "/tags/lost_tags", {}, 1, 1e12, "at least 1");
+    tagsBy(gordeev, "v3.14, steal_tags() under the pool lock: no tag lost", "ida-lock-split-race", { split },
+        "/tags/lost_tags", {}, 0, 0, "0");
+    tagsBy(gordeev, "v3.14: no waiter misses a CPU that has tags", "ida-lock-split-race", { split },
+        "/tags/missed_wakeups", {}, 0, 0, "0");
+
     // Ming Lei: a cache of nr_tags / hctx->nr_ctx on a 4-CPU VM with 4 hw queues.
     const std::string ming = "seed 004, Ming Lei";
     const std::string perCtx = "kernel.patches.ida-cache-per-ctx=true";

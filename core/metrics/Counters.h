@@ -54,6 +54,8 @@ struct Counters {
     ByDistance tag_transfers {}; // cachelines the allocators moved, by the distance they came from
     std::uint64_t tag_global_moves = 0; // percpu_ida batches between a CPU's cache and the global pool
     std::uint64_t tag_cas_retries = 0; // failed compare-and-swaps (cmpxchg)
+    std::uint64_t tag_lost = 0; // free tags destroyed by an allocator's race (ida-lock-split)
+    std::uint64_t tag_missed_wakeups = 0; // allocations that failed while a cache held tags its mask bit hid
     std::uint64_t tag_lock_wait_ns = 0;
     std::uint64_t tag_sleeps = 0;
     // spinlocks: time in _raw_spin_lock (spinning, then taking the lock's line), by caller
@@ -87,6 +89,8 @@ inline constexpr CounterField kCounterFields[] = {
     { "tag_allocs", &Counters::tag_allocs },
     { "tag_steals", &Counters::tag_steals },
     { "tag_sleeps", &Counters::tag_sleeps },
+    { "tag_lost", &Counters::tag_lost },
+    { "tag_missed_wakeups", &Counters::tag_missed_wakeups },
     { "context_switches", &Counters::context_switches },
     { "hardirqs", &Counters::hardirqs },
 };

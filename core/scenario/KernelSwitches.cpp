@@ -145,7 +145,8 @@ std::vector<KernelSwitch> build()
             "proposed (3.15-rc2)",
             "blk_mq_init_tags() sizes the per-CPU caches as nr_tags / min(8, num_online_cpus()) instead of "
             "nr_tags / num_possible_cpus(), still clamped to [1, 64]." });
-    limit.excludes = "patches.ida-cache-per-ctx";
+    limit.excludes = { "patches.ida-cache-per-ctx" };
+    limit.excludesWhy = "both set the same thing";
     t.push_back(std::move(limit));
     t.push_back(idaPatch("ida-topology-steal", [](KernelSpec& k) -> bool& { return k.tag_patches.topologySteal; },
         { kTags, "percpu_ida: Use for_each_tlm() macro for CPU lookup in steal_tags()", "Alexander Gordeev", "",
@@ -164,6 +165,16 @@ std::vector<KernelSwitch> build()
         { kTags, "revert \"percpu_ida: fix a live lock\" (d835502f3dac)", "Kent Overstreet", "", "v3.13",
             "steal_tags() tries only while weight(cpus_have_tags) * percpu_max_size > nr_tags / 2; otherwise the "
             "allocation sleeps although other CPUs cache free tags, until a free wakes it." }));
+    KernelSwitch split = idaPatch("ida-lock-split", [](KernelSpec& k) -> bool& { return k.tag_patches.lockSplit; },
+        { kTags, "percpu_ida: no pool lock around steal_tags() (Peter Zijlstra's series, combined by Gordeev)",
+            "Peter Zijlstra, Alexander Gordeev", "", "proposed (against 3.15-rc3)",
+            "steal_tags() runs without the pool lock and with interrupts on, double-locking the own and the remote "
+            "cache: two stealers can find and clear the same cpus_have_tags bit while a free sets it (a waiter "
+            "misses a CPU that has tags), and a steal's memcpy overwrites tags an interrupt freed into the own "
+            "cache meanwhile (lost). The race Gordeev describes is left in." });
+    split.excludes = { "patches.ida-topology-steal", "patches.ida-v3.13-steal" };
+    split.excludesWhy = "the lock split is modelled on v3.14's round-robin steal_tags()";
+    t.push_back(std::move(split));
     return t;
 }
 

@@ -27,7 +27,8 @@ struct KernelSwitch {
     bool live = true; // may change during a run
     // Applies only when the switch `requiresKey` has the value `requiresValue` (empty: always).
     std::string requiresKey, requiresValue;
-    std::string excludes; // key of a switch that may not be turned on with this one
+    std::vector<std::string> excludes; // keys of switches that may not be turned on with this one
+    std::string excludesWhy; // why, for the loader's message
     Provenance from; // of the switch (a bool: of the patch it turns on)
     std::vector<SwitchChoice> choices; // Type::Choice
     bool& (*flag)(KernelSpec&) = nullptr; // Type::Bool

@@ -269,10 +269,10 @@ void checkSwitchCombinations(const Scenario& s)
                 fail(sw.path(),
                     "applies only to " + req->path() + "=" + sw.requiresValue + " (" + req->path() + " is " + is + ")");
         }
-        if (!sw.excludes.empty()) {
-            const KernelSwitch* other = KernelSwitches::find(sw.excludes);
+        for (const std::string& key : sw.excludes) {
+            const KernelSwitch* other = KernelSwitches::find(key);
             if (other->value(s.kernel) != other->defaultValue())
-                fail(sw.path(), "cannot be set together with " + other->path() + " (both set the same thing)");
+                fail(sw.path(), "cannot be set together with " + other->path() + " (" + sw.excludesWhy + ")");
         }
     }
     if (s.kernel.tag_patches.minCache8)

@@ -18,25 +18,37 @@ BlkMqTags::BlkMqTags(Sim& sim, Machine& machine, std::unique_ptr<TagAllocator> a
     }
 }
 
-int BlkMqTags::get(int cpu, TagUser& user)
+int BlkMqTags::get(int cpu, TagUser& user, TagAlloc* progress)
 {
-    // hctx_may_queue(): only an active hctx of a shared set is limited, and a depth-1 set never
-    // ("don't try dividing an ant").
-    const int depth = m_alloc->depth();
-    if (m_fairShare && user.shared && user.active && depth > 1) {
-        const int users = std::max(1, m_activeQueues);
-        if (user.held >= std::max((depth + users - 1) / users, 4))
-            return -1;
+    TagAlloc fresh;
+    TagAlloc& a = progress ? *progress : fresh;
+    if (a.state == 0) {
+        // hctx_may_queue(): only an active hctx of a shared set is limited, and a depth-1 set never
+        // ("don't try dividing an ant").
+        const int depth = m_alloc->depth();
+        if (m_fairShare && user.shared && user.active && depth > 1) {
+            const int users = std::max(1, m_activeQueues);
+            if (user.held >= std::max((depth + users - 1) / users, 4))
+                return -1;
+        }
+        a = TagAlloc {};
+        a.cpu = cpu;
     }
-    TagAlloc a;
-    a.cpu = cpu;
     TagAccess cost;
     cost.start = m_machine.opNow().ns();
-    // Every step in this action for now: the allocators registered so far finish in one.
-    while (m_alloc->get(a, cost) == TagAllocator::Step::More) { }
+    TagAllocator::Step step;
+    do
+        step = m_alloc->get(a, cost);
+    while (step == TagAllocator::Step::More && !progress);
     account(cpu, cost, LockCaller::PercpuIdaAlloc);
-    if (a.tag < 0)
+    if (step == TagAllocator::Step::More)
+        return kInProgress;
+    const int tag = a.tag;
+    a = TagAlloc {};
+    if (tag < 0) {
+        m_sim.counters.tag_missed_wakeups += cost.hidden;
         return -1;
+    }
     ++m_sim.counters.tag_allocs;
     m_sim.counters.tag_local_hits += cost.local;
     CpuState& c = m_machine.cpu(cpu);
@@ -48,7 +60,7 @@ int BlkMqTags::get(int cpu, TagUser& user)
     }
     ++user.held;
     user.lastActivity = m_machine.opNow();
-    return a.tag;
+    return tag;
 }
 
 void BlkMqTags::account(int cpu, const TagAccess& cost, LockCaller caller)
@@ -62,6 +74,7 @@ void BlkMqTags::account(int cpu, const TagAccess& cost, LockCaller caller)
     }
     c.tag_global_moves += cost.globalMoves;
     c.tag_cas_retries += cost.retries;
+    c.tag_lost += cost.lost;
     c.tag_lock_wait_ns += static_cast<std::uint64_t>(cost.lockWaitNs);
     if (cost.lockNs > 0)
         m_machine.lockTime(cpu, caller, cost.lockNs);

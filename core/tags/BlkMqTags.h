@@ -53,8 +53,11 @@ public:
         m_idleAfter = idleAfter;
     }
 
+    static constexpr int kInProgress = -2;
     // blk_mq_get_driver_tag() without sleeping: hctx_may_queue(), then the allocator. -1: none now.
-    int get(int cpu, TagUser& user);
+    // With `progress`, an allocation the allocator does in several steps (ida-lock-split) runs one
+    // step per call and returns kInProgress until it is done; without, every step runs in this call.
+    int get(int cpu, TagUser& user, TagAlloc* progress = nullptr);
     // blk_mq_put_tag() of a tag allocated on allocCpu (the request's ctx), then sbq_wake_up().
     void put(int cpu, int tag, int allocCpu, TagUser& user, TagWakeHost& host);
     // A submitter sleeps until its wait queue is woken (blk_mq_get_tag's io_schedule).

@@ -47,6 +47,8 @@ PercpuIdaTags::PercpuIdaTags(
     , m_cpu(static_cast<std::size_t>(topo.nrCpus()))
     , m_haveTags(static_cast<std::size_t>(topo.nrCpus()), false)
     , m_v313Steal(patches.v313Steal)
+    , m_lockSplit(patches.lockSplit)
+    , m_lostTag(static_cast<std::size_t>(depth), false)
 {
     if (patches.topologySteal) {
         // A level is a sched domain's span minus the lower ones: SMT siblings, the LLC (MC), the
@@ -141,8 +143,132 @@ void PercpuIdaTags::steal(int cpu, TagAccess& cost)
     }
 }
 
+namespace {
+enum SplitState : int { kStart = 0, kFind, kUnset, kTake }; // TagAlloc::state of an ida-lock-split allocation
+} // namespace
+
+void PercpuIdaTags::popOwn(TagAlloc& a, TagAccess& cost)
+{
+    CpuCache& mine = m_cpu[static_cast<std::size_t>(a.cpu)];
+    lock(mine.lock, a.cpu, cost);
+    cost.ns += m_costs.tag_get_ns;
+    a.tag = mine.stack.back();
+    mine.stack.pop_back();
+    mine.lock.unlock(now(cost));
+    if (!mine.stack.empty())
+        setHaveTags(a.cpu, true, cost);
+    m_inUseBy[static_cast<std::size_t>(a.tag)] = true;
+    ++m_inUse;
+    a.state = kStart;
+}
+
+TagAllocator::Step PercpuIdaTags::fail(TagAlloc& a, TagAccess& cost)
+{
+    a.tag = -1;
+    a.state = kStart;
+    for (std::size_t c = 0; c < m_cpu.size(); ++c)
+        if (!m_cpu[c].stack.empty() && !m_haveTags[c])
+            cost.hidden = true; // a waiter going to sleep misses this CPU's tags
+    return Step::Done;
+}
+
+TagAllocator::Step PercpuIdaTags::splitSlowPath(TagAlloc& a, TagAccess& cost)
+{
+    const int cpu = a.cpu;
+    CpuCache& mine = m_cpu[static_cast<std::size_t>(cpu)];
+    cost.local = false;
+    lock(m_poolLock, cpu, cost); // alloc_global_tag(): the own stack is touched without its lock
+    if (mine.stack.empty() && !m_global.empty()) {
+        const int n = std::min(static_cast<int>(m_global.size()), m_sizing.batchSize);
+        cost.move(m_globalEntries.take(cpu, m_topo, m_costs), linesFor(n));
+        ++cost.globalMoves;
+        mine.stack.insert(mine.stack.end(), m_global.end() - n, m_global.end());
+        m_global.resize(m_global.size() - static_cast<std::size_t>(n));
+    }
+    m_poolLock.unlock(now(cost));
+    if (!mine.stack.empty()) {
+        popOwn(a, cost);
+        return Step::Done;
+    }
+    // steal_tags(), interrupts on: for (cpus_have_tags = cpumask_weight(); cpus_have_tags; cpus_have_tags--)
+    a.scratch[0] = static_cast<std::int32_t>(std::count(m_haveTags.begin(), m_haveTags.end(), true));
+    a.state = kFind;
+    return Step::More;
+}
+
+TagAllocator::Step PercpuIdaTags::splitStealStep(TagAlloc& a, TagAccess& cost)
+{
+    const int cpu = a.cpu;
+    CpuCache& mine = m_cpu[static_cast<std::size_t>(cpu)];
+    if (a.state == kFind) {
+        if (a.scratch[0] <= 0)
+            return fail(a, cost);
+        // cpu = cpumask_next(cpu_last_stolen), else cpumask_first (where the kernel would BUG() on an empty mask)
+        cost.move(m_haveTagsLine.fetch(cpu, false, m_topo, m_costs));
+        const int nrCpus = static_cast<int>(m_cpu.size());
+        int victim = -1;
+        for (int i = 1; i <= nrCpus && victim < 0; ++i) {
+            const int c = (m_lastStolen + i) % nrCpus;
+            if (m_haveTags[static_cast<std::size_t>(c)])
+                victim = c;
+        }
+        if (victim < 0)
+            return fail(a, cost);
+        m_lastStolen = victim;
+        a.scratch[1] = victim;
+        a.state = kUnset;
+        return Step::More;
+    }
+    const int victim = a.scratch[1];
+    if (a.state == kUnset) { // cpumask_clear_cpu(): another stealer may have found the same bit
+        --a.scratch[0];
+        setHaveTags(victim, false, cost);
+        if (victim != cpu) {
+            a.state = kTake;
+            return Step::More;
+        }
+    } else { // double_lock(own, remote), then the memcpy over the own stack
+        CpuCache& remote = m_cpu[static_cast<std::size_t>(victim)];
+        CpuCache& first = victim < cpu ? remote : mine; // double_lock() takes the lower address first
+        CpuCache& second = victim < cpu ? mine : remote;
+        lock(first.lock, cpu, cost);
+        lock(second.lock, cpu, cost);
+        if (!remote.stack.empty()) {
+            for (int tag : mine.stack) { // refilled by an interrupt since this CPU found itself empty
+                m_lostTag[static_cast<std::size_t>(tag)] = true;
+                ++m_lost;
+                ++cost.lost;
+            }
+            const Distance d = m_topo.distance(victim, cpu);
+            const int got = static_cast<int>(remote.stack.size());
+            cost.move({ m_costs.cacheline(m_topo, victim, cpu), d }, linesFor(std::max(0, got - kEntriesInHeaderLine)));
+            mine.stack.assign(remote.stack.begin(), remote.stack.end());
+            remote.stack.clear();
+            ++cost.steals[static_cast<std::size_t>(d)];
+        }
+        second.lock.unlock(now(cost));
+        first.lock.unlock(now(cost));
+        if (!mine.stack.empty()) {
+            popOwn(a, cost);
+            return Step::Done;
+        }
+    }
+    if (a.scratch[0] > 0) {
+        a.state = kFind;
+        return Step::More;
+    }
+    // After the loop: an interrupt may have refilled the own stack meanwhile.
+    if (!mine.stack.empty()) {
+        popOwn(a, cost);
+        return Step::Done;
+    }
+    return fail(a, cost);
+}
+
 TagAllocator::Step PercpuIdaTags::get(TagAlloc& a, TagAccess& cost)
 {
+    if (m_lockSplit && a.state != kStart)
+        return splitStealStep(a, cost);
     const int cpu = a.cpu;
     CpuCache& mine = m_cpu[static_cast<std::size_t>(cpu)];
     a.tag = -1;
@@ -154,6 +280,8 @@ TagAllocator::Step PercpuIdaTags::get(TagAlloc& a, TagAccess& cost)
         mine.stack.pop_back();
     }
     mine.lock.unlock(now(cost));
+    if (a.tag < 0 && m_lockSplit)
+        return splitSlowPath(a, cost);
     if (a.tag < 0) {
         // Slow path, under the pool lock (the own stack is touched without its lock).
         cost.local = false;
@@ -176,10 +304,10 @@ TagAllocator::Step PercpuIdaTags::get(TagAlloc& a, TagAccess& cost)
         cost.ns += m_costs.tag_get_ns;
         m_poolLock.unlock(now(cost));
     }
-    if (a.tag >= 0) {
-        m_inUseBy[static_cast<std::size_t>(a.tag)] = true;
-        ++m_inUse;
-    }
+    if (a.tag < 0)
+        return fail(a, cost);
+    m_inUseBy[static_cast<std::size_t>(a.tag)] = true;
+    ++m_inUse;
     return Step::Done;
 }
 

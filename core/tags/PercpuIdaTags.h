@@ -32,7 +32,11 @@ namespace blkmq {
 // The thread's patches (TagPatches): ida-topology-steal replaces the
 // round-robin from cpu_last_stolen by the stealing CPU's sched-domain levels;
 // ida-v3.13-steal restores the steal condition before d835502f3dac; the
-// sizing patches only change Sizing (sizingFor).
+// sizing patches only change Sizing (sizingFor). ida-lock-split is Peter
+// Zijlstra's rework as Gordeev combined it (seed 004, against 3.15-rc3):
+// steal_tags() without the pool lock and with interrupts on, in steps that
+// other CPUs and this CPU's interrupts interleave with; its races are left in
+// and counted (TagAccess::lost, ::hidden).
 class PercpuIdaTags final : public TagAllocator {
 public:
     struct Sizing {
@@ -54,6 +58,8 @@ public:
     int inUse() const override { return m_inUse; }
     bool isSet(int tag) const override { return m_inUseBy[static_cast<std::size_t>(tag)]; }
     TagWaitRules waitRules() const override { return { true, 1, false }; } // wake_up(&pool->wait)
+    int lost() const override { return m_lost; }
+    bool isLost(int tag) const { return m_lostTag[static_cast<std::size_t>(tag)]; }
 
     int cachedOn(int cpu) const { return static_cast<int>(m_cpu[static_cast<std::size_t>(cpu)].stack.size()); }
     int globalFree() const { return static_cast<int>(m_global.size()); }
@@ -69,6 +75,12 @@ private:
     void steal(int cpu, TagAccess& cost); // steal_tags()
     bool stealFrom(int victim, int cpu, TagAccess& cost); // clear its bit, take its stack; true: got tags
     void setHaveTags(int cpu, bool on, TagAccess& cost);
+    // ida-lock-split: alloc_global_tag() under the pool lock, then steal_tags() one step per FIND and
+    // per UNSET + double_lock + memcpy, each its own action (interrupts are on in between).
+    Step splitSlowPath(TagAlloc& a, TagAccess& cost);
+    Step splitStealStep(TagAlloc& a, TagAccess& cost);
+    void popOwn(TagAlloc& a, TagAccess& cost); // take the top of the own stack, set the own bit if more are left
+    Step fail(TagAlloc& a, TagAccess& cost);
 
     const Topology& m_topo;
     const Costs& m_costs;
@@ -84,6 +96,9 @@ private:
     Cacheline m_haveTagsLine;
     int m_lastStolen = 0; // cpu_last_stolen
     bool m_v313Steal = false;
+    bool m_lockSplit = false;
+    int m_lost = 0;
+    std::vector<bool> m_lostTag;
     // ida-topology-steal: per CPU, every CPU by sched-domain level, then id (for_each_tlm, for_each_cpu_and).
     std::vector<std::vector<int>> m_tlmOrder;
 };

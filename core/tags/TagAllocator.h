@@ -17,6 +17,8 @@ struct TagAccess {
     std::array<std::uint32_t, kDistanceClasses> steals {}; // other CPUs' caches taken, by their distance
     std::uint32_t globalMoves = 0; // batches moved between a CPU's cache and the global pool
     std::uint32_t retries = 0; // failed compare-and-swaps
+    std::uint32_t lost = 0; // free tags the operation destroyed (ida-lock-split's steal over a refilled cache)
+    bool hidden = false; // failed while a CPU's cache held free tags that cpus_have_tags did not show
     bool local = true; // served without touching another CPU's state (own cache, own cachelines)
     bool wake = false; // put(): the allocator woke its own wait queue (TagWaitRules::ownQueue)
 
@@ -79,6 +81,8 @@ public:
     virtual int inUse() const = 0;
     virtual bool isSet(int tag) const = 0;
     virtual TagWaitRules waitRules() const = 0;
+    // Tags neither free nor in use: lost by a race the allocator lets happen (ida-lock-split).
+    virtual int lost() const { return 0; }
 };
 
 } // namespace blkmq

@@ -11,6 +11,7 @@ struct TagPatches {
     bool cachePerCtx = false; // ida-cache-per-ctx: nr_cache = nr_tags / hctx->nr_ctx
     bool minCache8 = false; // ida-min-cache-8: percpu_max_size at least 8
     bool v313Steal = false; // ida-v3.13-steal: steal only while weight(cpus_have_tags) * max > nr_tags / 2
+    bool lockSplit = false; // ida-lock-split: steal_tags() without the pool lock, interrupts on, race left in
 };
 
 } // namespace blkmq

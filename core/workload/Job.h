@@ -1,6 +1,7 @@
 #pragma once
 
 #include "scenario/Scenario.h"
+#include "tags/TagAllocator.h"
 
 #include <vector>
 
@@ -24,6 +25,7 @@ struct Job {
     std::vector<int> completedIous; // completed, not yet reaped
     int batchPos = 0; // I/Os submitted in the current io_submit batch
     bool submitCharged = false; // the pending submission already paid its CPU cost
+    TagAlloc tagAlloc; // a driver-tag allocation that spans actions (ida-lock-split)
     bool waitingCompletion = false;
     bool thinking = false;
     int inflight() const { return iodepth - static_cast<int>(freeIous.size()); }

@@ -221,7 +221,11 @@ void Workload::submit(int cpu, Job& job, OpStack& stack)
         m_machine.charge(k.submit_ns - k.fio_user_ns);
         job.submitCharged = true;
     }
-    const int rq = m_block.getRequest(cpu, job.dev, job.task, job.bytes);
+    const int rq = m_block.getRequest(cpu, job.dev, job.task, job.bytes, &job.tagAlloc);
+    if (rq == BlockLayer::kTagInProgress) { // the next step of the allocation in the next action
+        stack.push_back(m_ops(WorkloadOp::Submit, static_cast<int>(&job - m_jobs.data())));
+        return;
+    }
     if (rq < 0) {
         // Sleep in blk_mq_get_tag; JobStep (below on the stack) retries when woken.
         m_machine.sleepTask(job.task);

@@ -140,14 +140,18 @@ private slots:
         QCOMPARE(alloc->depth(), depth);
         QCOMPARE(alloc->inUse(), 0);
         // v3.13's steal condition lets an allocation fail although other CPUs cache free tags: its point.
-        const bool failsWithFreeTags = patch == QLatin1String("patches.ida-v3.13-steal");
+        // The lock split's races hide tags from stealers and lose some: its point too, counted.
+        const bool lockSplit = patch == QLatin1String("patches.ida-lock-split");
+        const bool failsWithFreeTags = patch == QLatin1String("patches.ida-v3.13-steal") || lockSplit;
 
         std::set<int> held;
         std::vector<std::pair<int, int>> heldBy; // (tag, cpu)
         std::vector<TagAlloc> inProgress; // allocations started and not yet done, on different CPUs
+        std::vector<std::int64_t> inProgressNs; // what each has cost so far
         Rng dice(11);
         const auto check = [&] {
             QCOMPARE(alloc->inUse(), static_cast<int>(held.size()));
+            QVERIFY(lockSplit || alloc->lost() == 0);
             int set = 0;
             for (int t = 0; t < depth; ++t)
                 set += alloc->isSet(t);
@@ -160,15 +164,20 @@ private slots:
                     TagAlloc a;
                     a.cpu = static_cast<int>(dice.below(static_cast<std::uint64_t>(topo.nrCpus())));
                     inProgress.push_back(a);
+                    inProgressNs.push_back(0);
                 }
                 const auto k = static_cast<std::size_t>(dice.below(inProgress.size()));
                 TagAccess cost;
-                if (alloc->get(inProgress[k], cost) == TagAllocator::Step::More)
+                const auto step = alloc->get(inProgress[k], cost);
+                inProgressNs[k] += cost.ns;
+                if (step == TagAllocator::Step::More)
                     continue;
-                QVERIFY(cost.ns > 0);
+                QVERIFY(inProgressNs[k] > 0);
                 const int tag = inProgress[k].tag;
                 const int cpu = inProgress[k].cpu;
                 inProgress.erase(inProgress.begin() + static_cast<std::ptrdiff_t>(k));
+                inProgressNs.erase(inProgressNs.begin() + static_cast<std::ptrdiff_t>(k));
+                QVERIFY2(lockSplit || !cost.hidden, "a failed allocation missed a CPU's cached tags");
                 if (tag < 0) {
                     if (!failsWithFreeTags)
                         QCOMPARE(static_cast<int>(held.size()), depth); // none free only when all are held
@@ -210,7 +219,7 @@ private slots:
             int free = ida->globalFree();
             for (int c = 0; c < topo.nrCpus(); ++c)
                 free += ida->cachedOn(c);
-            QCOMPARE(free, depth);
+            QCOMPARE(free + ida->lost(), depth); // a lost tag is counted, never silently gone
             return;
         }
         for (int n = 0; n < depth; ++n) {
@@ -637,6 +646,87 @@ private slots:
         };
         const std::int64_t sibling = stealCost(4, Distance::Smt), remote = stealCost(2, Distance::Remote);
         QVERIFY2(remote > sibling, (std::to_string(remote) + " vs " + std::to_string(sibling)).c_str());
+    }
+
+    // ida-lock-split, driven step by step as the engine runs it (one action per step, interrupts and
+    // other CPUs in between). Without the split every allocation is one step, so neither race exists.
+    void lockSplitRacesAreReachableOnlyWithTheSplit()
+    {
+        const Topology topo = topology("1n:1p:4c:1t");
+        const Costs costs = Costs::defaults();
+        for (const bool split : { true, false }) {
+            TagPatches patches;
+            patches.lockSplit = split;
+            IdaDriver d(8, PercpuIdaTags::blkMqSizing(8, 4), topo, costs, patches); // caches of 2, batches of 1
+            const auto step = [&](TagAlloc& a) {
+                TagAccess cost;
+                cost.start = d.now += 1000;
+                const bool done = d.ida.get(a, cost) == TagAllocator::Step::Done;
+                return std::pair(done, cost);
+            };
+            const auto start = [&](int cpu) {
+                TagAlloc a;
+                a.cpu = cpu;
+                return a;
+            };
+            // Gordeev's race. CPU 1 holds every tag and frees one; CPUs 0 and 2 both find CPU 1's bit.
+            std::vector<int> held;
+            for (int i = 0; i < 8; ++i)
+                held.push_back(d.get(1));
+            d.put(1, held[0]);
+            TagAlloc a = start(0), b = start(2);
+            const auto [aDone, aCost] = step(a); // CPU 0: nothing local or global: steal_tags() (split: FIND next)
+            const auto [bDone, bCost] = step(b);
+            QCOMPARE(aDone, !split);
+            QCOMPARE(bDone, !split); // without the split, CPU 2 found nothing: CPU 0 took the tag
+            if (split) {
+                QVERIFY(!step(a).first); // FIND CPU 1
+                QVERIFY(!step(b).first); // FIND CPU 1 too
+                QVERIFY(!step(a).first); // UNSET
+                QVERIFY(step(a).first); // double_lock + memcpy: CPU 0 has the tag
+            }
+            QCOMPARE(a.tag, held[0]);
+            d.put(1, held[1]); // CPU 1's cache holds one tag again: its bit is set, waiters are woken
+            if (split)
+                QVERIFY(!step(b).first); // UNSET: CPU 2 clears the bit CPU 1 just set
+            TagAlloc w = start(3); // a woken waiter walks the mask
+            TagAccess wCost;
+            while (true) {
+                const auto [done, cost] = step(w);
+                wCost.hidden |= cost.hidden;
+                if (done)
+                    break;
+            }
+            QCOMPARE(wCost.hidden, split); // it missed CPU 1's tag: a missed wake-up
+            QCOMPARE(w.tag, split ? -1 : held[1]);
+            if (split) {
+                QVERIFY(step(b).first);
+                QCOMPARE(b.tag, held[1]); // the tag went to CPU 2 after all
+            }
+
+            // The lost tag: CPU 0 finds itself empty and steals; an interrupt on CPU 0 frees a tag into its
+            // cache between the steps; the steal's memcpy overwrites it.
+            d.put(1, held[2]);
+            TagAlloc c = start(0);
+            const auto [cDone, cCost] = step(c); // own cache and global stack empty: steal (split: More)
+            if (split) {
+                QVERIFY(!cDone);
+                QVERIFY(!step(c).first); // FIND CPU 1
+                d.put(0, held[3]); // the interrupt: CPU 0's cache holds held[3]
+                QVERIFY(!step(c).first); // UNSET
+                const auto [done, cost] = step(c); // memcpy CPU 1's stack over CPU 0's
+                QVERIFY(done);
+                QCOMPARE(cost.lost, 1u);
+                QCOMPARE(d.ida.lost(), 1);
+                QVERIFY(d.ida.isLost(held[3]));
+                QCOMPARE(c.tag, held[2]);
+            } else {
+                QVERIFY(cDone);
+                QCOMPARE(c.tag, held[2]);
+                d.put(0, held[3]); // the same free, after the allocation: nothing to overwrite
+                QCOMPARE(d.ida.lost(), 0);
+            }
+        }
     }
 
     // The assumed cmpxchg list: a CPU whose load of the head came before another CPU's successful

@@ -10,9 +10,8 @@ BlkMqTags::BlkMqTags(Sim& sim, Machine& machine, std::unique_ptr<TagAllocator> a
     , m_alloc(std::move(alloc))
 {
     m_rules = m_alloc->waitRules();
-    m_wakeBatch = m_rules.wakeBatch;
     for (WaitQueue& ws : m_ws) {
-        ws.waitCnt = m_wakeBatch;
+        ws.waitCnt = m_rules.wakeBatch;
         ws.tasks.reserve(8);
         ws.hctxs.reserve(8);
     }
@@ -142,10 +141,10 @@ void BlkMqTags::wakeUp(int cpu, TagWakeHost& host)
     m_wakeIndex = static_cast<int>(ws - m_ws.data());
     if (--ws->waitCnt > 0)
         return;
-    ws->waitCnt += m_wakeBatch;
+    ws->waitCnt += m_rules.wakeBatch;
     m_wakeIndex = (m_wakeIndex + 1) % kWaitQueues;
     // v4.14 wake_up_nr(&ws->wait, wake_batch) of exclusive waiters; v3.16 wake_up() wakes every one.
-    wake(*ws, m_rules.exclusive ? m_wakeBatch : static_cast<int>(ws->tasks.size()), cpu, host);
+    wake(*ws, m_rules.exclusive ? m_rules.wakeBatch : static_cast<int>(ws->tasks.size()), cpu, host);
 }
 
 // Wakes every non-exclusive entry of a wait queue and up to `tasks` exclusive ones.

@@ -72,7 +72,7 @@ public:
 
     const TagAllocator& alloc() const { return *m_alloc; }
     int activeQueues() const { return m_activeQueues; }
-    int wakeBatch() const { return m_wakeBatch; }
+    int wakeBatch() const { return m_rules.wakeBatch; }
     // Sleeping submitters and parked hctxs, wait queue by wait queue.
     std::vector<int> sleepers() const;
     std::vector<int> parked() const;
@@ -99,7 +99,6 @@ private:
     SimTime m_idleAfter;
     int m_activeQueues = 0;
     TagWaitRules m_rules;
-    int m_wakeBatch = 1;
     int m_wakeIndex = 0;
     std::array<WaitQueue, kWaitQueues> m_ws;
 };

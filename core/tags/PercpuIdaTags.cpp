@@ -100,17 +100,54 @@ bool PercpuIdaTags::stealFrom(int victim, int cpu, TagAccess& cost)
     CpuCache& mine = m_cpu[static_cast<std::size_t>(cpu)];
     CpuCache& remote = m_cpu[static_cast<std::size_t>(victim)];
     lock(remote.lock, cpu, cost);
-    const int got = static_cast<int>(remote.stack.size());
-    if (got > 0) {
-        // memcpy of the whole stack: the lines beyond the header line come from the victim
-        const Distance d = m_topo.distance(victim, cpu);
-        cost.move({ m_costs.cacheline(m_topo, victim, cpu), d }, linesFor(std::max(0, got - kEntriesInHeaderLine)));
-        mine.stack.assign(remote.stack.begin(), remote.stack.end());
-        remote.stack.clear();
-        ++cost.steals[static_cast<std::size_t>(d)];
-    }
+    takeStack(victim, cpu, cost);
     remote.lock.unlock(now(cost));
     return !mine.stack.empty();
+}
+
+void PercpuIdaTags::takeStack(int victim, int cpu, TagAccess& cost)
+{
+    CpuCache& mine = m_cpu[static_cast<std::size_t>(cpu)];
+    CpuCache& remote = m_cpu[static_cast<std::size_t>(victim)];
+    const int got = static_cast<int>(remote.stack.size());
+    if (got == 0)
+        return;
+    // memcpy(tags->freelist, remote->freelist, ...) replaces the own stack: any tag in it is gone (only
+    // ida-lock-split can get here with one, an interrupt's free since the own stack was found empty).
+    for (int tag : mine.stack) {
+        m_lostTag[static_cast<std::size_t>(tag)] = true;
+        ++m_lost;
+        ++cost.lost;
+    }
+    // the lines beyond the header line come from the victim
+    const Distance d = m_topo.distance(victim, cpu);
+    cost.move({ m_costs.cacheline(m_topo, victim, cpu), d }, linesFor(std::max(0, got - kEntriesInHeaderLine)));
+    mine.stack.assign(remote.stack.begin(), remote.stack.end());
+    remote.stack.clear();
+    ++cost.steals[static_cast<std::size_t>(d)];
+}
+
+void PercpuIdaTags::refillFromGlobal(int cpu, TagAccess& cost)
+{
+    CpuCache& mine = m_cpu[static_cast<std::size_t>(cpu)];
+    if (!mine.stack.empty() || m_global.empty())
+        return;
+    const int n = std::min(static_cast<int>(m_global.size()), m_sizing.batchSize);
+    cost.move(m_globalEntries.take(cpu, m_topo, m_costs), linesFor(n));
+    ++cost.globalMoves;
+    mine.stack.insert(mine.stack.end(), m_global.end() - n, m_global.end());
+    m_global.resize(m_global.size() - static_cast<std::size_t>(n));
+}
+
+int PercpuIdaTags::nextWithTags(int after) const
+{
+    const int nrCpus = static_cast<int>(m_cpu.size());
+    for (int i = 1; i <= nrCpus; ++i) {
+        const int c = (after + i) % nrCpus;
+        if (m_haveTags[static_cast<std::size_t>(c)])
+            return c;
+    }
+    return -1;
 }
 
 void PercpuIdaTags::steal(int cpu, TagAccess& cost)
@@ -123,22 +160,11 @@ void PercpuIdaTags::steal(int cpu, TagAccess& cost)
                 return;
         return;
     }
-    const int nrCpus = static_cast<int>(m_cpu.size());
     int n = static_cast<int>(std::count(m_haveTags.begin(), m_haveTags.end(), true)); // cpumask_weight
-    int victim = m_lastStolen;
     // v3.13 stops once so few CPUs cache tags that fewer than half of them could be remote.
     for (; n > 0 && (!m_v313Steal || n * m_sizing.maxSize > m_depth / 2); --n) {
-        // cpumask_next(cpu_last_stolen), else cpumask_first
-        int next = -1;
-        for (int c = victim + 1; c < nrCpus && next < 0; ++c)
-            if (m_haveTags[static_cast<std::size_t>(c)])
-                next = c;
-        for (int c = 0; c < nrCpus && next < 0; ++c)
-            if (m_haveTags[static_cast<std::size_t>(c)])
-                next = c;
-        victim = next;
-        m_lastStolen = victim;
-        if (stealFrom(victim, cpu, cost))
+        m_lastStolen = nextWithTags(m_lastStolen); // under the pool lock the mask holds n bits
+        if (stealFrom(m_lastStolen, cpu, cost))
             break;
     }
 }
@@ -178,13 +204,7 @@ TagAllocator::Step PercpuIdaTags::splitSlowPath(TagAlloc& a, TagAccess& cost)
     CpuCache& mine = m_cpu[static_cast<std::size_t>(cpu)];
     cost.local = false;
     lock(m_poolLock, cpu, cost); // alloc_global_tag(): the own stack is touched without its lock
-    if (mine.stack.empty() && !m_global.empty()) {
-        const int n = std::min(static_cast<int>(m_global.size()), m_sizing.batchSize);
-        cost.move(m_globalEntries.take(cpu, m_topo, m_costs), linesFor(n));
-        ++cost.globalMoves;
-        mine.stack.insert(mine.stack.end(), m_global.end() - n, m_global.end());
-        m_global.resize(m_global.size() - static_cast<std::size_t>(n));
-    }
+    refillFromGlobal(cpu, cost);
     m_poolLock.unlock(now(cost));
     if (!mine.stack.empty()) {
         popOwn(a, cost);
@@ -205,13 +225,7 @@ TagAllocator::Step PercpuIdaTags::splitStealStep(TagAlloc& a, TagAccess& cost)
             return fail(a, cost);
         // cpu = cpumask_next(cpu_last_stolen), else cpumask_first (where the kernel would BUG() on an empty mask)
         cost.move(m_haveTagsLine.fetch(cpu, false, m_topo, m_costs));
-        const int nrCpus = static_cast<int>(m_cpu.size());
-        int victim = -1;
-        for (int i = 1; i <= nrCpus && victim < 0; ++i) {
-            const int c = (m_lastStolen + i) % nrCpus;
-            if (m_haveTags[static_cast<std::size_t>(c)])
-                victim = c;
-        }
+        const int victim = nextWithTags(m_lastStolen); // other stealers may have emptied the mask meanwhile
         if (victim < 0)
             return fail(a, cost);
         m_lastStolen = victim;
@@ -233,19 +247,7 @@ TagAllocator::Step PercpuIdaTags::splitStealStep(TagAlloc& a, TagAccess& cost)
         CpuCache& second = victim < cpu ? mine : remote;
         lock(first.lock, cpu, cost);
         lock(second.lock, cpu, cost);
-        if (!remote.stack.empty()) {
-            for (int tag : mine.stack) { // refilled by an interrupt since this CPU found itself empty
-                m_lostTag[static_cast<std::size_t>(tag)] = true;
-                ++m_lost;
-                ++cost.lost;
-            }
-            const Distance d = m_topo.distance(victim, cpu);
-            const int got = static_cast<int>(remote.stack.size());
-            cost.move({ m_costs.cacheline(m_topo, victim, cpu), d }, linesFor(std::max(0, got - kEntriesInHeaderLine)));
-            mine.stack.assign(remote.stack.begin(), remote.stack.end());
-            remote.stack.clear();
-            ++cost.steals[static_cast<std::size_t>(d)];
-        }
+        takeStack(victim, cpu, cost);
         second.lock.unlock(now(cost));
         first.lock.unlock(now(cost));
         if (!mine.stack.empty()) {
@@ -286,13 +288,7 @@ TagAllocator::Step PercpuIdaTags::get(TagAlloc& a, TagAccess& cost)
         // Slow path, under the pool lock (the own stack is touched without its lock).
         cost.local = false;
         lock(m_poolLock, cpu, cost);
-        if (mine.stack.empty() && !m_global.empty()) { // alloc_global_tags()
-            const int n = std::min(static_cast<int>(m_global.size()), m_sizing.batchSize);
-            cost.move(m_globalEntries.take(cpu, m_topo, m_costs), linesFor(n));
-            ++cost.globalMoves;
-            mine.stack.insert(mine.stack.end(), m_global.end() - n, m_global.end());
-            m_global.resize(m_global.size() - static_cast<std::size_t>(n));
-        }
+        refillFromGlobal(cpu, cost); // alloc_global_tags()
         if (mine.stack.empty())
             steal(cpu, cost);
         if (!mine.stack.empty()) {

@@ -74,6 +74,9 @@ private:
     void lock(Spinlock& l, int cpu, TagAccess& cost); // spin, then take its line from the last holder
     void steal(int cpu, TagAccess& cost); // steal_tags()
     bool stealFrom(int victim, int cpu, TagAccess& cost); // clear its bit, take its stack; true: got tags
+    void takeStack(int victim, int cpu, TagAccess& cost); // the memcpy of a victim's stack over the own
+    void refillFromGlobal(int cpu, TagAccess& cost); // alloc_global_tags(): a batch, if the own stack is empty
+    int nextWithTags(int after) const; // cpumask_next(after, cpus_have_tags), wrapping; -1: none
     void setHaveTags(int cpu, bool on, TagAccess& cost);
     // ida-lock-split: alloc_global_tag() under the pool lock, then steal_tags() one step per FIND and
     // per UNSET + double_lock + memcpy, each its own action (interrupts are on in between).

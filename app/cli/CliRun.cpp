@@ -70,12 +70,15 @@ std::string report(const nlohmann::json& s)
     const auto& r = s["restart"];
     const auto& t = s["tags"];
     std::snprintf(line, sizeof line,
-        "  restart:    calls=%llu, restarts=%llu;  tags: allocs=%llu, local hits=%.1f%%, sleeps=%llu\n",
+        "  restart:    calls=%llu, restarts=%llu;  tags: allocs=%llu, local hits=%.1f%%, sleeps=%llu, wake-ups=%llu\n",
         static_cast<unsigned long long>(r["calls"].get<std::uint64_t>()),
         static_cast<unsigned long long>(r["restarts"].get<std::uint64_t>()),
         static_cast<unsigned long long>(t["allocs"].get<std::uint64_t>()), metric("tag_local_hit_pct"),
-        static_cast<unsigned long long>(t["sleeps"].get<std::uint64_t>()));
+        static_cast<unsigned long long>(t["sleeps"].get<std::uint64_t>()),
+        static_cast<unsigned long long>(t["wakeups"].get<std::uint64_t>()));
     out << line;
+    if (t["alloc_latency_ns"]["samples"].get<std::uint64_t>() > 0)
+        lats("tag alloc:", t["alloc_latency_ns"]);
     if (t["lost_tags"].get<std::uint64_t>() + t["missed_wakeups"].get<std::uint64_t>() > 0) {
         std::snprintf(line, sizeof line,
             "              tags lost=%llu, missed wake-ups=%llu (a race in the allocator)\n",

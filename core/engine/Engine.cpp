@@ -256,6 +256,7 @@ void Engine::sample()
         return;
     const MetricSample now = metricSample();
     const MetricInput in { now, m_lastSample, dt, m_machine->nrCpus(), m_workload->intervalLatency(),
+        m_workload->intervalTagAllocLatency(),
         m_block->inFlight(), static_cast<int>(m_workload->jobs().size()) };
     m_series.append({ m_sim->now.ns(), computeMetrics(in) });
     m_lastSample = now;

@@ -66,7 +66,7 @@ MetricValues Engine::totals() const
     const MetricSample now = metricSample();
     const MetricSample zero;
     const LatencyHistogram& lat = m_workload->jobs().empty() ? m_block->scriptLatency() : m_workload->latency();
-    return computeMetrics({ now, zero, m_sim->now.seconds(), m_machine->nrCpus(), lat, m_block->inFlight(),
+    return computeMetrics({ now, zero, m_sim->now.seconds(), m_machine->nrCpus(), lat, m_workload->tagAllocLatency(), m_block->inFlight(),
         static_cast<int>(m_workload->jobs().size()) });
 }
 
@@ -184,6 +184,8 @@ nlohmann::json Engine::summary() const
                 { "missed_wakeups", c.tag_missed_wakeups },
                 { "lock_wait_ns", c.tag_lock_wait_ns },
                 { "sleeps", c.tag_sleeps },
+                { "wakeups", c.tag_wakeups },
+                { "alloc_latency_ns", percentiles(m_workload->tagAllocLatency()) },
             } },
         { "spinlocks", spinlocks },
         { "jobs",

@@ -58,6 +58,7 @@ struct Counters {
     std::uint64_t tag_missed_wakeups = 0; // allocations that failed while a cache held tags its mask bit hid
     std::uint64_t tag_lock_wait_ns = 0;
     std::uint64_t tag_sleeps = 0;
+    std::uint64_t tag_wakeups = 0; // sleeping submitters the allocator's wake-ups woke
     // spinlocks: time in _raw_spin_lock (spinning, then taking the lock's line), by caller
     LockTimes lock_ns {};
     std::uint64_t job_lock_ns = 0; // of lock_ns, while a job thread was the CPU's current task
@@ -89,6 +90,7 @@ inline constexpr CounterField kCounterFields[] = {
     { "tag_allocs", &Counters::tag_allocs },
     { "tag_steals", &Counters::tag_steals },
     { "tag_sleeps", &Counters::tag_sleeps },
+    { "tag_wakeups", &Counters::tag_wakeups },
     { "tag_lost", &Counters::tag_lost },
     { "tag_missed_wakeups", &Counters::tag_missed_wakeups },
     { "context_switches", &Counters::context_switches },

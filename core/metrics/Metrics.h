@@ -36,6 +36,7 @@ struct MetricInput {
     double seconds; // length of the interval
     int nrCpus;
     const LatencyHistogram& latency; // submission to reap, recorded in the interval
+    const LatencyHistogram& tagAlloc; // first blk_mq_get_tag() to the tag, recorded in the interval
     std::int64_t inFlight; // at the end
     int jobThreads = 0; // fio job threads (numjobs summed over the jobs)
 
@@ -158,6 +159,24 @@ inline constexpr std::array kMetrics {
     Metric { "tag_cas_retries_per_s", "failed cmpxchg", Unit::PerSecond, "", 0x7d3c98,
         "compare-and-swaps of the cmpxchg allocator that failed and were retried / interval",
         [](const MetricInput& m) { return m.rate(&Counters::tag_cas_retries); } },
+    Metric { "tag_alloc_mean_ns", "mean tag allocation", Unit::Nanoseconds, "Tag allocation latency", 0x117864,
+        "mean time from a submission's first blk_mq_get_tag() to its tag (steps and sleeps included), allocations in the interval",
+        [](const MetricInput& m) { return m.tagAlloc.mean(); } },
+    Metric { "tag_alloc_p99_ns", "p99 tag allocation", Unit::Nanoseconds, "Tag allocation latency", 0xca6f1e,
+        "99th percentile of the same",
+        [](const MetricInput& m) { return static_cast<double>(m.tagAlloc.percentile(0.99)); } },
+    Metric { "tag_sleeps_per_s", "tag sleeps", Unit::PerSecond, "", 0x7d3c98,
+        "allocations that found no tag and slept (or parked the hctx) / interval",
+        [](const MetricInput& m) { return m.rate(&Counters::tag_sleeps); } },
+    Metric { "tag_wakeups_per_s", "tag wake-ups", Unit::PerSecond, "", 0xd4ac0d,
+        "sleeping submitters woken by the allocator's wake-ups / interval",
+        [](const MetricInput& m) { return m.rate(&Counters::tag_wakeups); } },
+    Metric { "tag_missed_wakeups", "missed tag wake-ups", Unit::Count, "", 0xc0392b,
+        "allocations that failed while a CPU cache held free tags its cpus_have_tags bit hid (ida-lock-split), in the interval",
+        [](const MetricInput& m) { return static_cast<double>(m.delta(&Counters::tag_missed_wakeups)); } },
+    Metric { "tag_lost", "lost tags", Unit::Count, "", 0xc0392b,
+        "free tags destroyed by the lock-split memcpy (ida-lock-split), in the interval",
+        [](const MetricInput& m) { return static_cast<double>(m.delta(&Counters::tag_lost)); } },
     Metric { "job_usr_pct", "fio usr", Unit::Percent, "Job threads' CPU time (fio usr/sys)", 0x2874a6,
         "job threads' user time (fio_user_ns per I/O) / (interval × job threads)",
         [](const MetricInput& m) { return m.jobTimePct(&Counters::job_user_ns); } },

@@ -160,6 +160,7 @@ void BlkMqTags::wake(WaitQueue& ws, int tasks, int cpu, TagWakeHost& host)
         m_machine.charge(m_sim.costs.wakeup_ns);
         m_machine.wakeTask(ws.tasks[static_cast<std::size_t>(i)], cpu);
     }
+    m_sim.counters.tag_wakeups += static_cast<std::uint64_t>(n);
     ws.tasks.erase(ws.tasks.begin(), ws.tasks.begin() + n);
 }
 

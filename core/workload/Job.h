@@ -26,6 +26,7 @@ struct Job {
     int batchPos = 0; // I/Os submitted in the current io_submit batch
     bool submitCharged = false; // the pending submission already paid its CPU cost
     TagAlloc tagAlloc; // a driver-tag allocation that spans actions (ida-lock-split)
+    SimTime allocSince; // when the pending submission first asked for a tag (sleeps included after)
     bool waitingCompletion = false;
     bool thinking = false;
     int inflight() const { return iodepth - static_cast<int>(freeIous.size()); }

@@ -220,6 +220,7 @@ void Workload::submit(int cpu, Job& job, OpStack& stack)
         m_machine.chargeUser(k.fio_user_ns);
         m_machine.charge(k.submit_ns - k.fio_user_ns);
         job.submitCharged = true;
+        job.allocSince = m_machine.opNow();
     }
     const int rq = m_block.getRequest(cpu, job.dev, job.task, job.bytes, &job.tagAlloc);
     if (rq == BlockLayer::kTagInProgress) { // the next step of the allocation in the next action
@@ -233,6 +234,9 @@ void Workload::submit(int cpu, Job& job, OpStack& stack)
     }
     (void)stack;
     job.submitCharged = false;
+    const std::int64_t allocNs = (m_machine.opNow() - job.allocSince).ns();
+    m_allocLat.record(allocNs);
+    m_intervalAllocLat.record(allocNs);
     if (job.ioLeft > 0)
         --job.ioLeft;
     const JobSpec& spec = m_specs[static_cast<std::size_t>(job.spec)];

@@ -43,7 +43,15 @@ public:
     const LatencyHistogram& latency() const { return m_lat; }
     // Latencies reaped since the last resetInterval() (time-series percentiles).
     const LatencyHistogram& intervalLatency() const { return m_intervalLat; }
-    void resetInterval() { m_intervalLat.reset(); }
+    // Tag allocation latency: from a submission's first blk_mq_get_tag() to its tag, steps and sleeps
+    // included; whole run and since the last resetInterval().
+    const LatencyHistogram& tagAllocLatency() const { return m_allocLat; }
+    const LatencyHistogram& intervalTagAllocLatency() const { return m_intervalAllocLat; }
+    void resetInterval()
+    {
+        m_intervalLat.reset();
+        m_intervalAllocLat.reset();
+    }
     // Whether anything may still submit to device `dev`: a job that is not
     // asleep waiting for its own requests, or a script step still to come.
     bool maySubmit(int dev) const;
@@ -72,6 +80,8 @@ private:
     std::vector<int> m_scriptTask; // per CPU
     LatencyHistogram m_lat;
     LatencyHistogram m_intervalLat;
+    LatencyHistogram m_allocLat;
+    LatencyHistogram m_intervalAllocLat;
 };
 
 } // namespace blkmq

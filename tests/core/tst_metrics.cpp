@@ -129,7 +129,7 @@ private slots:
         MetricSample a { before, {} };
         MetricSample b { now, {} };
         LatencyHistogram lat;
-        const MetricValues v = computeMetrics({ b, a, 1e-3, 2, lat, 46 });
+        const MetricValues v = computeMetrics({ b, a, 1e-3, 2, lat, lat, 46 });
         QCOMPARE(v[metricIndex("remote_pct")], 40.0);
         QCOMPARE(v[metricIndex("iops")], 10000.0);
         QCOMPARE(v[metricIndex("in_flight")], 46.0);

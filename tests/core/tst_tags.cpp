@@ -834,6 +834,28 @@ private slots:
         QVERIFY(manyJob > 0 && manyJob <= many[0] + many[1] + many[2]);
     }
 
+    // Allocation latency, first blk_mq_get_tag() to the tag: on a sparse tag space nobody sleeps and it
+    // is the allocator's own cost; on a full one submitters sleep until a completion frees a tag, so
+    // it grows to device-service scale. Every submission is one sample.
+    void tagAllocationLatencyCountsTheSleeps()
+    {
+        const auto run = [](const char* preset) {
+            Engine e(load(preset, { "duration=\"2ms\"" }));
+            e.run();
+            const auto t = e.summary()["tags"];
+            [&] { QCOMPARE(t["alloc_latency_ns"]["samples"].get<std::uint64_t>(), e.counters().submitted); }();
+            return t;
+        };
+        const auto sparse = run("overstreet-sparse-tagspace");
+        const auto full = run("overstreet-full-tagspace");
+        QCOMPARE(sparse["sleeps"].get<std::uint64_t>(), std::uint64_t(0));
+        QVERIFY(sparse["alloc_latency_ns"]["mean"].get<double>() < 1000); // below a microsecond
+        QVERIFY(full["sleeps"].get<std::uint64_t>() > 0);
+        QVERIFY(full["wakeups"].get<std::uint64_t>() > 0);
+        QVERIFY(full["alloc_latency_ns"]["mean"].get<double>() > 10 * sparse["alloc_latency_ns"]["mean"].get<double>());
+        QVERIFY(full["alloc_latency_ns"]["p99"].get<double>() > 10'000); // slept across completions
+    }
+
     // Whole runs with every allocator: at the end the tags in use are the ones requests hold.
     void runsWithEveryAllocatorBalance()
     {

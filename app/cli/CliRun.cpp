@@ -98,9 +98,15 @@ std::string report(const nlohmann::json& s)
     out << '\n';
     const auto& st = s["stall"];
     if (st["detected"].get<bool>()) {
-        std::snprintf(line, sizeof line, "  STALL at %.3f ms (%zu request(s) stuck then, %zu at the end):\n",
-            st["first_stuck_ns"].get<double>() / 1e6, st["stuck_requests"].get<std::size_t>(),
-            st["stuck_at_end"].get<std::size_t>());
+        const auto nRq = st["stuck_requests"].get<std::size_t>();
+        const auto nSub = st["stuck_submitters"].get<std::size_t>();
+        std::string who;
+        if (nRq > 0)
+            who.append(std::to_string(nRq)).append(" request(s)");
+        if (nSub > 0)
+            who.append(nRq > 0 ? " and " : "").append(std::to_string(nSub)).append(" sleeping submitter(s)");
+        std::snprintf(line, sizeof line, "  STALL at %.3f ms (%s stuck then, %zu at the end):\n",
+            st["first_stuck_ns"].get<double>() / 1e6, who.c_str(), st["stuck_at_end"].get<std::size_t>());
         out << line << "    " << st["explanation"].get<std::string>() << '\n';
     }
     for (const auto& m : s["markers"]) {

@@ -12,6 +12,8 @@
 #include "tags/BlkMqTags.h"
 
 #include <memory>
+#include <functional>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -20,8 +22,17 @@ namespace blkmq {
 // A request that nothing will ever move, and why.
 struct StallReport {
     std::vector<int> stuck; // request indices
+    std::vector<int> stuckSubmitters; // tasks asleep in blk_mq_get_tag() that no free will wake
     std::string explanation;
 };
+
+// A task asleep in blk_mq_get_tag(), in the stall detector's words: who it is and since when it has
+// wanted a tag (the workload knows; the block layer only sees task ids on wait queues).
+struct Sleeper {
+    std::string name;
+    SimTime since;
+};
+using SleeperLookup = std::function<Sleeper(int task)>;
 
 // A queue that a softirq polls with a budget, one entry per action: the NIC receive ring of napi
 // mode (NET_RX) or the RDMA completion queue of rdma mode (IRQ_POLL). Its interrupt stays off while
@@ -110,7 +121,8 @@ public:
     void idleTagUsers();
     // Requests no scheduled event can move (or waiting longer than maxAge).
     // liveTagSets[i]: something may still submit to a device of tag set i.
-    StallReport findStalls(SimTime maxAge, const std::vector<bool>& liveTagSets) const;
+    // Stuck requests (see BlockStall.cpp), then submitters asleep for a tag longer than maxAge.
+    StallReport findStalls(SimTime maxAge, const std::vector<bool>& liveTagSets, const SleeperLookup& sleeper) const;
     std::string requestName(int rq) const;
     std::string requestName(int rq, int script, int job) const;
     // blk_poll() on the hctx `cpu` maps to for `dev`: completes what it finds.
@@ -139,6 +151,10 @@ public:
     void onDeviceDone(int rq);
 
 private:
+    // Why a submitter asleep on hw queue `index` of `set` longer than maxAge is stuck: what became of
+    // the tags (findStalls).
+    void explainSleeper(
+        std::ostringstream& why, const TagSet& set, int index, const Sleeper& who, SimTime maxAge) const;
     void dispatch(int cpu, int hctx);
     enum class Issue { Ok, NoTag, Busy };
     // What blk_mq_dispatch_rq_list() did: requests issued, and how it stopped.

@@ -4,7 +4,9 @@
 // blk_mq_sched_restart() or wake dispatch_wait), and nothing is left that
 // could submit to the tag set's devices (which would run their queues).
 // Requests waiting longer than the scenario's stall_age are reported too,
-// as a backstop.
+// as a backstop, and so are submitters asleep in blk_mq_get_tag() longer
+// than that (they have no request yet), with the tags that are neither free
+// to them nor in use (lost or hidden by ida-lock-split's race).
 #include "block/BlockLayer.h"
 
 #include "sim/Duration.h"
@@ -34,7 +36,38 @@ std::string BlockLayer::requestName(int rq, int script, int job) const
     return "request #" + std::to_string(rq) + (job >= 0 ? " (job " + std::to_string(job) + ")" : "");
 }
 
-StallReport BlockLayer::findStalls(SimTime maxAge, const std::vector<bool>& liveTagSets) const
+void BlockLayer::explainSleeper(
+    std::ostringstream& why, const TagSet& set, int index, const Sleeper& who, SimTime maxAge) const
+{
+    const TagAllocator& alloc = set.tags[static_cast<std::size_t>(index)].alloc();
+    const RequestQueue& q = m_queues[static_cast<std::size_t>(set.queues.front())];
+    why << who.name << " has slept in blk_mq_get_tag() for a driver tag of " << q.spec.name << " hctx " << index
+        << " since " << ms(who.since) << ", longer than the stall_age of " << formatDuration(maxAge);
+    std::ostringstream hiddenCpus;
+    int hidden = 0;
+    for (int cpu = 0; cpu < m_machine.nrCpus(); ++cpu)
+        if (const int n = alloc.hiddenOn(cpu); n > 0) {
+            hiddenCpus << (hidden ? ", " : "") << "CPU " << cpu << " (" << n << ")";
+            hidden += n;
+        }
+    const int lost = alloc.lost();
+    why << ". Of its " << alloc.depth() << " tags " << alloc.inUse() << " are in use";
+    if (lost + hidden == 0) {
+        why << " and " << alloc.depth() - alloc.inUse() << " free";
+        return;
+    }
+    if (lost > 0)
+        why << ", " << lost << " were lost when steal_tags() copied a victim's stack over a cache an interrupt had "
+                               "refilled (tags.lost_tags)";
+    if (hidden > 0)
+        why << ", " << hidden << " sit in the cache of " << hiddenCpus.str()
+            << " whose cpus_have_tags bit a second stealer cleared after a free had set it, so steal_tags() on "
+               "another CPU does not look there (tags.missed_wakeups)";
+    why << ": the race ida-lock-split lets happen";
+}
+
+StallReport BlockLayer::findStalls(
+    SimTime maxAge, const std::vector<bool>& liveTagSets, const SleeperLookup& sleeper) const
 {
     StallReport report;
     std::ostringstream why;
@@ -102,12 +135,25 @@ StallReport BlockLayer::findStalls(SimTime maxAge, const std::vector<bool>& live
             why << '.';
         }
     }
-    if (!report.stuck.empty()) {
+    // Submitters asleep in blk_mq_get_tag() have no request yet; one that has slept longer than
+    // maxAge is reported with what became of the tags (a permanent deadlock of sleepers ages too).
+    for (const TagSet& set : m_tagSets)
+        for (int i = 0; i < set.nrHwQueues; ++i)
+            for (const int task : set.tags[static_cast<std::size_t>(i)].sleepers()) {
+                const Sleeper who = sleeper(task);
+                if (m_sim.now - who.since <= maxAge)
+                    continue;
+                if (report.stuck.empty() && report.stuckSubmitters.empty())
+                    explainSleeper(why, set, i, who, maxAge);
+                report.stuckSubmitters.push_back(task);
+            }
+    const std::size_t nStuck = report.stuck.size() + report.stuckSubmitters.size();
+    if (nStuck > 0) {
         report.explanation = why.str();
-        if (report.stuck.size() > 1)
+        if (nStuck > 1)
             report.explanation.append(" ")
-                .append(std::to_string(report.stuck.size() - 1))
-                .append(" more request(s) are stuck.");
+                .append(std::to_string(nStuck - 1))
+                .append(report.stuckSubmitters.empty() ? " more request(s) are stuck." : " more are stuck.");
     }
     return report;
 }

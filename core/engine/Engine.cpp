@@ -214,16 +214,21 @@ void Engine::checkStalls()
     for (std::size_t d = 0; d < m_block->queues().size(); ++d)
         if (m_workload->maySubmit(static_cast<int>(d)))
             live[static_cast<std::size_t>(m_block->queues()[d].tagSet)] = true;
-    StallReport r = m_block->findStalls(m_scenario.stall_age, live);
+    StallReport r = m_block->findStalls(
+        m_scenario.stall_age, live, [this](int task) { return m_workload->sleeper(task); });
     m_stuck = std::move(r.stuck);
-    if (m_stuck.empty() || m_stallDetected)
+    m_stuckSubmitters = std::move(r.stuckSubmitters);
+    if ((m_stuck.empty() && m_stuckSubmitters.empty()) || m_stallDetected)
         return;
     m_stallDetected = true;
     m_firstStall = m_sim->now;
     m_stallExplanation = std::move(r.explanation);
     for (int rq : m_stuck)
         m_firstStuckNames.push_back(m_block->requestName(rq));
-    addMarker("stall: " + m_firstStuckNames.front() + " is stuck");
+    for (int task : m_stuckSubmitters)
+        m_firstStuckSubmitters.push_back(m_workload->sleeper(task).name);
+    addMarker(m_firstStuckNames.empty() ? "stall: " + m_firstStuckSubmitters.front() + " sleeps for a tag for good"
+                                        : "stall: " + m_firstStuckNames.front() + " is stuck");
 }
 
 void Engine::addMarker(const std::string& text)

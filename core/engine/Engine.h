@@ -86,6 +86,7 @@ public:
     bool stallDetected() const { return m_stallDetected; }
     SimTime firstStall() const { return m_firstStall; }
     const std::vector<int>& stuckRequests() const { return m_stuck; }
+    const std::vector<int>& stuckSubmitters() const { return m_stuckSubmitters; }
     const std::string& stallExplanation() const { return m_stallExplanation; }
     const Machine& machine() const { return *m_machine; }
     const BlockLayer& block() const { return *m_block; }
@@ -119,7 +120,9 @@ private:
     bool m_stallDetected = false;
     SimTime m_firstStall;
     std::vector<int> m_stuck; // latest check
+    std::vector<int> m_stuckSubmitters; // latest check: tasks asleep for a tag that no free will wake
     std::vector<std::string> m_firstStuckNames; // at the first detection
+    std::vector<std::string> m_firstStuckSubmitters; // at the first detection
     std::string m_stallExplanation; // of the first detection
     SimTime m_snapshotInterval;
     SimTime m_nextSnapshot;

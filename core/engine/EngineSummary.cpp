@@ -105,10 +105,12 @@ nlohmann::json Engine::summary() const
     const json stall = {
         { "detected", m_stallDetected },
         { "stuck_requests", m_firstStuckNames.size() },
-        { "stuck_at_end", m_stuck.size() },
+        { "stuck_submitters", m_firstStuckSubmitters.size() },
+        { "stuck_at_end", m_stuck.size() + m_stuckSubmitters.size() },
         { "first_stuck_ns", m_stallDetected ? m_firstStall.ns() : 0 },
         { "explanation", m_stallExplanation },
         { "requests", m_firstStuckNames },
+        { "submitters", m_firstStuckSubmitters },
     };
     json markers = json::array();
     for (const Marker& m : m_markers)

@@ -227,6 +227,12 @@ std::vector<Claim> allClaims()
         "/tags/lost_tags", {}, 0, 0, "0");
     tagsBy(gordeev, "v3.14: no waiter misses a CPU that has tags", "ida-lock-split-race", { split },
         "/tags/missed_wakeups", {}, 0, 0, "0");
+    tagsBy(gordeev,
+        "lock split: the woken thread would not find the unset bit and sleeps again, starving (a submitter "
+        "asleep longer than the preset's stall_age of 50 us, reported as a stall)",
+        "ida-lock-split-race", {}, "/stall/stuck_submitters", {}, 1, 1e12, "at least 1");
+    tagsBy(gordeev, "v3.14: no submitter starves on the same workload", "ida-lock-split-race", { split },
+        "/stall/stuck_submitters", {}, 0, 0, "0");
 
     // Ming Lei: a cache of nr_tags / hctx->nr_ctx on a 4-CPU VM with 4 hw queues.
     const std::string ming = "seed 004, Ming Lei";

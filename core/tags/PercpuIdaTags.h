@@ -60,6 +60,7 @@ public:
     TagWaitRules waitRules() const override { return { true, 1, false }; } // wake_up(&pool->wait)
     int lost() const override { return m_lost; }
     bool isLost(int tag) const { return m_lostTag[static_cast<std::size_t>(tag)]; }
+    int hiddenOn(int cpu) const override { return hasTagsBit(cpu) ? 0 : cachedOn(cpu); }
 
     int cachedOn(int cpu) const { return static_cast<int>(m_cpu[static_cast<std::size_t>(cpu)].stack.size()); }
     int globalFree() const { return static_cast<int>(m_global.size()); }

@@ -83,6 +83,13 @@ public:
     virtual TagWaitRules waitRules() const = 0;
     // Tags neither free nor in use: lost by a race the allocator lets happen (ida-lock-split).
     virtual int lost() const { return 0; }
+    // Free tags cached on `cpu` that no other CPU's allocation can find: cpus_have_tags does not
+    // show them (ida-lock-split's second stealer cleared the bit after a free had set it).
+    virtual int hiddenOn(int cpu) const
+    {
+        (void)cpu;
+        return 0;
+    }
 };
 
 } // namespace blkmq

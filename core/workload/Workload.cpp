@@ -147,6 +147,19 @@ void Workload::onThinkDone(int job)
     m_machine.wakeTask(m_jobs[static_cast<std::size_t>(job)].task, -1);
 }
 
+Sleeper Workload::sleeper(int task) const
+{
+    for (std::size_t j = 0; j < m_jobs.size(); ++j)
+        if (const Job& job = m_jobs[j]; job.task == task)
+            return { "job " + std::to_string(j) + " (" + m_specs[static_cast<std::size_t>(job.spec)].name + " on CPU "
+                         + std::to_string(job.cpu) + ")",
+                job.allocSince };
+    for (std::size_t cpu = 0; cpu < m_scriptTask.size(); ++cpu)
+        if (m_scriptTask[cpu] == task)
+            return { "the script's submitter on CPU " + std::to_string(cpu), m_sim.now };
+    return { "task " + std::to_string(task), m_sim.now };
+}
+
 bool Workload::maySubmit(int dev) const
 {
     for (const Job& job : m_jobs) {

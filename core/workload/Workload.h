@@ -55,6 +55,8 @@ public:
     // Whether anything may still submit to device `dev`: a job that is not
     // asleep waiting for its own requests, or a script step still to come.
     bool maySubmit(int dev) const;
+    // A task asleep in blk_mq_get_tag(), named for the stall detector: "job 3 (randread on CPU 3)".
+    Sleeper sleeper(int task) const;
     // Scripted request name → request index, -1 before its submission.
     int scriptRequest(const std::string& id) const;
     const std::vector<ScriptStep>& script() const { return m_script; }

@@ -69,6 +69,8 @@ public:
 signals:
     void stateChanged(bool running);
     void stallDetected(const QString& explanation);
+    // The tag allocator's race struck for the first time (a lost tag, or a missed wake-up).
+    void tagRace(const QString& explanation);
     void finished();
 
 private:
@@ -97,6 +99,7 @@ private:
     std::size_t m_rowsTaken = 0;
     std::size_t m_markersTaken = 0;
     bool m_stallSeen = false;
+    int m_racesSeen = 0; // kinds of tag race already reported (lost tags, missed wake-ups)
 };
 
 } // namespace blkmq

@@ -6,15 +6,18 @@
 #include "PlotPanel.h"
 #include "ScenarioPanel.h"
 #include "TimePlot.h"
+#include "TagMapItem.h"
 #include "TokenLayer.h"
 #include "io/SafeFile.h"
 #include "experiment/Experiment.h"
 #include "scenario/ScenarioLoader.h"
 #include "sim/Duration.h"
+#include "tags/TagRegistry.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <map>
 
 #include <QAction>
 #include <QApplication>
@@ -83,6 +86,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_compareBox(new QCheckBox(tr("Run B beside A (same scenario and seed, in lockstep)")))
     , m_seed(new QSpinBox)
     , m_banner(new QLabel)
+    , m_raceBanner(new QLabel)
     , m_time(new QLabel)
     , m_speedLabel(new QLabel)
     , m_legend(new QLabel)
@@ -101,6 +105,11 @@ MainWindow::MainWindow(QWidget* parent)
     m_banner->setStyleSheet(QStringLiteral("QLabel { background: #fdecea; color: #7b241c; border: 2px solid #c0392b; "
                                            "border-radius: 4px; padding: 6px; }"));
     m_banner->hide();
+    m_raceBanner->setWordWrap(true);
+    m_raceBanner->setTextFormat(Qt::RichText);
+    m_raceBanner->setStyleSheet(QStringLiteral("QLabel { background: #fef5e7; color: #7e5109; border: 2px solid "
+                                               "#e67e22; border-radius: 4px; padding: 6px; }"));
+    m_raceBanner->hide();
     m_legend->setTextFormat(Qt::RichText);
     m_legend->setWordWrap(true);
 
@@ -108,6 +117,7 @@ MainWindow::MainWindow(QWidget* parent)
     auto* cl = new QVBoxLayout(canvas);
     cl->setContentsMargins(0, 0, 0, 0);
     cl->addWidget(m_banner);
+    cl->addWidget(m_raceBanner);
     cl->addWidget(m_view, 1);
     cl->addWidget(m_legend);
     auto* split = new QSplitter(Qt::Horizontal);
@@ -129,6 +139,10 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_runner, &EngineRunner::stallDetected, this, [this](const QString& why) {
         m_banner->setText(tr("<b>Stall detected.</b> ") + why.toHtmlEscaped());
         m_banner->show();
+    });
+    connect(m_runner, &EngineRunner::tagRace, this, [this](const QString& what) {
+        m_raceBanner->setText(tr("<b>Tag race.</b> ") + what.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")));
+        m_raceBanner->show();
     });
     connect(m_timer, &QTimer::timeout, this, &MainWindow::frame);
     m_timer->start(16);
@@ -342,13 +356,15 @@ void MainWindow::loadScenario(const Scenario& scenario)
         l.firstHctx = d == 0 ? 0 : devices.back().firstHctx + devices.back().nrHctx;
         devices.push_back(l);
     }
-    m_scene->build(scenario.topology, devices);
+    const TagAllocatorInfo* tags = TagRegistry::find(scenario.kernel.tags);
+    m_scene->build(scenario.topology, devices, tags && tags->perCpuCaches);
     m_view->fitInView(m_scene->sceneRect(), Qt::KeepAspectRatio);
     m_patches->setKernel(scenario.kernel);
     m_plots->clear();
     m_log->clear();
     m_rows.clear();
     m_banner->hide();
+    m_raceBanner->hide();
     m_selection = {};
     m_inspector->clear();
     m_dropped = 0;
@@ -675,18 +691,33 @@ void MainWindow::refreshInspector()
     case CanvasSelection::Kind::Tags: {
         const HctxSnapshot& h = snap->hctxs[static_cast<std::size_t>(m_selection.index)];
         const auto& map = snap->tagMaps[static_cast<std::size_t>(h.tags)];
-        QStringList used;
-        for (std::size_t t = 0; t < map.size(); ++t)
-            if (map[t])
+        QStringList used, lost;
+        std::map<int, QStringList> cached; // by CPU
+        for (std::size_t t = 0; t < map.size(); ++t) {
+            if (map[t] == kTagInUse)
                 used << QString::number(t);
-        html = tr("<h3>driver tags of %1 hctx %2</h3><p>%3 of %4 in use%5</p><p>in use: %6</p>")
+            else if (map[t] == kTagLost)
+                lost << QString::number(t);
+            else if (map[t] >= 0)
+                cached[map[t]] << QString::number(t);
+        }
+        QString caches;
+        for (const auto& [cpu, tags] : cached)
+            caches += tr("<br><span style='color:%1'>&#9632;</span> CPU %2 caches %3")
+                          .arg(TagMapItem::cacheColor(cpu).name())
+                          .arg(cpu)
+                          .arg(tags.join(QStringLiteral(", ")));
+        if (!lost.isEmpty())
+            caches += tr("<br><b>lost</b> (neither free nor in use, ida-lock-split): %1").arg(lost.join(QStringLiteral(", ")));
+        html = tr("<h3>driver tags of %1 hctx %2</h3><p>%3 of %4 in use%5</p><p>in use: %6%7</p>")
                    .arg(q(m_runner->scenario().devices[static_cast<std::size_t>(h.dev)].name))
                    .arg(h.index)
                    .arg(h.tagsInUse)
                    .arg(h.tagDepth)
                    .arg(h.tagsHeld != h.tagsInUse ? tr(" (%1 by this hctx; the set is shared)").arg(h.tagsHeld)
                                                   : QString())
-                   .arg(used.isEmpty() ? tr("none") : used.join(QStringLiteral(", ")));
+                   .arg(used.isEmpty() ? tr("none") : used.join(QStringLiteral(", ")))
+                   .arg(caches);
         break;
     }
     case CanvasSelection::Kind::None:

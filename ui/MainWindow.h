@@ -53,6 +53,7 @@ public:
     EventLogModel* eventLog() const { return m_log; }
     QSortFilterProxyModel* eventLogFilter() const { return m_logFilter; }
     QLabel* stallBanner() const { return m_banner; }
+    QLabel* raceBanner() const { return m_raceBanner; }
     QTextBrowser* inspector() const { return m_inspector; }
     ScenarioPanel* scenarioPanel() const { return m_scenarioPanel; }
     // A/B comparison: run B on the same scenario and seed with its own patch set.
@@ -133,6 +134,7 @@ private:
     QCheckBox* m_compareBox;
     QSpinBox* m_seed;
     QLabel* m_banner;
+    QLabel* m_raceBanner; // a tag allocator's race (lost tags, missed wake-ups), flagged like a stall
     QLabel* m_time;
     QLabel* m_speedLabel;
     QLabel* m_legend;

@@ -1,25 +1,35 @@
 #pragma once
 
+#include <QColor>
 #include <QGraphicsItem>
 #include <QImage>
 
+#include <cstdint>
 #include <vector>
 
 namespace blkmq {
 
-// One hw queue's driver tags as a grid of squares: free or in use.
+// One hw queue's driver tags as a grid of squares: free, in use, cached by a
+// CPU (percpu_ida's per-CPU stacks: that CPU's colour, which its tile shows
+// too) or lost (ida-lock-split). Entries are Snapshot::tagMaps's.
 class TagMapItem : public QGraphicsItem {
 public:
     TagMapItem(const QRectF& rect, int depth);
     QRectF boundingRect() const override { return m_rect; }
     void paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) override;
-    void setMap(const std::vector<std::uint8_t>& map);
+    void setMap(const std::vector<std::int16_t>& map);
+
+    // The colour of a free tag cached on `cpu` (cycles through 10 hues kept apart from in use and free).
+    static QColor cacheColor(int cpu);
+    static QColor inUseColor() { return { 0x2e, 0x86, 0xc1 }; }
+    static QColor freeColor() { return { 0xe5, 0xe8, 0xe8 }; }
+    static QColor lostColor() { return { 0x17, 0x20, 0x2a }; }
 
 private:
     QRectF m_rect;
     int m_depth;
     int m_cols;
-    std::vector<std::uint8_t> m_map;
+    std::vector<std::int16_t> m_map;
     QImage m_image; // one pixel per tag, scaled when painted: thousands of tags cost one blit
 };
 

@@ -71,10 +71,16 @@ void TokenLayer::setTargets(const std::vector<Token>& targets, const std::vector
     update();
 }
 
-void TokenLayer::addArc(QPointF from, QPointF to)
+void TokenLayer::addArc(QPointF from, QPointF to, ArcKind kind)
 {
     if (m_arcs.size() < 400)
-        m_arcs.push_back({ from, to, 0 });
+        m_arcs.push_back({ from, to, kind, 0 });
+}
+
+void TokenLayer::clearArcs()
+{
+    m_arcs.clear();
+    update();
 }
 
 void TokenLayer::advance(double frameMs)
@@ -104,9 +110,14 @@ void TokenLayer::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidg
     for (const auto& a : m_arcs) {
         const double alpha = 1.0 - a.age / kArcLifeMs;
         QPainterPath path(a.from);
-        const QPointF mid = (a.from + a.to) / 2 + QPointF(0, -40 - 0.15 * QLineF(a.from, a.to).length());
+        const double bow = 40 + 0.15 * QLineF(a.from, a.to).length(); // IPIs bow up, steals down
+        const QPointF mid = (a.from + a.to) / 2 + QPointF(0, a.kind == ArcKind::Steal ? bow : -bow);
         path.quadTo(mid, a.to);
-        painter->setPen(QPen(QColor(231, 76, 60, static_cast<int>(220 * alpha)), 2.0));
+        const int a8 = static_cast<int>(220 * alpha);
+        if (a.kind == ArcKind::Steal)
+            painter->setPen(QPen(QColor(0x11, 0x78, 0x64, a8), 2.2, Qt::DashLine));
+        else
+            painter->setPen(QPen(QColor(231, 76, 60, a8), 2.0));
         painter->setBrush(Qt::NoBrush);
         painter->drawPath(path);
     }

@@ -10,7 +10,7 @@
 
 namespace blkmq {
 
-// All request tokens and IPI arcs in one item: thousands of tokens are one
+// All request tokens, IPI and tag-steal arcs in one item: thousands of tokens are one
 // paint() call, not thousands of scene items. Tokens glide toward their
 // target position each frame; arcs fade out.
 class TokenLayer : public QGraphicsItem {
@@ -23,9 +23,13 @@ public:
         bool stuck = false;
         bool seen = false;
     };
+    // An IPI (red, from the completing CPU to the submitter) or a tag steal (dashed, from the victim
+    // CPU to the stealer).
+    enum class ArcKind { Ipi, Steal };
     struct Arc {
         QPointF from;
         QPointF to;
+        ArcKind kind = ArcKind::Ipi;
         double age = 0; // ms of wall time
     };
 
@@ -35,7 +39,8 @@ public:
 
     // Tokens not in `targets` disappear; new ones appear at `origin` (their CPU).
     void setTargets(const std::vector<Token>& targets, const std::vector<QPointF>& origins);
-    void addArc(QPointF from, QPointF to);
+    void addArc(QPointF from, QPointF to, ArcKind kind = ArcKind::Ipi);
+    void clearArcs();
     void advance(double frameMs);
     int size() const { return static_cast<int>(m_tokens.size()); }
     const Token* tokenAt(const QPointF& p) const;

@@ -64,7 +64,7 @@ QColor TopologyScene::contextColor(int context, bool idle)
     return Qt::white;
 }
 
-void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>& devices)
+void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>& devices, bool perCpuTagCaches)
 {
     clear();
     m_cpus.assign(static_cast<std::size_t>(topo.nrCpus()), {});
@@ -110,6 +110,12 @@ void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>&
                     tile.label = text(
                         this, QStringLiteral("CPU %1").arg(cpu), tile.rect->rect().topLeft() + QPointF(3, 1), 7, true);
                     tile.detail = text(this, QString(), tile.rect->rect().topLeft() + QPointF(3, 14), 6);
+                    if (perCpuTagCaches) { // the colour its cached tags have in the tag maps
+                        const QRectF tr = tile.rect->rect();
+                        addRect(tr.right() - 9, tr.top() + 2, 7, 7, QPen(Qt::white, 0.5),
+                            QBrush(TagMapItem::cacheColor(cpu)))
+                            ->setZValue(1);
+                    }
                     m_cpus[static_cast<std::size_t>(cpu)] = tile;
                 }
                 ++k;
@@ -169,7 +175,9 @@ void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>&
         if (devices[d].nrHctx > shown)
             text(this, QStringLiteral("+%1").arg(devices[d].nrHctx - shown),
                 QPointF(r.left() + kGap + shown * (cellW + kGap), r.top() + kCaption + 10), 7);
-        text(this, QStringLiteral("tags (blue: in use)"),
+        text(this,
+            perCpuTagCaches ? QStringLiteral("tags: blue in use, grey free, CPU colour: in that CPU's cache, black lost")
+                            : QStringLiteral("tags (blue: in use)"),
             QPointF(r.left() + 5, r.top() + kCaption + cellH + tagMapH + 6), 6);
         text(this, QStringLiteral("at the device"), QPointF(r.left() + 5, r.bottom() - 50), 6);
         dx += devW + 12;
@@ -301,9 +309,11 @@ void TopologyScene::update(const Snapshot& snap, const std::vector<TraceRecord>&
     m_sampled = stride > 1;
     m_inFlight = static_cast<int>(snap.requests.size());
     for (const auto& rec : trace) {
-        if (rec.kind == TraceKind::IpiSend && rec.cpu >= 0 && rec.arg >= 0
-            && static_cast<std::size_t>(rec.arg) < m_cpus.size())
+        const bool toCpu = rec.cpu >= 0 && rec.arg >= 0 && static_cast<std::size_t>(rec.arg) < m_cpus.size();
+        if (rec.kind == TraceKind::IpiSend && toCpu)
             m_tokens->addArc(cpuCenter(rec.cpu), cpuCenter(rec.arg));
+        else if (rec.kind == TraceKind::TagSteal && toCpu && rec.arg != rec.cpu)
+            m_tokens->addArc(cpuCenter(rec.arg), cpuCenter(rec.cpu), TokenLayer::ArcKind::Steal);
     }
     m_tokens->advance(frameMs);
 }

@@ -42,8 +42,9 @@ public:
     explicit TopologyScene(QObject* parent = nullptr);
     ~TopologyScene() override;
 
-    // tagDepth: driver tags per hw queue of each device (for the tag maps)
-    void build(const Topology& topo, const std::vector<DeviceLayout>& devices);
+    // tagDepth: driver tags per hw queue of each device (for the tag maps); perCpuTagCaches: the
+    // allocator caches free tags per CPU (percpu_ida), so each CPU tile shows its cache colour.
+    void build(const Topology& topo, const std::vector<DeviceLayout>& devices, bool perCpuTagCaches = false);
     // frameMs: wall time since the last frame (for animation)
     void update(const Snapshot& snap, const std::vector<TraceRecord>& trace, double frameMs);
     int drawnTokens() const;

@@ -85,6 +85,10 @@ std::string report(const nlohmann::json& s)
             static_cast<unsigned long long>(t["lost_tags"].get<std::uint64_t>()),
             static_cast<unsigned long long>(t["missed_wakeups"].get<std::uint64_t>()));
         out << line;
+        for (const auto& race : t["races"]) {
+            std::snprintf(line, sizeof line, "              first at %.3f ms: ", race["t_ns"].get<double>() / 1e6);
+            out << line << race["text"].get<std::string>() << '\n';
+        }
     }
     out << "  cpu busy:  ";
     const char* sep = " ";

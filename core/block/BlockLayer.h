@@ -136,6 +136,9 @@ public:
     const std::vector<RequestQueue>& queues() const { return m_queues; }
     const std::vector<Hctx>& hctxs() const { return m_hctxs; }
     const BlkMqTags& tags(int i) const { return *m_tags[static_cast<std::size_t>(i)]; }
+    std::size_t tagsCount() const { return m_tags.size(); }
+    // Driver tags `i` for people: "nullb0 hctx 0" (the first device of its tag set, its hw queue).
+    std::string tagsName(int i) const;
     const std::vector<TagSet>& tagSets() const { return m_tagSets; }
     const BlkCpu& blkCpu(int cpu) const { return m_cpu[static_cast<std::size_t>(cpu)]; }
     int inFlight() const { return m_inFlight; }

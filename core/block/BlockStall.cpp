@@ -27,6 +27,15 @@ std::string ms(SimTime t)
 
 } // namespace
 
+std::string BlockLayer::tagsName(int i) const
+{
+    for (const TagSet& set : m_tagSets)
+        if (i >= set.firstTags && i < set.firstTags + set.nrHwQueues)
+            return m_queues[static_cast<std::size_t>(set.queues.front())].spec.name + " hctx "
+                + std::to_string(i - set.firstTags);
+    return "tags " + std::to_string(i);
+}
+
 std::string BlockLayer::requestName(int rq) const { return requestName(rq, request(rq).script, request(rq).job); }
 
 std::string BlockLayer::requestName(int rq, int script, int job) const

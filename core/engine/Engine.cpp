@@ -227,7 +227,7 @@ void Engine::checkStalls()
         m_firstStuckNames.push_back(m_block->requestName(rq));
     for (int task : m_stuckSubmitters)
         m_firstStuckSubmitters.push_back(m_workload->sleeper(task).name);
-    addMarker(m_firstStuckNames.empty() ? "stall: " + m_firstStuckSubmitters.front() + " sleeps for a tag for good"
+    addMarker(m_firstStuckNames.empty() ? "stall: " + m_firstStuckSubmitters.front() + " has slept for a tag longer than stall_age"
                                         : "stall: " + m_firstStuckNames.front() + " is stuck");
 }
 
@@ -317,9 +317,11 @@ void Engine::publishSnapshot()
         const TagAllocator& a = m_block->tags(static_cast<int>(t)).alloc();
         if (a.depth() > 4096)
             continue;
-        s->tagMaps[t].resize(static_cast<std::size_t>(a.depth()));
+        auto& map = s->tagMaps[t];
+        map.resize(static_cast<std::size_t>(a.depth()));
         for (int tag = 0; tag < a.depth(); ++tag)
-            s->tagMaps[t][static_cast<std::size_t>(tag)] = a.isSet(tag);
+            map[static_cast<std::size_t>(tag)] = a.isSet(tag) ? kTagInUse : kTagFree;
+        a.mapCaches(map, kTagLost);
     }
     // Where completing requests are: the CPU whose list holds them.
     std::vector<int> atCpu(m_block->poolSize(), -1);

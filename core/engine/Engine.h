@@ -88,6 +88,9 @@ public:
     const std::vector<int>& stuckRequests() const { return m_stuck; }
     const std::vector<int>& stuckSubmitters() const { return m_stuckSubmitters; }
     const std::string& stallExplanation() const { return m_stallExplanation; }
+    // The first lost tag and the first missed wake-up of any hw queue's tags (ida-lock-split's race),
+    // in time order, each with what happened in words.
+    std::vector<Marker> tagRaces() const;
     const Machine& machine() const { return *m_machine; }
     const BlockLayer& block() const { return *m_block; }
     const Workload& workload() const { return *m_workload; }

@@ -61,6 +61,39 @@ nlohmann::json functionProfile(const FunctionProfile& p)
 
 } // namespace
 
+std::vector<Marker> Engine::tagRaces() const
+{
+    TagRace loss, miss;
+    int lossTags = -1, missTags = -1;
+    for (std::size_t t = 0; t < m_block->tagsCount(); ++t) {
+        const BlkMqTags& tags = m_block->tags(static_cast<int>(t));
+        if (tags.firstLoss().seen() && (!loss.seen() || tags.firstLoss().at < loss.at)) {
+            loss = tags.firstLoss();
+            lossTags = static_cast<int>(t);
+        }
+        if (tags.firstMiss().seen() && (!miss.seen() || tags.firstMiss().at < miss.at)) {
+            miss = tags.firstMiss();
+            missTags = static_cast<int>(t);
+        }
+    }
+    std::vector<Marker> out;
+    const auto where = [&](int tags) { return m_block->tagsName(tags); };
+    if (loss.seen())
+        out.push_back({ loss.at.ns(),
+            "CPU " + std::to_string(loss.cpu) + "'s steal_tags() copied CPU " + std::to_string(loss.other)
+                + "'s cached tags over its own cache, which an interrupt had refilled between its steps: "
+                + std::to_string(loss.count) + " tag(s) of " + where(lossTags)
+                + " lost, neither free nor in use again (tags.lost_tags)" });
+    if (miss.seen())
+        out.push_back({ miss.at.ns(),
+            "CPU " + std::to_string(miss.cpu) + " found no tag of " + where(missTags) + " and went to sleep while CPU "
+                + std::to_string(miss.other) + "'s cache held " + std::to_string(miss.count)
+                + " free tag(s): a second stealer had cleared the cpus_have_tags bit a free had just set "
+                  "(tags.missed_wakeups)" });
+    std::sort(out.begin(), out.end(), [](const Marker& a, const Marker& b) { return a.t_ns < b.t_ns; });
+    return out;
+}
+
 MetricValues Engine::totals() const
 {
     const MetricSample now = metricSample();
@@ -115,6 +148,10 @@ nlohmann::json Engine::summary() const
     json markers = json::array();
     for (const Marker& m : m_markers)
         markers.push_back({ { "t_ns", m.t_ns }, { "text", m.text } });
+
+    json races = json::array();
+    for (const Marker& m : tagRaces())
+        races.push_back({ { "t_ns", m.t_ns }, { "text", m.text } });
 
     // perf's view of _raw_spin_lock: time by caller and each caller's share.
     nlohmann::json byCaller = nlohmann::json::object();
@@ -184,6 +221,7 @@ nlohmann::json Engine::summary() const
                 { "cas_retries", c.tag_cas_retries },
                 { "lost_tags", c.tag_lost },
                 { "missed_wakeups", c.tag_missed_wakeups },
+                { "races", races },
                 { "lock_wait_ns", c.tag_lock_wait_ns },
                 { "sleeps", c.tag_sleeps },
                 { "wakeups", c.tag_wakeups },

@@ -26,6 +26,9 @@ struct CpuSnapshot {
     FunctionProfile::PerCpu restartProfile; // blk_mq_sched_restart, as ftrace's function profiler
 };
 
+// A tag in Snapshot::tagMaps, when no CPU's cache holds it.
+enum TagMapState : std::int16_t { kTagFree = -1, kTagInUse = -2, kTagLost = -3 };
+
 struct HctxSnapshot {
     int dev = 0;
     int index = 0;
@@ -63,7 +66,9 @@ struct Snapshot {
     std::shared_ptr<const std::string> scenarioJson;
     std::vector<CpuSnapshot> cpus;
     std::vector<HctxSnapshot> hctxs;
-    std::vector<std::vector<std::uint8_t>> tagMaps; // per driver-tags object: 1 = in use (empty above 4096 tags)
+    // Per driver-tags object, per tag (empty above 4096 tags): one of TagMapState, or >= 0 for a free
+    // tag cached on that CPU (percpu_ida's per-CPU stacks).
+    std::vector<std::vector<std::int16_t>> tagMaps;
     std::vector<RequestSnapshot> requests;
     std::size_t markers = 0;
     std::string fingerprint;

@@ -20,6 +20,9 @@ enum class TraceKind : std::uint8_t {
     Restart, // arg = hctx restarted
     Marker, // a live switch or a stall (arg = marker index)
     DoneListAdd, // rq added to blk_cpu_done of CPU arg
+    TagSteal, // cpu = stealer, arg = the CPU whose cached tags it took (percpu_ida)
+    TagLost, // cpu = stealer whose memcpy destroyed tags, arg = how many
+    TagMissed, // cpu found no tag while CPU arg's cache held tags its cpus_have_tags bit hid
     Count
 };
 
@@ -43,6 +46,9 @@ inline constexpr TraceKindName kTraceKindNames[] = {
     { "restart", "restart" },
     { "marker", "marker" },
     { "done-list-add", "blk_cpu_done add" },
+    { "tag-steal", "tag steal" },
+    { "tag-lost", "tags lost" },
+    { "tag-missed", "missed tag wake-up" },
 };
 static_assert(std::size(kTraceKindNames) == static_cast<std::size_t>(TraceKind::Count));
 inline const TraceKindName& traceKindName(TraceKind k) { return kTraceKindNames[static_cast<std::size_t>(k)]; }

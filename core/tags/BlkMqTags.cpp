@@ -45,7 +45,12 @@ int BlkMqTags::get(int cpu, TagUser& user, TagAlloc* progress)
     const int tag = a.tag;
     a = TagAlloc {};
     if (tag < 0) {
-        m_sim.counters.tag_missed_wakeups += cost.hidden;
+        if (cost.hidden) {
+            ++m_sim.counters.tag_missed_wakeups;
+            m_sim.trace(TraceKind::TagMissed, cpu, -1, cost.hiddenOn);
+            if (!m_firstMiss.seen())
+                m_firstMiss = { m_machine.opNow(), cpu, cost.hiddenOn, m_alloc->hiddenOn(cost.hiddenOn) };
+        }
         return -1;
     }
     ++m_sim.counters.tag_allocs;
@@ -74,6 +79,13 @@ void BlkMqTags::account(int cpu, const TagAccess& cost, LockCaller caller)
     c.tag_global_moves += cost.globalMoves;
     c.tag_cas_retries += cost.retries;
     c.tag_lost += cost.lost;
+    if (cost.victim >= 0)
+        m_sim.trace(TraceKind::TagSteal, cpu, -1, cost.victim);
+    if (cost.lost > 0) {
+        m_sim.trace(TraceKind::TagLost, cpu, -1, static_cast<int>(cost.lost));
+        if (!m_firstLoss.seen())
+            m_firstLoss = { m_machine.opNow(), cpu, cost.victim, static_cast<int>(cost.lost) };
+    }
     c.tag_lock_wait_ns += static_cast<std::uint64_t>(cost.lockWaitNs);
     if (cost.lockNs > 0)
         m_machine.lockTime(cpu, caller, cost.lockNs);

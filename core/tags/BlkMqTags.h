@@ -22,6 +22,15 @@ struct TagUser {
     SimTime lastActivity;
 };
 
+// The first time an allocator's race struck (ida-lock-split): who, when, and on whom.
+struct TagRace {
+    SimTime at = SimTime(-1); // never
+    int cpu = -1; // the allocating CPU
+    int other = -1; // lost: the CPU it stole from; missed: the CPU whose cached tags were hidden
+    int count = 0; // lost: tags destroyed
+    bool seen() const { return at.ns() >= 0; }
+};
+
 // What a freed tag wakes that blk-mq must run: an hctx parked on dispatch_wait.
 class TagWakeHost {
 public:
@@ -71,6 +80,8 @@ public:
     void idle(TagUser& user);
 
     const TagAllocator& alloc() const { return *m_alloc; }
+    const TagRace& firstLoss() const { return m_firstLoss; }
+    const TagRace& firstMiss() const { return m_firstMiss; }
     int activeQueues() const { return m_activeQueues; }
     int wakeBatch() const { return m_rules.wakeBatch; }
     // Sleeping submitters and parked hctxs, wait queue by wait queue.
@@ -101,6 +112,8 @@ private:
     TagWaitRules m_rules;
     int m_wakeIndex = 0;
     std::array<WaitQueue, kWaitQueues> m_ws;
+    TagRace m_firstLoss;
+    TagRace m_firstMiss;
 };
 
 // struct blk_mq_tag_set: the tags of each hw queue index, shared by the queues on `queues`.

@@ -125,6 +125,7 @@ void PercpuIdaTags::takeStack(int victim, int cpu, TagAccess& cost)
     mine.stack.assign(remote.stack.begin(), remote.stack.end());
     remote.stack.clear();
     ++cost.steals[static_cast<std::size_t>(d)];
+    cost.victim = static_cast<std::int16_t>(victim);
 }
 
 void PercpuIdaTags::refillFromGlobal(int cpu, TagAccess& cost)
@@ -193,8 +194,10 @@ TagAllocator::Step PercpuIdaTags::fail(TagAlloc& a, TagAccess& cost)
     a.tag = -1;
     a.state = kStart;
     for (std::size_t c = 0; c < m_cpu.size(); ++c)
-        if (!m_cpu[c].stack.empty() && !m_haveTags[c])
+        if (!m_cpu[c].stack.empty() && !m_haveTags[c] && !cost.hidden) {
             cost.hidden = true; // a waiter going to sleep misses this CPU's tags
+            cost.hiddenOn = static_cast<std::int16_t>(c);
+        }
     return Step::Done;
 }
 
@@ -216,18 +219,28 @@ TagAllocator::Step PercpuIdaTags::splitSlowPath(TagAlloc& a, TagAccess& cost)
     return Step::More;
 }
 
+// After steal_tags() returns: if (tags->nr_free) take the top. An interrupt may have refilled the own
+// stack meanwhile.
+TagAllocator::Step PercpuIdaTags::afterSteal(TagAlloc& a, TagAccess& cost)
+{
+    if (m_cpu[static_cast<std::size_t>(a.cpu)].stack.empty())
+        return fail(a, cost);
+    popOwn(a, cost);
+    return Step::Done;
+}
+
 TagAllocator::Step PercpuIdaTags::splitStealStep(TagAlloc& a, TagAccess& cost)
 {
     const int cpu = a.cpu;
     CpuCache& mine = m_cpu[static_cast<std::size_t>(cpu)];
     if (a.state == kFind) {
         if (a.scratch[0] <= 0)
-            return fail(a, cost);
+            return afterSteal(a, cost);
         // cpu = cpumask_next(cpu_last_stolen), else cpumask_first (where the kernel would BUG() on an empty mask)
         cost.move(m_haveTagsLine.fetch(cpu, false, m_topo, m_costs));
         const int victim = nextWithTags(m_lastStolen); // other stealers may have emptied the mask meanwhile
         if (victim < 0)
-            return fail(a, cost);
+            return afterSteal(a, cost);
         m_lastStolen = victim;
         a.scratch[1] = victim;
         a.state = kUnset;
@@ -259,12 +272,7 @@ TagAllocator::Step PercpuIdaTags::splitStealStep(TagAlloc& a, TagAccess& cost)
         a.state = kFind;
         return Step::More;
     }
-    // After the loop: an interrupt may have refilled the own stack meanwhile.
-    if (!mine.stack.empty()) {
-        popOwn(a, cost);
-        return Step::Done;
-    }
-    return fail(a, cost);
+    return afterSteal(a, cost);
 }
 
 TagAllocator::Step PercpuIdaTags::get(TagAlloc& a, TagAccess& cost)
@@ -333,6 +341,16 @@ void PercpuIdaTags::put(int cpu, int tag, int /*allocCpu: percpu_ida_free() free
         }
         m_poolLock.unlock(now(cost));
     }
+}
+
+void PercpuIdaTags::mapCaches(std::span<std::int16_t> map, std::int16_t lostMark) const
+{
+    for (std::size_t c = 0; c < m_cpu.size(); ++c)
+        for (int tag : m_cpu[c].stack)
+            map[static_cast<std::size_t>(tag)] = static_cast<std::int16_t>(c);
+    for (std::size_t tag = 0; tag < m_lostTag.size() && tag < map.size(); ++tag)
+        if (m_lostTag[tag])
+            map[tag] = lostMark;
 }
 
 } // namespace blkmq

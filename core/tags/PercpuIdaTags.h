@@ -61,6 +61,7 @@ public:
     int lost() const override { return m_lost; }
     bool isLost(int tag) const { return m_lostTag[static_cast<std::size_t>(tag)]; }
     int hiddenOn(int cpu) const override { return hasTagsBit(cpu) ? 0 : cachedOn(cpu); }
+    void mapCaches(std::span<std::int16_t> map, std::int16_t lostMark) const override;
 
     int cachedOn(int cpu) const { return static_cast<int>(m_cpu[static_cast<std::size_t>(cpu)].stack.size()); }
     int globalFree() const { return static_cast<int>(m_global.size()); }
@@ -84,6 +85,7 @@ private:
     Step splitSlowPath(TagAlloc& a, TagAccess& cost);
     Step splitStealStep(TagAlloc& a, TagAccess& cost);
     void popOwn(TagAlloc& a, TagAccess& cost); // take the top of the own stack, set the own bit if more are left
+    Step afterSteal(TagAlloc& a, TagAccess& cost); // the own stack once more, then fail
     Step fail(TagAlloc& a, TagAccess& cost);
 
     const Topology& m_topo;

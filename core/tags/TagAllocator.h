@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 
 namespace blkmq {
 
@@ -19,6 +20,8 @@ struct TagAccess {
     std::uint32_t retries = 0; // failed compare-and-swaps
     std::uint32_t lost = 0; // free tags the operation destroyed (ida-lock-split's steal over a refilled cache)
     bool hidden = false; // failed while a CPU's cache held free tags that cpus_have_tags did not show
+    std::int16_t hiddenOn = -1; // then: the first such CPU
+    std::int16_t victim = -1; // the CPU whose cache it took last (percpu_ida's steal)
     bool local = true; // served without touching another CPU's state (own cache, own cachelines)
     bool wake = false; // put(): the allocator woke its own wait queue (TagWaitRules::ownQueue)
 
@@ -89,6 +92,13 @@ public:
     {
         (void)cpu;
         return 0;
+    }
+    // For pictures: sets map[tag] to the CPU whose cache holds the free tag, or to `lostMark` for a lost
+    // one, and leaves every other entry. An allocator without per-CPU caches leaves them all.
+    virtual void mapCaches(std::span<std::int16_t> map, std::int16_t lostMark) const
+    {
+        (void)map;
+        (void)lostMark;
     }
 };
 

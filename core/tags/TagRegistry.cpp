@@ -36,7 +36,8 @@ const std::vector<TagAllocatorInfo>& TagRegistry::all()
                 const auto sizing = PercpuIdaTags::sizingFor(
                     a.patches, a.depth, a.possibleCpus, a.topo.nrCpus(), std::max(1, a.nrCtx));
                 return std::make_unique<PercpuIdaTags>(a.depth, sizing, a.topo, a.costs, a.patches);
-            } },
+            },
+            true },
         { "cmpxchg",
             { "", "a fairly straight forward cmpxchg based scheme (tested, never posted)", "Jens Axboe", "",
                 "proposed (design assumed)",

@@ -30,6 +30,7 @@ struct TagAllocatorInfo {
     std::string name;
     Provenance from;
     std::unique_ptr<TagAllocator> (*make)(const TagAllocatorArgs& args);
+    bool perCpuCaches = false; // free tags sit in per-CPU caches (the GUI colours them by CPU)
 };
 
 class TagRegistry {

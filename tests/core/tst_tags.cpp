@@ -759,6 +759,45 @@ private slots:
         QVERIFY(!v314.summary()["stall"]["detected"].get<bool>());
     }
 
+    // What the GUI draws: every tag of the snapshot's tag map is in use, free, lost or cached by the CPU
+    // whose stack holds it, in the numbers the allocator has; the races come with who and when.
+    void snapshotMapsCachesAndRaces()
+    {
+        Engine e(load("ida-lock-split-race", { "duration=\"2ms\"" }));
+        e.run();
+        e.publishSnapshot();
+        const auto snap = e.snapshot();
+        const auto& ida = dynamic_cast<const PercpuIdaTags&>(e.block().tags(0).alloc());
+        std::map<int, int> count;
+        for (const auto v : snap->tagMaps[0])
+            ++count[v];
+        QCOMPARE(count[kTagInUse], ida.inUse());
+        QCOMPARE(count[kTagLost], ida.lost());
+        QVERIFY(ida.lost() > 0);
+        int cached = 0;
+        for (int cpu = 0; cpu < 4; ++cpu) {
+            QCOMPARE(count[cpu], ida.cachedOn(cpu));
+            cached += ida.cachedOn(cpu);
+        }
+        QCOMPARE(count[kTagFree], ida.globalFree());
+        QCOMPARE(ida.inUse() + ida.lost() + cached + ida.globalFree(), ida.depth());
+        const auto races = e.tagRaces();
+        QCOMPARE(races.size(), std::size_t(2));
+        QVERIFY(races[0].t_ns <= races[1].t_ns);
+        const auto has = [&](const char* what) {
+            return std::any_of(races.begin(), races.end(), [&](const Marker& m) { return m.text.find(what) != std::string::npos; });
+        };
+        QVERIFY(has("steal_tags() copied CPU"));
+        QVERIFY(has("went to sleep while CPU"));
+        // sbitmap caches nothing per CPU, and races never
+        Engine sb(load("ida-lock-split-race", { "duration=\"2ms\"", "kernel.tags=\"sbitmap\"", "kernel.patches.ida-lock-split=false" }));
+        sb.run();
+        sb.publishSnapshot();
+        for (const auto v : sb.snapshot()->tagMaps[0])
+            QVERIFY(v == kTagInUse || v == kTagFree);
+        QVERIFY(sb.tagRaces().empty());
+    }
+
     // The assumed cmpxchg list: a CPU whose load of the head came before another CPU's successful
     // cmpxchg fails its own and retries; CPUs that take turns never do.
     void cmpxchgRetriesOnlyWhenCpusOverlap()

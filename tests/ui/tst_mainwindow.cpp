@@ -141,6 +141,30 @@ private slots:
         QCOMPARE(stuck, 1);
     }
 
+    // The lock-split race is flagged like a stall: a banner naming the CPUs, the run paused there, and
+    // the tag map showing what the CPUs cache and what was lost.
+    void tagRaceShowsBannerAndTagMap()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(w.loadPreset(QStringLiteral("ida-lock-split-race")));
+        QVERIFY(w.raceBanner()->isHidden());
+        w.runner()->setSpeed(0);
+        w.runOrPause();
+        QTRY_VERIFY_WITH_TIMEOUT(w.raceBanner()->isVisible(), 10000);
+        QVERIFY(w.raceBanner()->text().contains(QStringLiteral("steal_tags() copied CPU")));
+        QTRY_VERIFY(!w.runner()->isRunning()); // paused on it
+        w.frame();
+        const auto snap = w.runner()->snapshot();
+        QVERIFY(snap->counters.tag_lost > 0);
+        int lost = 0;
+        for (const auto v : snap->tagMaps[0])
+            lost += v == kTagLost;
+        QCOMPARE(static_cast<std::uint64_t>(lost), snap->counters.tag_lost);
+        QVERIFY(w.loadPreset(QStringLiteral("ida-lock-split-race")));
+        QVERIFY(w.raceBanner()->isHidden()); // a new run starts clean
+    }
+
     void exportsWriteValidFiles()
     {
         MainWindow w;

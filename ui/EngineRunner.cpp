@@ -227,7 +227,9 @@ void EngineRunner::workerLoop(std::uint64_t generation)
         m_racesSeen = (c.tag_lost > 0) + (c.tag_missed_wakeups > 0);
         QStringList text;
         for (const Marker& m : m_engine->tagRaces())
-            text << QStringLiteral("t=%1 ms: %2").arg(static_cast<double>(m.t_ns) / 1e6, 0, 'f', 4).arg(QString::fromStdString(m.text));
+            text << QStringLiteral("t=%1 ms: %2")
+                        .arg(static_cast<double>(m.t_ns) / 1e6, 0, 'f', 4)
+                        .arg(QString::fromStdString(m.text));
         notify(2, text.join(QLatin1Char('\n')));
         return true;
     };

@@ -61,6 +61,12 @@ QString EventLogModel::describe(const TraceRecord& r)
         return QStringLiteral("to CPU %1").arg(r.arg);
     case TraceKind::DoneListAdd:
         return QStringLiteral("list of CPU %1").arg(r.arg);
+    case TraceKind::TagSteal:
+        return QStringLiteral("the cached tags of CPU %1").arg(r.arg);
+    case TraceKind::TagLost:
+        return QStringLiteral("%1 tag(s) overwritten by the steal's memcpy").arg(r.arg);
+    case TraceKind::TagMissed:
+        return QStringLiteral("CPU %1's cached tags hidden from cpus_have_tags").arg(r.arg);
     case TraceKind::SoftirqRaise:
         return r.arg == 5 ? QStringLiteral("IRQ_POLL")
             : r.arg == 4  ? QStringLiteral("BLOCK")

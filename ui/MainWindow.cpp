@@ -131,6 +131,17 @@ MainWindow::MainWindow(QWidget* parent)
     buildDocks();
 
     connect(m_patches, &PatchPanel::commandRequested, this, &MainWindow::applyCommand);
+    connect(m_patches, &PatchPanel::restartRequested, this, [this](const std::vector<std::string>& sets) {
+        const bool wasRunning = m_runner->isRunning();
+        if (const QString err = applyOverrides(sets); !err.isEmpty()) {
+            m_patches->setKernel(m_runner->scenario().kernel);
+            QMessageBox::warning(this, tr("Cannot change the kernel"), err);
+            return;
+        }
+        statusBar()->showMessage(tr("%1: the run restarted from t = 0 with the same seed").arg(q(sets.front())), 8000);
+        if (wasRunning)
+            runOrPause();
+    });
     connect(m_scene, &TopologyScene::clicked, this, &MainWindow::showSelection);
     connect(m_runner, &EngineRunner::stateChanged, this, [this](bool running) {
         m_runAction->setText(running ? tr("Pause") : tr("Run"));
@@ -141,7 +152,8 @@ MainWindow::MainWindow(QWidget* parent)
         m_banner->show();
     });
     connect(m_runner, &EngineRunner::tagRace, this, [this](const QString& what) {
-        m_raceBanner->setText(tr("<b>Tag race.</b> ") + what.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")));
+        m_raceBanner->setText(
+            tr("<b>Tag race.</b> ") + what.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")));
         m_raceBanner->show();
     });
     connect(m_timer, &QTimer::timeout, this, &MainWindow::frame);
@@ -290,6 +302,13 @@ void MainWindow::buildDocks()
     about->raise();
     patches->raise();
     connect(m_compareBox, &QCheckBox::toggled, this, &MainWindow::setCompare);
+    connect(m_patchesB, &PatchPanel::restartRequested, this, [this](const std::vector<std::string>&) {
+        if (const QString err = compareWith(m_patchesB->currentSets(true)); !err.isEmpty()) {
+            m_patchesB->setKernel(
+                m_sessions.size() > 1 ? m_sessions[1].runner->scenario().kernel : m_runner->scenario().kernel);
+            QMessageBox::warning(this, tr("Cannot change run B's kernel"), err);
+        }
+    });
     connect(m_patchesB, &PatchPanel::commandRequested, this, [this](const Command& c) {
         for (const RunSession& s : m_sessions)
             if (s.patches == m_patchesB)
@@ -451,7 +470,7 @@ void MainWindow::loadSession(std::size_t i)
     const std::string base = m_runner->scenario().sourceJson;
     std::vector<AxisPoint> points;
     for (const RunSession& s : m_sessions)
-        points.push_back({ s.label.toStdString(), s.patches->currentSets() });
+        points.push_back({ s.label.toStdString(), s.patches->currentSets(true) });
     points.front().sets.clear(); // A is the scenario as loaded
     const Experiment runs(
         [&](const std::vector<std::string>& sets) { return ScenarioLoader::fromText(base, "scenario", sets); },
@@ -582,8 +601,8 @@ void MainWindow::updateStatus()
                               : s == RqState::Dispatch ? tr("hctx->dispatch")
                               : s == RqState::AtDevice ? tr("device")
                                                        : tr("completing"));
-    legend += tr(
-        "&nbsp; <span style='color:#c0392b'>&#9711;</span> stuck &nbsp; red arc: IPI &nbsp; red frame: RESTART set");
+    legend += tr("&nbsp; <span style='color:#c0392b'>&#9711;</span> stuck &nbsp; red arc: IPI &nbsp; "
+                 "<span style='color:#117864'>dashed green arc</span>: tag steal &nbsp; red frame: RESTART set");
     legend += tr(" &nbsp; %1 in flight").arg(m_scene->requestsInFlight());
     if (m_scene->sampled())
         legend += tr(" (a sample of %1 drawn)").arg(m_scene->drawnTokens());
@@ -708,7 +727,8 @@ void MainWindow::refreshInspector()
                           .arg(cpu)
                           .arg(tags.join(QStringLiteral(", ")));
         if (!lost.isEmpty())
-            caches += tr("<br><b>lost</b> (neither free nor in use, ida-lock-split): %1").arg(lost.join(QStringLiteral(", ")));
+            caches += tr("<br><b>lost</b> (neither free nor in use, ida-lock-split): %1")
+                          .arg(lost.join(QStringLiteral(", ")));
         html = tr("<h3>driver tags of %1 hctx %2</h3><p>%3 of %4 in use%5</p><p>in use: %6%7</p>")
                    .arg(q(m_runner->scenario().devices[static_cast<std::size_t>(h.dev)].name))
                    .arg(h.index)

@@ -2,10 +2,13 @@
 
 #include "scenario/KernelSwitches.h"
 
+#include <algorithm>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QLabel>
 #include <QVBoxLayout>
 
 namespace blkmq {
@@ -49,6 +52,8 @@ PatchPanel::PatchPanel(QWidget* parent)
     QGroupBox* group = nullptr;
     QFormLayout* form = nullptr;
     std::string thread;
+    const QString restartMark = QStringLiteral(" \u27f2");
+    const QString restartTip = PatchPanel::restartTip();
     for (const KernelSwitch& sw : KernelSwitches::all()) {
         if (sw.type == KernelSwitch::Type::Duration)
             continue; // a time, not a patch: set in the scenario
@@ -57,22 +62,33 @@ PatchPanel::PatchPanel(QWidget* parent)
             group = new QGroupBox(groupTitle(thread), this);
             form = new QFormLayout(group);
             layout->addWidget(group);
+            const bool anyRestart = std::any_of(KernelSwitches::all().begin(), KernelSwitches::all().end(),
+                [&](const KernelSwitch& o) { return !o.live && o.from.thread == thread; });
+            if (anyRestart) {
+                auto* note
+                    = new QLabel(tr("%1 restarts the run from t = 0 (same seed).").arg(restartMark.trimmed()), group);
+                note->setToolTip(restartTip);
+                note->setStyleSheet(QStringLiteral("color: #7e5109;"));
+                form->addRow(note);
+            }
         }
         Row row;
         row.sw = &sw;
         const std::string path = sw.path();
         if (sw.type == KernelSwitch::Type::Bool) {
-            row.box = new QCheckBox(q(sw.label), group);
+            row.box = new QCheckBox(q(sw.label) + (sw.live ? QString() : restartMark), group);
             row.box->setObjectName(q(sw.key.rfind("patches.", 0) == 0 ? sw.key.substr(8) : sw.key));
-            row.box->setToolTip(tip(sw.from));
-            row.box->setEnabled(sw.live);
-            if (!sw.live)
-                row.box->setToolTip(
-                    tip(sw.from) + u"<br>"_qs + tr("Set when the scenario starts (not while it runs)."));
+            row.box->setToolTip(tip(sw.from) + (sw.live ? QString() : u"<br>"_qs + restartTip));
             form->addRow(row.box);
-            connect(row.box, &QCheckBox::toggled, this, [this, path](bool on) {
-                if (!m_updating)
+            const bool live = sw.live;
+            const std::size_t index = m_rows.size();
+            connect(row.box, &QCheckBox::toggled, this, [this, path, live, index](bool on) {
+                if (m_updating)
+                    return;
+                if (live)
                     emit commandRequested({ path, on ? "true" : "false" });
+                else
+                    emit restartRequested(restartSets(index));
             });
         } else {
             row.combo = new QComboBox(group);
@@ -83,15 +99,19 @@ PatchPanel::PatchPanel(QWidget* parent)
                 row.combo->addItem(label, q(c.name));
                 row.combo->setItemData(row.combo->count() - 1, tip(c.from), Qt::ToolTipRole);
             }
-            row.combo->setEnabled(sw.live);
-            if (!sw.live)
-                row.combo->setToolTip(tr("Set when the scenario starts (not while it runs)."));
-            form->addRow(q(sw.label), row.combo);
+            form->addRow(q(sw.label) + (sw.live ? QString() : restartMark), row.combo);
             QComboBox* combo = row.combo;
-            connect(combo, &QComboBox::currentIndexChanged, this, [this, path, combo] {
-                combo->setToolTip(combo->currentData(Qt::ToolTipRole).toString());
-                if (!m_updating)
+            const bool live = sw.live;
+            const std::size_t index = m_rows.size();
+            connect(combo, &QComboBox::currentIndexChanged, this, [this, path, combo, live, index, restartTip] {
+                combo->setToolTip(
+                    combo->currentData(Qt::ToolTipRole).toString() + (live ? QString() : u"<br>"_qs + restartTip));
+                if (m_updating)
+                    return;
+                if (live)
                     emit commandRequested({ path, combo->currentData().toString().toStdString() });
+                else
+                    emit restartRequested(restartSets(index));
             });
         }
         m_rows.push_back(row);
@@ -108,21 +128,52 @@ void PatchPanel::setKernel(const KernelSpec& kernel)
             row.box->setChecked(value == "true");
         else
             row.combo->setCurrentIndex(row.combo->findData(q(value)));
+        // A patch of one allocator is off and greyed while another allocator runs.
+        const KernelSwitch* needs = row.sw->requiresKey.empty() ? nullptr : KernelSwitches::find(row.sw->requiresKey);
+        const bool applies = !needs || needs->value(kernel) == row.sw->requiresValue;
+        QWidget* w = row.box ? static_cast<QWidget*>(row.box) : row.combo;
+        w->setEnabled(applies);
+        if (row.box)
+            w->setToolTip(tip(row.sw->from) + (row.sw->live ? QString() : u"<br>"_qs + restartTip())
+                + (applies ? QString()
+                           : u"<br>"_qs + tr("Applies to the %1 allocator only.").arg(q(row.sw->requiresValue))));
     }
     m_updating = false;
 }
 
-std::vector<std::string> PatchPanel::currentSets() const
+QString PatchPanel::restartTip()
+{
+    return tr("Changing it restarts the run from t = 0 with the same seed: the tag allocator and its caches are "
+              "built when the queue is set up, so they cannot change under a running queue.");
+}
+
+std::vector<std::string> PatchPanel::restartSets(std::size_t changed) const
+{
+    const Row& row = m_rows[changed];
+    std::vector<std::string> sets { setFor(row) };
+    if (!row.combo)
+        return sets;
+    const std::string value = row.combo->currentData().toString().toStdString();
+    for (const Row& other : m_rows) // the patches of another allocator go off with it
+        if (other.box && other.sw->requiresKey == row.sw->key && other.sw->requiresValue != value
+            && other.box->isChecked())
+            sets.push_back(other.sw->path() + "=false");
+    return sets;
+}
+
+std::string PatchPanel::setFor(const Row& row)
+{
+    if (row.box)
+        return row.sw->path() + (row.box->isChecked() ? "=true" : "=false");
+    return row.sw->path() + "=\"" + row.combo->currentData().toString().toStdString() + "\"";
+}
+
+std::vector<std::string> PatchPanel::currentSets(bool withRestart) const
 {
     std::vector<std::string> sets;
-    for (const Row& row : m_rows) {
-        if (!row.sw->live)
-            continue;
-        if (row.box)
-            sets.push_back(row.sw->path() + (row.box->isChecked() ? "=true" : "=false"));
-        else
-            sets.push_back(row.sw->path() + "=\"" + row.combo->currentData().toString().toStdString() + "\"");
-    }
+    for (const Row& row : m_rows)
+        if (row.sw->live || withRestart)
+            sets.push_back(setFor(row));
     return sets;
 }
 

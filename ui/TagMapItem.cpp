@@ -20,8 +20,8 @@ TagMapItem::TagMapItem(const QRectF& rect, int depth)
 QColor TagMapItem::cacheColor(int cpu)
 {
     static const QColor kHues[] = { { 0xe6, 0x7e, 0x22 }, { 0x27, 0xae, 0x60 }, { 0x8e, 0x44, 0xad },
-        { 0xc0, 0x39, 0x2b }, { 0x16, 0xa0, 0x85 }, { 0xf1, 0xc4, 0x0f }, { 0xe8, 0x43, 0x93 },
-        { 0xa0, 0x52, 0x2d }, { 0x7f, 0x8c, 0x3a }, { 0x00, 0xce, 0xd1 } };
+        { 0xc0, 0x39, 0x2b }, { 0x16, 0xa0, 0x85 }, { 0xf1, 0xc4, 0x0f }, { 0xe8, 0x43, 0x93 }, { 0xa0, 0x52, 0x2d },
+        { 0x7f, 0x8c, 0x3a }, { 0x00, 0xce, 0xd1 } };
     return kHues[static_cast<std::size_t>(cpu) % std::size(kHues)];
 }
 
@@ -34,7 +34,7 @@ void TagMapItem::setMap(const std::vector<std::int16_t>& map)
     m_image = QImage(m_cols, rows, QImage::Format_RGB32);
     m_image.fill(Qt::white);
     for (int t = 0; t < m_depth; ++t) {
-        const int v = static_cast<std::size_t>(t) < m_map.size() ? m_map[static_cast<std::size_t>(t)] : kTagFree;
+        const int v = static_cast<std::size_t>(t) < m_map.size() ? int { m_map[static_cast<std::size_t>(t)] } : int { kTagFree };
         const QColor c = v >= 0 ? cacheColor(v)
             : v == kTagInUse    ? inUseColor()
             : v == kTagLost     ? lostColor()

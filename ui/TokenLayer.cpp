@@ -73,6 +73,12 @@ void TokenLayer::setTargets(const std::vector<Token>& targets, const std::vector
 
 void TokenLayer::addArc(QPointF from, QPointF to, ArcKind kind)
 {
+    // One arc per pair of CPUs and kind: a repeat renews it instead of stacking a copy on it.
+    for (Arc& a : m_arcs)
+        if (a.kind == kind && a.from == from && a.to == to) {
+            a.age = 0;
+            return;
+        }
     if (m_arcs.size() < 400)
         m_arcs.push_back({ from, to, kind, 0 });
 }

@@ -176,8 +176,9 @@ void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>&
             text(this, QStringLiteral("+%1").arg(devices[d].nrHctx - shown),
                 QPointF(r.left() + kGap + shown * (cellW + kGap), r.top() + kCaption + 10), 7);
         text(this,
-            perCpuTagCaches ? QStringLiteral("tags: blue in use, grey free, CPU colour: in that CPU's cache, black lost")
-                            : QStringLiteral("tags (blue: in use)"),
+            perCpuTagCaches
+                ? QStringLiteral("tags: blue in use, grey free, CPU colour: in that CPU's cache, black lost")
+                : QStringLiteral("tags (blue: in use)"),
             QPointF(r.left() + 5, r.top() + kCaption + cellH + tagMapH + 6), 6);
         text(this, QStringLiteral("at the device"), QPointF(r.left() + 5, r.bottom() - 50), 6);
         dx += devW + 12;

@@ -66,8 +66,9 @@ void BlockLayer::explainSleeper(
         return;
     }
     if (lost > 0)
-        why << ", " << lost << " were lost when steal_tags() copied a victim's stack over a cache an interrupt had "
-                               "refilled (tags.lost_tags)";
+        why << ", " << lost
+            << " were lost when steal_tags() copied a victim's stack over a cache an interrupt had "
+               "refilled (tags.lost_tags)";
     if (hidden > 0)
         why << ", " << hidden << " sit in the cache of " << hiddenCpus.str()
             << " whose cpus_have_tags bit a second stealer cleared after a free had set it, so steal_tags() on "

@@ -214,8 +214,8 @@ void Engine::checkStalls()
     for (std::size_t d = 0; d < m_block->queues().size(); ++d)
         if (m_workload->maySubmit(static_cast<int>(d)))
             live[static_cast<std::size_t>(m_block->queues()[d].tagSet)] = true;
-    StallReport r = m_block->findStalls(
-        m_scenario.stall_age, live, [this](int task) { return m_workload->sleeper(task); });
+    StallReport r
+        = m_block->findStalls(m_scenario.stall_age, live, [this](int task) { return m_workload->sleeper(task); });
     m_stuck = std::move(r.stuck);
     m_stuckSubmitters = std::move(r.stuckSubmitters);
     if ((m_stuck.empty() && m_stuckSubmitters.empty()) || m_stallDetected)
@@ -227,8 +227,9 @@ void Engine::checkStalls()
         m_firstStuckNames.push_back(m_block->requestName(rq));
     for (int task : m_stuckSubmitters)
         m_firstStuckSubmitters.push_back(m_workload->sleeper(task).name);
-    addMarker(m_firstStuckNames.empty() ? "stall: " + m_firstStuckSubmitters.front() + " has slept for a tag longer than stall_age"
-                                        : "stall: " + m_firstStuckNames.front() + " is stuck");
+    addMarker(m_firstStuckNames.empty()
+            ? "stall: " + m_firstStuckSubmitters.front() + " has slept for a tag longer than stall_age"
+            : "stall: " + m_firstStuckNames.front() + " is stuck");
 }
 
 void Engine::addMarker(const std::string& text)
@@ -261,8 +262,7 @@ void Engine::sample()
         return;
     const MetricSample now = metricSample();
     const MetricInput in { now, m_lastSample, dt, m_machine->nrCpus(), m_workload->intervalLatency(),
-        m_workload->intervalTagAllocLatency(),
-        m_block->inFlight(), static_cast<int>(m_workload->jobs().size()) };
+        m_workload->intervalTagAllocLatency(), m_block->inFlight(), static_cast<int>(m_workload->jobs().size()) };
     m_series.append({ m_sim->now.ns(), computeMetrics(in) });
     m_lastSample = now;
     m_lastSampleTime = m_sim->now;

@@ -99,8 +99,8 @@ MetricValues Engine::totals() const
     const MetricSample now = metricSample();
     const MetricSample zero;
     const LatencyHistogram& lat = m_workload->jobs().empty() ? m_block->scriptLatency() : m_workload->latency();
-    return computeMetrics({ now, zero, m_sim->now.seconds(), m_machine->nrCpus(), lat, m_workload->tagAllocLatency(), m_block->inFlight(),
-        static_cast<int>(m_workload->jobs().size()) });
+    return computeMetrics({ now, zero, m_sim->now.seconds(), m_machine->nrCpus(), lat, m_workload->tagAllocLatency(),
+        m_block->inFlight(), static_cast<int>(m_workload->jobs().size()) });
 }
 
 nlohmann::json Engine::summary() const

@@ -731,7 +731,10 @@ Result<bool> ScenarioLoader::applySet(json& doc, const std::string& assignment)
     if (value.is_discarded())
         value = text;
     std::vector<std::string> keys;
-    std::stringstream ss(path);
+    // A patch id is one key even with dots in it (kernel.patches.ida-v3.13-steal).
+    const std::string patches = "kernel.patches.";
+    const bool patch = path.size() > patches.size() && path.rfind(patches, 0) == 0;
+    std::stringstream ss(patch ? patches.substr(0, patches.size() - 1) : path);
     std::string key;
     while (std::getline(ss, key, '.')) {
         if (key.empty())
@@ -739,6 +742,8 @@ Result<bool> ScenarioLoader::applySet(json& doc, const std::string& assignment)
                 "--set '" + shortened(assignment, 120) + "': empty component in key '" + shortened(path, 120) + "'");
         keys.push_back(key);
     }
+    if (patch)
+        keys.push_back(path.substr(patches.size()));
     if (static_cast<std::int64_t>(keys.size()) > limits::kJsonDepth)
         return Result<bool>::failure("--set '" + shortened(path, 120) + "': the key has more than "
             + std::to_string(limits::kJsonDepth) + " components (docs/limits.md)");

@@ -152,7 +152,7 @@ Sleeper Workload::sleeper(int task) const
     for (std::size_t j = 0; j < m_jobs.size(); ++j)
         if (const Job& job = m_jobs[j]; job.task == task)
             return { "job " + std::to_string(j) + " (" + m_specs[static_cast<std::size_t>(job.spec)].name + " on CPU "
-                         + std::to_string(job.cpu) + ")",
+                    + std::to_string(job.cpu) + ")",
                 job.allocSince };
     for (std::size_t cpu = 0; cpu < m_scriptTask.size(); ++cpu)
         if (m_scriptTask[cpu] == task)

@@ -46,6 +46,10 @@ private slots:
         QCOMPARE(s->costs.cacheline_ns[static_cast<int>(Distance::Remote)], std::int64_t(500));
         QCOMPARE(s->duration.ns(), 2'000'000);
         QCOMPARE(s->seed, std::uint64_t(99));
+        // a patch id with dots in it is one key
+        auto v313 = ScenarioLoader::fromPreset("gordeev-2n16", { "kernel.patches.ida-v3.13-steal=true" });
+        QVERIFY2(v313.ok(), v313.ok() ? "" : v313.error().c_str());
+        QVERIFY(v313->kernel.tag_patches.v313Steal);
     }
 
     void nrDevicesExpandsAndSharesTags()

@@ -785,12 +785,14 @@ private slots:
         QCOMPARE(races.size(), std::size_t(2));
         QVERIFY(races[0].t_ns <= races[1].t_ns);
         const auto has = [&](const char* what) {
-            return std::any_of(races.begin(), races.end(), [&](const Marker& m) { return m.text.find(what) != std::string::npos; });
+            return std::any_of(
+                races.begin(), races.end(), [&](const Marker& m) { return m.text.find(what) != std::string::npos; });
         };
         QVERIFY(has("steal_tags() copied CPU"));
         QVERIFY(has("went to sleep while CPU"));
         // sbitmap caches nothing per CPU, and races never
-        Engine sb(load("ida-lock-split-race", { "duration=\"2ms\"", "kernel.tags=\"sbitmap\"", "kernel.patches.ida-lock-split=false" }));
+        Engine sb(load("ida-lock-split-race",
+            { "duration=\"2ms\"", "kernel.tags=\"sbitmap\"", "kernel.patches.ida-lock-split=false" }));
         sb.run();
         sb.publishSnapshot();
         for (const auto v : sb.snapshot()->tagMaps[0])

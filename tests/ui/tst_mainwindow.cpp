@@ -165,6 +165,30 @@ private slots:
         QVERIFY(w.raceBanner()->isHidden()); // a new run starts clean
     }
 
+    // The allocator switches from the patch panel by restarting the run at t = 0 with the same seed; the
+    // patches of the allocator left go off and grey out; a percpu_ida patch restarts the run too.
+    void allocatorSwitchRestartsTheRun()
+    {
+        MainWindow w;
+        QVERIFY(w.loadPreset(QStringLiteral("ida-lock-split-race"), { "seed=7" }));
+        for (int i = 0; i < 20; ++i)
+            w.runner()->step();
+        QTRY_VERIFY(w.runner()->snapshot()->events > 0);
+        QComboBox* tags = w.patchPanel()->choiceBox("tags");
+        QVERIFY(tags && tags->isEnabled());
+        tags->setCurrentIndex(tags->findData(QStringLiteral("sbitmap")));
+        QCOMPARE(w.runner()->scenario().kernel.tags, std::string("sbitmap"));
+        QVERIFY(!w.runner()->scenario().kernel.tag_patches.lockSplit);
+        QCOMPARE(w.runner()->scenario().seed, std::uint64_t(7));
+        QCOMPARE(w.runner()->snapshot()->events, std::uint64_t(0)); // from t = 0
+        QCheckBox* split = w.patchPanel()->patchBox("ida-lock-split");
+        QVERIFY(!split->isChecked() && !split->isEnabled());
+        tags->setCurrentIndex(tags->findData(QStringLiteral("percpu_ida")));
+        QVERIFY(split->isEnabled());
+        split->setChecked(true);
+        QVERIFY(w.runner()->scenario().kernel.tag_patches.lockSplit);
+    }
+
     void exportsWriteValidFiles()
     {
         MainWindow w;

@@ -34,7 +34,8 @@ void TagMapItem::setMap(const std::vector<std::int16_t>& map)
     m_image = QImage(m_cols, rows, QImage::Format_RGB32);
     m_image.fill(Qt::white);
     for (int t = 0; t < m_depth; ++t) {
-        const int v = static_cast<std::size_t>(t) < m_map.size() ? int { m_map[static_cast<std::size_t>(t)] } : int { kTagFree };
+        const int v = static_cast<std::size_t>(t) < m_map.size() ? int { m_map[static_cast<std::size_t>(t)] }
+                                                                 : int { kTagFree };
         const QColor c = v >= 0 ? cacheColor(v)
             : v == kTagInUse    ? inUseColor()
             : v == kTagLost     ? lostColor()

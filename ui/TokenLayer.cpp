@@ -83,12 +83,6 @@ void TokenLayer::addArc(QPointF from, QPointF to, ArcKind kind)
         m_arcs.push_back({ from, to, kind, 0 });
 }
 
-void TokenLayer::clearArcs()
-{
-    m_arcs.clear();
-    update();
-}
-
 void TokenLayer::advance(double frameMs)
 {
     // Exponential glide: about 150 ms to cover most of the way, whatever the frame rate.

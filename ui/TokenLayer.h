@@ -40,7 +40,6 @@ public:
     // Tokens not in `targets` disappear; new ones appear at `origin` (their CPU).
     void setTargets(const std::vector<Token>& targets, const std::vector<QPointF>& origins);
     void addArc(QPointF from, QPointF to, ArcKind kind = ArcKind::Ipi);
-    void clearArcs();
     void advance(double frameMs);
     int size() const { return static_cast<int>(m_tokens.size()); }
     const Token* tokenAt(const QPointF& p) const;

@@ -22,7 +22,7 @@ namespace blkmq {
 // A request that nothing will ever move, and why.
 struct StallReport {
     std::vector<int> stuck; // request indices
-    std::vector<int> stuckSubmitters; // tasks asleep in blk_mq_get_tag() that no free will wake
+    std::vector<std::string> stuckSubmitters; // asleep in blk_mq_get_tag() longer than maxAge, by name
     std::string explanation;
 };
 

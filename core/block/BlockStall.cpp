@@ -155,7 +155,7 @@ StallReport BlockLayer::findStalls(
                     continue;
                 if (report.stuck.empty() && report.stuckSubmitters.empty())
                     explainSleeper(why, set, i, who, maxAge);
-                report.stuckSubmitters.push_back(task);
+                report.stuckSubmitters.push_back(who.name);
             }
     const std::size_t nStuck = report.stuck.size() + report.stuckSubmitters.size();
     if (nStuck > 0) {

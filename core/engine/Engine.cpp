@@ -225,8 +225,7 @@ void Engine::checkStalls()
     m_stallExplanation = std::move(r.explanation);
     for (int rq : m_stuck)
         m_firstStuckNames.push_back(m_block->requestName(rq));
-    for (int task : m_stuckSubmitters)
-        m_firstStuckSubmitters.push_back(m_workload->sleeper(task).name);
+    m_firstStuckSubmitters = m_stuckSubmitters;
     addMarker(m_firstStuckNames.empty()
             ? "stall: " + m_firstStuckSubmitters.front() + " has slept for a tag longer than stall_age"
             : "stall: " + m_firstStuckNames.front() + " is stuck");

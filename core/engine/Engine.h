@@ -86,7 +86,6 @@ public:
     bool stallDetected() const { return m_stallDetected; }
     SimTime firstStall() const { return m_firstStall; }
     const std::vector<int>& stuckRequests() const { return m_stuck; }
-    const std::vector<int>& stuckSubmitters() const { return m_stuckSubmitters; }
     const std::string& stallExplanation() const { return m_stallExplanation; }
     // The first lost tag and the first missed wake-up of any hw queue's tags (ida-lock-split's race),
     // in time order, each with what happened in words.
@@ -123,7 +122,7 @@ private:
     bool m_stallDetected = false;
     SimTime m_firstStall;
     std::vector<int> m_stuck; // latest check
-    std::vector<int> m_stuckSubmitters; // latest check: tasks asleep for a tag that no free will wake
+    std::vector<std::string> m_stuckSubmitters; // latest check: asleep for a tag longer than stall_age
     std::vector<std::string> m_firstStuckNames; // at the first detection
     std::vector<std::string> m_firstStuckSubmitters; // at the first detection
     std::string m_stallExplanation; // of the first detection

@@ -45,7 +45,7 @@ int BlkMqTags::get(int cpu, TagUser& user, TagAlloc* progress)
     const int tag = a.tag;
     a = TagAlloc {};
     if (tag < 0) {
-        if (cost.hidden) {
+        if (cost.hidden()) {
             ++m_sim.counters.tag_missed_wakeups;
             m_sim.trace(TraceKind::TagMissed, cpu, -1, cost.hiddenOn);
             if (!m_firstMiss.seen())

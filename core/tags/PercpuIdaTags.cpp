@@ -194,10 +194,8 @@ TagAllocator::Step PercpuIdaTags::fail(TagAlloc& a, TagAccess& cost)
     a.tag = -1;
     a.state = kStart;
     for (std::size_t c = 0; c < m_cpu.size(); ++c)
-        if (!m_cpu[c].stack.empty() && !m_haveTags[c] && !cost.hidden) {
-            cost.hidden = true; // a waiter going to sleep misses this CPU's tags
-            cost.hiddenOn = static_cast<std::int16_t>(c);
-        }
+        if (!m_cpu[c].stack.empty() && !m_haveTags[c] && !cost.hidden())
+            cost.hiddenOn = static_cast<std::int16_t>(c); // a waiter going to sleep misses this CPU's tags
     return Step::Done;
 }
 

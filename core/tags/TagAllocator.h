@@ -19,8 +19,7 @@ struct TagAccess {
     std::uint32_t globalMoves = 0; // batches moved between a CPU's cache and the global pool
     std::uint32_t retries = 0; // failed compare-and-swaps
     std::uint32_t lost = 0; // free tags the operation destroyed (ida-lock-split's steal over a refilled cache)
-    bool hidden = false; // failed while a CPU's cache held free tags that cpus_have_tags did not show
-    std::int16_t hiddenOn = -1; // then: the first such CPU
+    std::int16_t hiddenOn = -1; // failed while this CPU's cache held free tags cpus_have_tags did not show
     std::int16_t victim = -1; // the CPU whose cache it took last (percpu_ida's steal)
     bool local = true; // served without touching another CPU's state (own cache, own cachelines)
     bool wake = false; // put(): the allocator woke its own wait queue (TagWaitRules::ownQueue)
@@ -36,6 +35,7 @@ struct TagAccess {
         transfers[static_cast<std::size_t>(m.from)] += static_cast<std::uint32_t>(lines);
         local = false;
     }
+    bool hidden() const { return hiddenOn >= 0; }
     std::uint32_t cachelineTransfers() const
     {
         std::uint32_t n = 0;

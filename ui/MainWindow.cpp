@@ -185,7 +185,8 @@ void MainWindow::buildActions()
     stepAction->setToolTip(tr("Process exactly one event (.)"));
     auto* nextAction = tb->addAction(tr("Next interesting"), this, &MainWindow::stepToInteresting);
     nextAction->setShortcut(Qt::Key_N);
-    nextAction->setToolTip(tr("Run to the next IPI, ksoftirqd wake-up, requeue, restart or stall (N)"));
+    nextAction->setToolTip(
+        tr("Run to the next IPI, ksoftirqd wake-up, requeue, RESTART set, restart, skipped restart or stall (N)"));
     auto* resetAction = tb->addAction(tr("Reset"), this, &MainWindow::reset);
     resetAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     tb->addSeparator();

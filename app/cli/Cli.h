@@ -6,11 +6,13 @@
 namespace blkmq::cli {
 
 // Exit codes (docs/cli.md): 0 ok, 1 an output file could not be written,
-// 2 usage or validation error, 3 a stall was detected with --fail-on-stall.
+// 2 usage or validation error, 3 a stall was detected with --fail-on-stall, 4 a lesson's
+// expectation did not hold.
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitIo = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitStall = 3;
+inline constexpr int kExitLesson = 4;
 
 int runCommand(const std::vector<std::string>& args);
 int topologyCommand(const std::vector<std::string>& args);
@@ -22,5 +24,7 @@ int patchesCommand(const std::vector<std::string>& args);
 int validateCommand(const std::vector<std::string>& args);
 int exploreCommand(const std::vector<std::string>& args);
 int sweepCommand(const std::vector<std::string>& args);
+int lessonsCommand(const std::vector<std::string>& args);
+int lessonCommand(const std::vector<std::string>& args);
 
 } // namespace blkmq::cli

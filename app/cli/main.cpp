@@ -17,18 +17,21 @@ usage:
   blkmqlab-cli sweep [FILE] [--preset NAME] --vary key=v1,v2,... [--set key=value]...
                      [--duration D] [--threads T] [--json FILE|-]
   blkmqlab-cli presets
+  blkmqlab-cli lessons        the guided lessons, and the values their expectations name
+  blkmqlab-cli lesson NAME|FILE [--check]   plays a lesson step by step; --check prints only
+                              failures and exits 4 when an expectation does not hold
   blkmqlab-cli topology <spec | preset | file.xml | host>
   blkmqlab-cli patches        every kernel switch (kernel.*): patches, variants, their commits
   blkmqlab-cli costs          the cost parameters and their defaults (docs/model.md)
   blkmqlab-cli metrics        every metric: id, unit, plot, how it is computed (docs/scenario.md)
   blkmqlab-cli limits         the limits on inputs and outputs (docs/limits.md)
-  blkmqlab-cli validate [baseline|completion|restart|all]   the seeds' figures beside the simulated ones
+  blkmqlab-cli validate [baseline|completion|restart|tags|all]   the seeds' figures beside the simulated ones
   blkmqlab-cli help
 
 Durations take ns, us, ms or s (e.g. 100ms). --set overrides any scenario field
 by dotted path; array elements by index or by name (devices.nvme0.rq_affinity=2).
 Exit status: 0 ok, 1 output not written, 2 usage or validation error, 3 stall
-(with --fail-on-stall). Scenario format: docs/scenario.md.
+(with --fail-on-stall), 4 a lesson's expectation does not hold. Scenario format: docs/scenario.md.
 
 --function-profile prints ftrace's function profile of a kernel function:
 per CPU, calls, wall time from entry to return (interrupts nested inside
@@ -73,8 +76,13 @@ int main(int argc, char** argv)
         return blkmq::cli::metricsCommand(args);
     if (cmd == "limits")
         return blkmq::cli::limitsCommand(args);
+    if (cmd == "lessons")
+        return blkmq::cli::lessonsCommand(args);
+    if (cmd == "lesson")
+        return blkmq::cli::lessonCommand(args);
     std::cerr
         << "blkmqlab-cli: unknown command '" << cmd
-        << "' (commands: run, explore, sweep, presets, topology, patches, costs, metrics, limits, validate, help)\n";
+        << "' (commands: run, explore, sweep, presets, lessons, lesson, topology, patches, costs, metrics, limits, "
+           "validate, help)\n";
     return blkmq::cli::kExitUsage;
 }

@@ -227,7 +227,7 @@ void BlockLayer::submit(int cpu, int rq, bool bypassScheduler, bool runQueue)
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
     const RequestQueue& q = m_queues[static_cast<std::size_t>(r.dev)];
     r.waitSince = m_machine.opNow();
-    m_sim.trace(TraceKind::Submit, cpu, rq, h, r.waitSince);
+    m_sim.trace(TraceKind::Submit, cpu, rq, h, r.waitSince, r.script);
     if (bypassScheduler || q.spec.scheduler != SchedulerKind::None) {
         // blk_mq_request_bypass_insert() / blk_mq_sched_insert_request(..., async = true)
         if (bypassScheduler) {

@@ -35,11 +35,12 @@ struct Sim {
         queue.push(e);
     }
 
-    void trace(TraceKind kind, int cpu, int rq = -1, int arg = 0, SimTime at = SimTime(-1))
+    void trace(TraceKind kind, int cpu, int rq = -1, int arg = 0, SimTime at = SimTime(-1), int script = -1)
     {
         if (nrSinks == 0)
             return;
-        const TraceRecord r { (at.ns() < 0 ? now : at).ns(), rq, arg, static_cast<std::int16_t>(cpu), kind };
+        const TraceRecord r { (at.ns() < 0 ? now : at).ns(), rq, arg, static_cast<std::int16_t>(cpu), kind,
+            static_cast<std::int16_t>(script) };
         for (int i = 0; i < nrSinks; ++i)
             sinks[static_cast<std::size_t>(i)]->record(r);
     }

@@ -154,11 +154,7 @@ void Engine::dispatchEvent(const Event& e)
     }
 }
 
-namespace {
-
-// Fields that may change while a run is going (docs/scenario.md): the live kernel switches of the
-// table, costs, and a device's rq_affinity.
-bool isLivePath(const std::string& path)
+bool Engine::isLivePath(const std::string& path)
 {
     if (path.rfind("costs.", 0) == 0)
         return true;
@@ -171,8 +167,6 @@ bool isLivePath(const std::string& path)
     const auto dot = path.find('.', 8); // devices.<index or name>.rq_affinity
     return dot != std::string::npos && path.compare(dot + 1, std::string::npos, "rq_affinity") == 0;
 }
-
-} // namespace
 
 void Engine::applyCommands()
 {
@@ -343,8 +337,14 @@ void Engine::publishSnapshot()
             continue;
         const bool stuck = std::find(m_stuck.begin(), m_stuck.end(), i) != m_stuck.end();
         s->requests.push_back({ i, r.cpu, r.hctx, r.state, r.submitted.ns(), r.dispatched.ns(), stuck,
-            atCpu[static_cast<std::size_t>(i)] });
+            atCpu[static_cast<std::size_t>(i)], r.script });
     }
+    const SchedRestart& restart = m_block->restart();
+    for (std::size_t q = 0; q < restart.shape().queues.size(); ++q)
+        s->queueRestartCounters.push_back(restart.queueCounter(static_cast<int>(q)));
+    for (std::size_t t = 0; t < restart.shape().tagSets.size(); ++t)
+        s->tagSetRestartCounters.push_back(restart.tagSetCounter(static_cast<int>(t)));
+    s->stalled = m_stallDetected;
     std::lock_guard lock(m_snapshotMutex);
     m_snapshot = std::move(s);
 }

@@ -51,6 +51,9 @@ public:
     void run() { runUntil(m_scenario.duration); }
 
     CommandInbox& inbox() { return m_inbox; }
+    // Whether a field may change during a run (docs/scenario.md): a live kernel switch, a cost, a
+    // device's rq_affinity. Commands on other fields are rejected with a marker.
+    static bool isLivePath(const std::string& path);
     // Applies posted commands now, without processing any event.
     void applyPendingCommands()
     {

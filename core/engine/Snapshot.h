@@ -53,6 +53,7 @@ struct RequestSnapshot {
     std::int64_t dispatched_ns = 0;
     bool stuck = false; // the stall detector names it
     int atCpu = -1; // completing: the CPU whose queue holds it (completion queue, IPI queue, done list)
+    int script = -1; // the workload.script step that submitted it (its id names it), -1 for fio's
 };
 
 // An immutable picture of one engine at one instant, for the GUI and
@@ -70,6 +71,11 @@ struct Snapshot {
     // tag cached on that CPU (percpu_ida's per-CPU stacks).
     std::vector<std::vector<std::int16_t>> tagMaps;
     std::vector<RequestSnapshot> requests;
+    // RESTART's counters: q->shared_hctx_restart per device (8e8320c9315c) and the tag set's
+    // (Roman Pen's RFC), as the registered variant keeps them (0 where it keeps none).
+    std::vector<int> queueRestartCounters;
+    std::vector<int> tagSetRestartCounters;
+    bool stalled = false; // the stall detector has fired in this run
     std::size_t markers = 0;
     std::string fingerprint;
 };

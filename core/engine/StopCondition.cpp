@@ -198,7 +198,9 @@ const Form kForms[] = {
                 return Result<StopPtr>::failure("restart-set: '" + std::string(a) + "' is not an hctx index");
             return StopPtr(restartSet(std::stoi(std::string(a))));
         } },
-    { "interesting", "", "an IPI, a ksoftirqd wake-up, a restart, a requeue or a stall (the GUI's Next interesting)",
+    { "interesting", "",
+        "an IPI, a ksoftirqd wake-up, RESTART set, a restart or a skipped one, a requeue or a stall (the GUI's Next "
+        "interesting)",
         [](std::string_view) -> Result<StopPtr> { return StopPtr(interesting()); } },
 };
 
@@ -235,7 +237,7 @@ StopPtr anyOf(std::vector<StopPtr> conditions) { return std::make_unique<AnyOf>(
 StopPtr interesting()
 {
     std::vector<StopPtr> c;
-    for (const char* name : { "ipis", "ksoftirqd_wakeups", "restarts", "requeued" })
+    for (const char* name : { "ipis", "ksoftirqd_wakeups", "restart_marks", "restarts", "restart_skips", "requeued" })
         c.push_back(counterChanges(*findCounter(name)));
     c.push_back(stall());
     return anyOf(std::move(c));

@@ -37,7 +37,8 @@ StopPtr event(TraceKind kind); // the next trace record of that kind (an IPI sen
 StopPtr stall(); // the stall detector fires
 StopPtr restartSet(int hctx); // BLK_MQ_S_SCHED_RESTART set on that hctx (-1: on any)
 StopPtr anyOf(std::vector<StopPtr> conditions);
-// The GUI's "Next interesting": an IPI, a ksoftirqd wake-up, a restart, a requeue or a stall.
+// The GUI's "Next interesting": an IPI, a ksoftirqd wake-up, RESTART set, a restart or a skipped one
+// (blk_mq_sched_restart returned early), a requeue or a stall.
 StopPtr interesting();
 
 // The text form, one registered name per condition, optionally ":ARG"; "A|B" stops on either.

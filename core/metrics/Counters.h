@@ -42,7 +42,9 @@ struct Counters {
     // dispatch / restart
     std::uint64_t dispatch_busy = 0; // ->queue_rq returned BUSY
     std::uint64_t requeued = 0; // put on hctx->dispatch
+    std::uint64_t restart_marks = 0; // BLK_MQ_S_SCHED_RESTART set on an hctx
     std::uint64_t restart_calls = 0;
+    std::uint64_t restart_skips = 0; // of restart_calls, those that returned at once: the variant's counter was 0
     std::uint64_t restart_hctx_visits = 0;
     std::uint64_t restarts = 0;
     std::uint64_t restart_cpu_ns = 0;
@@ -84,7 +86,9 @@ inline constexpr CounterField kCounterFields[] = {
     { "ksoftirqd_wakeups", &Counters::ksoftirqd_wakeups },
     { "dispatch_busy", &Counters::dispatch_busy },
     { "requeued", &Counters::requeued },
+    { "restart_marks", &Counters::restart_marks },
     { "restart_calls", &Counters::restart_calls },
+    { "restart_skips", &Counters::restart_skips },
     { "restart_hctx_visits", &Counters::restart_hctx_visits },
     { "restarts", &Counters::restarts },
     { "tag_allocs", &Counters::tag_allocs },

@@ -40,6 +40,8 @@ void SchedRestart::mark(int h, MarkReason why)
     m_host.stateLine(h).write(m_machine.executingCpu()); // set_bit(BLK_MQ_S_SCHED_RESTART, &hctx->state)
     m.why = why;
     m.since = m_machine.opNow();
+    ++m_sim.counters.restart_marks;
+    m_sim.trace(TraceKind::RestartMark, m_machine.executingCpu(), -1, h, m.since);
     if (m_shape.hctx(h).tagShared) {
         ++m_queueCounter[static_cast<std::size_t>(m_shape.hctx(h).queue)];
         ++m_tagSet[static_cast<std::size_t>(m_shape.queueOf(h).tagSet)].counter;
@@ -60,7 +62,7 @@ bool SchedRestart::restartHctx(int h)
     if (!m_host.hasPending(h))
         return false;
     ++m_sim.counters.restarts;
-    m_sim.trace(TraceKind::Restart, -1, -1, h, m_machine.opNow());
+    m_sim.trace(TraceKind::Restart, m_machine.executingCpu(), -1, h, m_machine.opNow());
     m_host.runHwQueueAsync(h);
     return true;
 }
@@ -75,6 +77,10 @@ void SchedRestart::onFree(int h, const RestartFreed& freed)
     note.hctx = h;
     m_variant->restart(*this, h, note);
     const int cpu = m_machine.executingCpu();
+    if (note.outcome == RestartNote::Outcome::CounterZero) {
+        ++m_sim.counters.restart_skips;
+        m_sim.trace(TraceKind::RestartSkip, cpu, freed.rq, h, note.at);
+    }
     if (note.outcome == RestartNote::Outcome::None) // a walk: returns when it ends, maybe after nested interrupts
         m_openCalls.push_back({ m_machine.currentStack(), cpu, note.at });
     else

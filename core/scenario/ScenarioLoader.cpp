@@ -840,6 +840,8 @@ Result<std::string> ScenarioLoader::presetText(const std::string& name)
     return Result<std::string>::failure("preset: unknown preset '" + name + "' (presets: " + list + ")");
 }
 
+std::int64_t ScenarioLoader::nestingDepth(const std::string& text) { return blkmq::nestingDepth(text); }
+
 Result<Scenario> ScenarioLoader::fromPreset(const std::string& name, const std::vector<std::string>& sets)
 {
     auto text = presetText(name);

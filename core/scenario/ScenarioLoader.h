@@ -31,6 +31,8 @@ public:
     static Result<bool> applySet(nlohmann::json& doc, const std::string& assignment);
 
     static std::vector<PresetInfo> presets();
+    // How deeply a JSON text nests, counted without parsing it (checked before any parse).
+    static std::int64_t nestingDepth(const std::string& text);
     static Result<std::string> presetText(const std::string& name);
 };
 

@@ -23,6 +23,8 @@ enum class TraceKind : std::uint8_t {
     TagSteal, // cpu = stealer, arg = the CPU whose cached tags it took (percpu_ida)
     TagLost, // cpu = stealer whose memcpy destroyed tags, arg = how many
     TagMissed, // cpu found no tag while CPU arg's cache held tags its cpus_have_tags bit hid
+    RestartMark, // BLK_MQ_S_SCHED_RESTART set on hctx arg (blk_mq_sched_mark_restart_hctx)
+    RestartSkip, // blk_mq_sched_restart() for a request of hctx arg returned early: its counter was 0
     Count
 };
 
@@ -49,6 +51,8 @@ inline constexpr TraceKindName kTraceKindNames[] = {
     { "tag-steal", "tag steal" },
     { "tag-lost", "tags lost" },
     { "tag-missed", "missed tag wake-up" },
+    { "restart-mark", "RESTART set" },
+    { "restart-skip", "restart skipped (counter 0)" },
 };
 static_assert(std::size(kTraceKindNames) == static_cast<std::size_t>(TraceKind::Count));
 inline const TraceKindName& traceKindName(TraceKind k) { return kTraceKindNames[static_cast<std::size_t>(k)]; }
@@ -60,6 +64,10 @@ struct TraceRecord {
     std::int32_t arg = 0;
     std::int16_t cpu = -1;
     TraceKind kind = TraceKind::Marker;
+    // Submit: the workload.script step that submitted rq (-1: a fio job), so a log names the
+    // request as everything else does although its pool slot is reused later.
+    std::int16_t script = -1;
 };
+static_assert(sizeof(TraceRecord) == 24);
 
 } // namespace blkmq

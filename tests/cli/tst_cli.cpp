@@ -30,6 +30,51 @@ class TestCli : public QObject {
     }
 
 private slots:
+    void lessonsCheckHeadless()
+    {
+        const auto list = cli({ u"lessons"_qs });
+        QCOMPARE(list.code, 0);
+        QStringList names;
+        for (const QString& line : list.out.split(u'\n'))
+            if (line.startsWith(u"  "_qs) && !line.contains(u"  a "_qs) && line.trimmed().contains(u' '))
+                names << line.trimmed().section(u' ', 0, 0);
+        QVERIFY(names.contains(u"shared-hctx-stall"_qs));
+        QVERIFY(names.contains(u"where-requests-complete"_qs));
+        for (const QString& name : { u"shared-hctx-stall"_qs, u"where-requests-complete"_qs, u"softirq-threadirqs"_qs,
+                 u"restart-walk-cost"_qs, u"percpu-ida-vs-bitmap"_qs }) {
+            const auto r = cli({ u"lesson"_qs, name, u"--check"_qs });
+            QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
+            QVERIFY(r.out.contains(u"every expectation holds"_qs));
+        }
+        // Played without --check, a lesson tells its steps and each expectation's values.
+        const auto told = cli({ u"lesson"_qs, u"shared-hctx-stall"_qs });
+        QCOMPARE(told.code, 0);
+        QVERIFY(told.out.contains(u"8. D completes: queue B's counter is 0, so the walk is skipped  [t = "_qs));
+        QVERIFY(told.out.contains(u"ok      restart_skips == 1   (restart_skips = 1)"_qs));
+    }
+
+    void lessonThatDoesNotHoldExits4()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(u"wrong.json"_qs);
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"format": 1, "name": "wrong", "title": "A wrong claim",
+  "steps": [ { "title": "The stall preset with the fix", "text": "It cannot stall.",
+    "scenario": { "preset": "shared-hctx-stall", "set": ["kernel.restart=rr-shared-tags-counter"] },
+    "until": "time:1ms", "expect": ["stalled == 1"] } ] })");
+        f.close();
+        const auto r = cli({ u"lesson"_qs, path, u"--check"_qs });
+        QCOMPARE(r.code, 4);
+        QVERIFY2(
+            r.out.contains(u"wrong step 1 (The stall preset with the fix): FAILED  stalled == 1   (stalled = 0)"_qs),
+            qPrintable(r.out));
+        const auto unknown = cli({ u"lesson"_qs, u"nope"_qs });
+        QCOMPARE(unknown.code, 2);
+        QVERIFY(unknown.err.contains(u"unknown lesson 'nope'"_qs));
+        QCOMPARE(cli({ u"lesson"_qs }).code, 2);
+    }
+
     void runDefaultPrintsReport()
     {
         const auto r = cli({ u"run"_qs, u"--duration"_qs, u"2ms"_qs });

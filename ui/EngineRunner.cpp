@@ -8,6 +8,7 @@
 #include "experiment/TbbHandoff.h"
 
 #include "engine/Engine.h"
+#include "lesson/Lesson.h"
 
 #include <QMetaObject>
 
@@ -120,6 +121,19 @@ void EngineRunner::stepUntil(StopPtr until)
     startWorker();
 }
 
+void EngineRunner::playLesson(std::shared_ptr<const Lesson> lesson, int from, int to)
+{
+    pause();
+    m_lessonJob = { std::move(lesson), from, to };
+    startWorker();
+}
+
+bool EngineRunner::busy() const
+{
+    std::lock_guard lock(m_impl->mutex);
+    return m_impl->active;
+}
+
 void EngineRunner::setSpeed(double speed)
 {
     m_speed = speed;
@@ -134,7 +148,7 @@ void EngineRunner::post(const Command& c)
         TbbHandoff::pass(); // the worker's last writes to the engine happen-before ours
         m_engine->applyPendingCommands();
         collect();
-        if (m_steps > 0 || m_until) // a step the stop interrupted
+        if (m_steps > 0 || m_until || m_lessonJob.lesson) // a step the stop interrupted
             startWorker();
     }
 }
@@ -188,6 +202,8 @@ void EngineRunner::notify(int what, const QString& text)
                 m_running = false;
                 emit stateChanged(false);
                 emit finished();
+            } else if (what == 3) {
+                emit lessonPlayed(m_lessonStep, text);
             } else if (what == 1 || what == 2) {
                 if (what == 1)
                     emit stallDetected(text);
@@ -241,6 +257,18 @@ void EngineRunner::workerLoop(std::uint64_t generation)
             checkStall();
             checkRace();
             collect();
+            continue;
+        }
+        if (m_lessonJob.lesson) {
+            const LessonJob job = std::exchange(m_lessonJob, {});
+            std::string error;
+            for (int i = job.from; i <= job.to && error.empty() && !m_stop; ++i)
+                error = job.lesson->play(*m_engine, i).error;
+            checkStall();
+            checkRace();
+            collect();
+            m_lessonStep = job.to;
+            notify(3, QString::fromStdString(error));
             continue;
         }
         if (m_until) {

@@ -17,6 +17,7 @@
 namespace blkmq {
 
 class Engine;
+class Lesson;
 
 // What the worker produced since the GUI last asked (plain values).
 struct RunnerOutput {
@@ -47,6 +48,11 @@ public:
     // Runs until `until` holds (at most a million events), then pauses.
     void stepUntil(StopPtr until);
     void stepToInteresting() { stepUntil(stop::interesting()); }
+    // Plays steps from..to of `lesson` on the worker (Lesson::play: switches, then its stop), then
+    // pauses and emits lessonPlayed(to, error).
+    void playLesson(std::shared_ptr<const Lesson> lesson, int from, int to);
+    // True while the worker runs, steps or plays (the GUI keeps drawing until it is idle).
+    bool busy() const;
     bool isRunning() const { return m_running.load(); }
     // Simulated seconds per wall second; <= 0 runs as fast as possible.
     void setSpeed(double speed);
@@ -72,6 +78,7 @@ signals:
     // The tag allocator's race struck for the first time (a lost tag, or a missed wake-up).
     void tagRace(const QString& explanation);
     void finished();
+    void lessonPlayed(int step, const QString& error);
 
 private:
     void startWorker();
@@ -88,6 +95,12 @@ private:
     std::atomic<bool> m_stop { false };
     std::atomic<int> m_steps { 0 };
     StopPtr m_until; // set while the worker is stopped, taken by the worker
+    struct LessonJob {
+        std::shared_ptr<const Lesson> lesson;
+        int from = 0, to = -1;
+    };
+    LessonJob m_lessonJob; // likewise
+    int m_lessonStep = -1; // the step the last job played to
     std::atomic<double> m_speed { 1e-4 };
     std::atomic<bool> m_pauseOnStall { true };
     std::atomic<bool> m_reanchor { true };

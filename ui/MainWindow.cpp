@@ -2,6 +2,7 @@
 
 #include "EngineRunner.h"
 #include "EventLogModel.h"
+#include "LessonPanel.h"
 #include "PatchPanel.h"
 #include "PlotPanel.h"
 #include "ScenarioPanel.h"
@@ -37,6 +38,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QBuffer>
+#include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSettings>
@@ -81,6 +83,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_logView(new QTableView)
     , m_inspector(new QTextBrowser)
     , m_scenarioPanel(new ScenarioPanel)
+    , m_lessons(new LessonPanel)
     , m_patchesB(new PatchPanel)
     , m_compareTable(new QLabel)
     , m_compareBox(new QCheckBox(tr("Run B beside A (same scenario and seed, in lockstep)")))
@@ -146,20 +149,32 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_runner, &EngineRunner::stateChanged, this, [this](bool running) {
         m_runAction->setText(running ? tr("Pause") : tr("Run"));
         m_runAction->setChecked(running);
+        wake();
+    });
+    connect(m_runner, &EngineRunner::finished, this, [this] {
+        statusBar()->showMessage(tr("The run has ended at %1: Reset (Ctrl+R) to start it again")
+                                     .arg(q(formatDuration(m_runner->scenario().duration))),
+            15000);
     });
     connect(m_runner, &EngineRunner::stallDetected, this, [this](const QString& why) {
         m_banner->setText(tr("<b>Stall detected.</b> ") + why.toHtmlEscaped());
         m_banner->show();
+        wake();
     });
     connect(m_runner, &EngineRunner::tagRace, this, [this](const QString& what) {
         m_raceBanner->setText(
             tr("<b>Tag race.</b> ") + what.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")));
         m_raceBanner->show();
+        wake();
     });
     connect(m_timer, &QTimer::timeout, this, &MainWindow::frame);
     m_timer->start(16);
 
-    resize(1500, 920);
+    // Open at the screen's size when it is smaller than the layout wants (a 1280x800 projector).
+    QSize want(1500, 920);
+    if (const QScreen* screen = QGuiApplication::primaryScreen())
+        want = want.boundedTo(screen->availableGeometry().size());
+    resize(want);
 }
 
 void MainWindow::restoreSettings()
@@ -298,10 +313,14 @@ void MainWindow::buildDocks()
     cbl->addWidget(m_compareTable);
     m_patchesB->setEnabled(false);
     auto* compare = dock(tr("Compare A/B"), compareBox, Qt::RightDockWidgetArea);
+    m_lessonsDock = dock(tr("Lessons"), m_lessons, Qt::RightDockWidgetArea);
     tabifyDockWidget(about, inspect);
     tabifyDockWidget(patches, compare);
+    tabifyDockWidget(patches, m_lessonsDock);
     about->raise();
     patches->raise();
+    connect(m_lessons, &LessonPanel::playRequested, this, &MainWindow::playLessonStep);
+    connect(m_runner, &EngineRunner::lessonPlayed, this, &MainWindow::lessonStepPlayed);
     connect(m_compareBox, &QCheckBox::toggled, this, &MainWindow::setCompare);
     connect(m_patchesB, &PatchPanel::restartRequested, this, [this](const std::vector<std::string>&) {
         if (const QString err = compareWith(m_patchesB->currentSets(true)); !err.isEmpty()) {
@@ -334,7 +353,15 @@ void MainWindow::buildDocks()
     m_logView->verticalHeader()->setDefaultSectionSize(18);
     m_logView->verticalHeader()->hide();
     m_logView->horizontalHeader()->setStretchLastSection(true);
+    m_logView->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    m_logView->setColumnWidth(EventLogModel::Time, 96);
+    m_logView->setColumnWidth(EventLogModel::Cpu, 44);
+    m_logView->setColumnWidth(EventLogModel::Kind, 190);
+    m_logView->setColumnWidth(EventLogModel::Request, 110);
     m_logView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_logView->setSelectionMode(QAbstractItemView::SingleSelection);
+    connect(m_logView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+        [this](const QModelIndex& current) { selectLogRow(current.row()); });
     ll->addWidget(m_logView);
     auto* logDock = dock(tr("Event log"), logBox, Qt::BottomDockWidgetArea);
     logDock->setMinimumHeight(140);
@@ -377,7 +404,18 @@ void MainWindow::loadScenario(const Scenario& scenario)
         devices.push_back(l);
     }
     const TagAllocatorInfo* tags = TagRegistry::find(scenario.kernel.tags);
+    QStringList hctxNames;
+    for (std::size_t d = 0; d < scenario.devices.size(); ++d) {
+        devices[d].tagSet = q(scenario.devices[d].tag_set);
+        for (int i = 0; i < devices[d].nrHctx; ++i)
+            hctxNames << QStringLiteral("%1 hctx %2").arg(devices[d].name).arg(i);
+    }
+    m_scriptIds.clear();
+    for (const ScriptStep& st : scenario.script)
+        m_scriptIds << (st.op == ScriptStep::Op::Submit ? q(st.id) : QString());
+    m_log->setNames(m_scriptIds, hctxNames);
     m_scene->build(scenario.topology, devices, tags && tags->perCpuCaches);
+    m_scene->setRequestNames(m_scriptIds);
     m_view->fitInView(m_scene->sceneRect(), Qt::KeepAspectRatio);
     m_patches->setKernel(scenario.kernel);
     m_plots->clear();
@@ -387,7 +425,7 @@ void MainWindow::loadScenario(const Scenario& scenario)
     m_raceBanner->hide();
     m_selection = {};
     m_inspector->clear();
-    m_dropped = 0;
+    m_dropped = m_droppedShown = 0;
     const int idx = m_presets->findText(q(scenario.name));
     if (idx >= 0)
         m_presets->setCurrentIndex(idx);
@@ -396,14 +434,27 @@ void MainWindow::loadScenario(const Scenario& scenario)
     for (std::size_t i = 1; i < m_sessions.size(); ++i)
         loadSession(i);
     setWindowTitle(tr("BlkMQ Lab — %1").arg(q(scenario.name)));
+    m_drawn.reset();
+    m_scene->setHighlights({});
     frame();
+    wake();
 }
 
-void MainWindow::applyCommand(const Command& c) { m_runner->post(c); }
+void MainWindow::applyCommand(const Command& c)
+{
+    m_runner->post(c);
+    wake();
+}
 
 void MainWindow::runOrPause()
 {
     const bool running = m_runner->isRunning();
+    if (!running && atEnd()) {
+        m_runAction->setChecked(false);
+        statusBar()->showMessage(tr("The run has ended: Reset (Ctrl+R) to start it again"), 8000);
+        return;
+    }
+    wake();
     for (const RunSession& s : m_sessions)
         running ? s.runner->pause() : s.runner->run();
 }
@@ -520,9 +571,26 @@ void MainWindow::updateCompareTable()
     m_compareTable->setText(html);
 }
 
-void MainWindow::step() { m_runner->step(); }
+void MainWindow::step()
+{
+    if (atEnd()) {
+        statusBar()->showMessage(tr("The run has ended: Reset (Ctrl+R) to start it again"), 8000);
+        return;
+    }
+    m_stepPending = true;
+    m_runner->step();
+    wake();
+}
 
-void MainWindow::stepToInteresting() { m_runner->stepToInteresting(); }
+void MainWindow::stepToInteresting()
+{
+    if (atEnd()) {
+        statusBar()->showMessage(tr("The run has ended: Reset (Ctrl+R) to start it again"), 8000);
+        return;
+    }
+    m_runner->stepToInteresting();
+    wake();
+}
 
 void MainWindow::reset()
 {
@@ -571,16 +639,57 @@ void MainWindow::frame()
     if (atBottom && !out.trace.empty())
         m_logView->scrollToBottom();
     const auto snap = m_runner->snapshot();
-    if (snap) {
+    const bool fresh = snap && snap != m_drawn;
+    bool changed = fresh || !out.rows.empty() || !out.markers.empty() || !out.trace.empty();
+    if (snap && (changed || m_scene->animating()))
         m_scene->update(*snap, out.trace, frameMs);
+    if (snap)
         m_shownNs = snap->now.ns();
+    for (std::size_t i = 1; i < m_sessions.size(); ++i) {
+        const auto rows = m_sessions[i].runner->drain().rows;
+        changed |= !rows.empty() || m_sessions[i].runner->snapshot() != m_drawnB;
+        m_drawnB = m_sessions[i].runner->snapshot();
+        m_plots->append(rows, static_cast<int>(i));
     }
-    for (std::size_t i = 1; i < m_sessions.size(); ++i)
-        m_plots->append(m_sessions[i].runner->drain().rows, static_cast<int>(i));
-    updateCompareTable();
-    m_plots->replot();
-    refreshInspector();
-    updateStatus();
+    if (m_stepPending && fresh) { // say what a step did, even when nothing on the canvas moved
+        m_stepPending = false;
+        statusBar()->showMessage(out.trace.empty()
+                ? tr("Step: t = %1 µs; an event that leaves no trace (a timer, a CPU's next op)")
+                      .arg(static_cast<double>(m_shownNs) / 1e3, 0, 'f', 3)
+                : tr("Step: t = %1 µs; %2")
+                      .arg(static_cast<double>(out.trace.back().time) / 1e3, 0, 'f', 3)
+                      .arg(m_log->describeRow(out.trace.back())),
+            10000);
+    }
+    if (changed) {
+        m_drawn = snap;
+        updateCompareTable();
+        m_plots->replot();
+        refreshInspector();
+        updateStatus();
+    }
+    // Idle: nothing runs, nothing changed and nothing glides: stop drawing until wake().
+    bool active = changed || m_scene->animating();
+    for (const RunSession& session : m_sessions)
+        active |= session.runner->isRunning() || session.runner->busy();
+    if (!active)
+        m_timer->stop();
+}
+
+void MainWindow::wake()
+{
+    if (!m_timer->isActive()) {
+        m_lastFrameMs = 0;
+        m_timer->start(16);
+    }
+}
+
+bool MainWindow::drawing() const { return m_timer->isActive(); }
+
+bool MainWindow::atEnd() const
+{
+    const auto snap = m_runner->snapshot();
+    return snap && snap->now >= m_runner->scenario().duration;
 }
 
 void MainWindow::updateStatus()
@@ -604,12 +713,16 @@ void MainWindow::updateStatus()
                                                        : tr("completing"));
     legend += tr("&nbsp; <span style='color:#c0392b'>&#9711;</span> stuck &nbsp; red arc: IPI &nbsp; "
                  "<span style='color:#117864'>dashed green arc</span>: tag steal &nbsp; red frame: RESTART set");
+    if (m_lessons->lesson())
+        legend += tr(" &nbsp; <span style='color:#f39c12'>orange frame</span>: what the lesson step points at");
     legend += tr(" &nbsp; %1 in flight").arg(m_scene->requestsInFlight());
     if (m_scene->sampled())
         legend += tr(" (a sample of %1 drawn)").arg(m_scene->drawnTokens());
     m_legend->setText(legend);
-    statusBar()->showMessage(
-        m_dropped ? tr("event log: %1 events skipped while the display fell behind").arg(m_dropped) : QString());
+    if (m_dropped != m_droppedShown) {
+        m_droppedShown = m_dropped;
+        statusBar()->showMessage(tr("event log: %1 events skipped while the display fell behind").arg(m_dropped), 5000);
+    }
 }
 
 QString MainWindow::inspect(const QString& what)
@@ -631,7 +744,11 @@ QString MainWindow::inspect(const QString& what)
 
 void MainWindow::showSelection(const CanvasSelection& s)
 {
+    if (s.kind != CanvasSelection::Kind::Request || s.index != m_selection.index)
+        m_selectionScript = -1;
     m_selection = s;
+    if (s.kind == CanvasSelection::Kind::Request)
+        m_scene->setFollowed(s.index);
     for (auto* d : findChildren<QDockWidget*>())
         if (d->widget() && d->widget()->isAncestorOf(m_inspector))
             d->raise();
@@ -691,18 +808,23 @@ void MainWindow::refreshInspector()
         auto it = std::find_if(
             snap->requests.begin(), snap->requests.end(), [&](auto& r) { return r.id == m_selection.index; });
         if (it == snap->requests.end()) {
-            html = tr("<h3>request #%1</h3><p>completed.</p>").arg(m_selection.index);
+            html = tr("<h3>%1</h3><p>completed.</p>")
+                       .arg(EventLogModel::requestName(m_selection.index, m_selectionScript, m_scriptIds));
             break;
         }
+        m_selectionScript = it->script;
         const char* where[]
             = { "free", "in the scheduler FIFO", "on hctx->dispatch", "at the device", "on its way to ->complete" };
-        html = tr("<h3>request #%1</h3><p>%2%3<br>submitted on CPU %4 at %5 µs<br>hctx %6<br>dispatched at %7 µs</p>")
-                   .arg(it->id)
+        html = tr("<h3>%1</h3><p>%2%3<br>submitted on CPU %4 at %5 µs<br>%6<br>dispatched at %7 µs</p>")
+                   .arg(EventLogModel::requestName(it->id, it->script, m_scriptIds))
                    .arg(QString::fromLatin1(where[static_cast<int>(it->state)]))
                    .arg(it->stuck ? tr(" — <b style='color:#c0392b'>stuck</b>") : QString())
                    .arg(it->cpu)
                    .arg(static_cast<double>(it->submitted_ns) / 1e3, 0, 'f', 3)
-                   .arg(it->hctx)
+                   .arg(q(m_runner->scenario()
+                                .devices[static_cast<std::size_t>(snap->hctxs[static_cast<std::size_t>(it->hctx)].dev)]
+                                .name)
+                       + tr(" hctx %1").arg(snap->hctxs[static_cast<std::size_t>(it->hctx)].index))
                    .arg(it->state >= RqState::AtDevice
                            ? QString::number(static_cast<double>(it->dispatched_ns) / 1e3, 'f', 3)
                            : QStringLiteral("-"));
@@ -808,6 +930,12 @@ QString MainWindow::exportCanvas(const QString& path)
 
 QString MainWindow::saveScreenshot(const QString& path)
 {
+    // Everything shown belongs to one instant: the runs stop, their last output is drawn, and the
+    // tokens stand where that snapshot puts them.
+    for (const RunSession& session : m_sessions)
+        session.runner->pause();
+    frame();
+    m_scene->settle();
     QBuffer out;
     out.open(QIODevice::WriteOnly);
     if (!grab().save(&out, "PNG"))
@@ -884,6 +1012,112 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* event)
     if (watched == m_view && event->type() == QEvent::Resize)
         m_view->fitInView(m_scene->sceneRect(), Qt::KeepAspectRatio);
     return QMainWindow::eventFilter(watched, event);
+}
+
+void MainWindow::selectLogRow(int proxyRow)
+{
+    if (proxyRow < 0)
+        return;
+    const QModelIndex source = m_logFilter->mapToSource(m_logFilter->index(proxyRow, 0));
+    if (!source.isValid())
+        return;
+    const TraceRecord& r = m_log->record(source.row());
+    if (r.rq >= 0) {
+        m_selectionScript = r.script;
+        showSelection({ CanvasSelection::Kind::Request, r.rq });
+    } else if (r.cpu >= 0) {
+        showSelection({ CanvasSelection::Kind::Cpu, r.cpu });
+    }
+    statusBar()->showMessage(m_log->describeRow(r), 10000);
+}
+
+QString MainWindow::openLesson(const QString& nameOrPath)
+{
+    const QString err = m_lessons->open(nameOrPath);
+    if (err.isEmpty()) {
+        m_lessonsDock->show();
+        m_lessonsDock->raise();
+        // The narrative needs the height: the lesson takes most of the right-hand column.
+        QTimer::singleShot(0, this, [this] { resizeDocks({ m_lessonsDock }, { height() * 3 / 5 }, Qt::Vertical); });
+    }
+    return err;
+}
+
+void MainWindow::playLessonStep(int step, bool fresh)
+{
+    const auto lesson = m_lessons->shared();
+    if (!lesson)
+        return;
+    int from = step;
+    if (fresh) {
+        auto s = lesson->scenarioOf(step);
+        if (!s) {
+            m_lessons->stepReached(step, q(s.error()), *m_runner->snapshot());
+            return;
+        }
+        for (const RunSession& session : m_sessions)
+            session.runner->pause();
+        loadScenario(*s);
+        from = lesson->segmentStart(step);
+    }
+    m_scene->setHighlights({});
+    statusBar()->showMessage(tr("Lesson: playing step %1…").arg(step + 1));
+    m_runner->playLesson(lesson, from, step);
+    wake();
+}
+
+void MainWindow::lessonStepPlayed(int step, const QString& error)
+{
+    const auto lesson = m_lessons->shared();
+    frame();
+    const auto snap = m_runner->snapshot();
+    if (!lesson || !snap || step < 0 || step >= lesson->size())
+        return;
+    m_lessons->stepReached(step, error, *snap);
+    std::vector<CanvasHighlight> marks;
+    bool inspected = false;
+    for (const LessonHighlight& h : lesson->steps()[static_cast<std::size_t>(step)].highlights) {
+        CanvasSelection sel;
+        switch (h.kind) {
+        case LessonHighlight::Kind::Cpu:
+            marks.push_back({ CanvasHighlight::Kind::Cpu, h.index });
+            sel = { CanvasSelection::Kind::Cpu, h.index };
+            break;
+        case LessonHighlight::Kind::Hctx:
+            marks.push_back({ CanvasHighlight::Kind::Hctx, h.index });
+            sel = { CanvasSelection::Kind::Hctx, h.index };
+            break;
+        case LessonHighlight::Kind::Tags:
+            marks.push_back({ CanvasHighlight::Kind::Tags, h.index });
+            sel = { CanvasSelection::Kind::Tags, h.index };
+            break;
+        case LessonHighlight::Kind::Queue:
+            marks.push_back({ CanvasHighlight::Kind::Device, h.index });
+            break;
+        case LessonHighlight::Kind::Request: {
+            const auto script = m_scriptIds.indexOf(q(h.request));
+            for (const RequestSnapshot& r : snap->requests)
+                if (r.script == script) {
+                    m_scene->setFollowed(r.id);
+                    m_selectionScript = r.script;
+                    sel = { CanvasSelection::Kind::Request, r.id };
+                }
+            break;
+        }
+        }
+        if (!inspected && sel.kind != CanvasSelection::Kind::None) {
+            m_selection = sel; // shown in the inspector without raising it over the lesson
+            inspected = true;
+        }
+    }
+    m_scene->setHighlights(marks);
+    refreshInspector();
+    statusBar()->showMessage(error.isEmpty() ? tr("Lesson step %1 reached at t = %2 µs")
+                                                   .arg(step + 1)
+                                                   .arg(static_cast<double>(snap->now.ns()) / 1e3, 0, 'f', 3)
+                                             : tr("Lesson step %1: %2").arg(step + 1).arg(error),
+        10000);
+    wake();
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)

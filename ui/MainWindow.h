@@ -6,6 +6,7 @@
 #include "engine/CommandInbox.h"
 
 #include <QMainWindow>
+#include <QStringList>
 
 #include <memory>
 
@@ -13,6 +14,7 @@ class QAction;
 class QCheckBox;
 class QSpinBox;
 class QComboBox;
+class QDockWidget;
 class QGraphicsView;
 class QLabel;
 class QLineEdit;
@@ -26,6 +28,7 @@ namespace blkmq {
 
 class EngineRunner;
 class EventLogModel;
+class LessonPanel;
 class PatchPanel;
 class PlotPanel;
 class ScenarioPanel;
@@ -56,6 +59,12 @@ public:
     QLabel* raceBanner() const { return m_raceBanner; }
     QTextBrowser* inspector() const { return m_inspector; }
     ScenarioPanel* scenarioPanel() const { return m_scenarioPanel; }
+    LessonPanel* lessonPanel() const { return m_lessons; }
+    QTableView* eventLogView() const { return m_logView; }
+    // Opens a lesson in the Lessons panel (a built-in name or a file) and shows the panel.
+    QString openLesson(const QString& nameOrPath);
+    // Plays the open lesson to `step` (0-based) from its scenario's start, as a click on it would.
+    void playLessonTo(int step) { playLessonStep(step, true); }
     // A/B comparison: run B on the same scenario and seed with its own patch set.
     void setCompare(bool on);
     // Compares with a run B whose kernel settings are A's with `sets` (kernel.* paths) applied;
@@ -69,6 +78,10 @@ public:
     std::int64_t shownTimeNs() const { return m_shownNs; }
     // True once the stall banner shows (a stall was detected in the current run).
     bool stalled() const;
+    // Whether the frame timer runs: false once nothing runs, changes or moves (an idle window draws nothing).
+    bool drawing() const;
+    // The shown run has reached its scenario's end.
+    bool atEnd() const;
 
     // Exports; each writes atomically and returns an error message or empty.
     // Exports return an error message naming the path, or an empty string.
@@ -90,7 +103,8 @@ public slots:
     void setSpeedIndex(int index);
     // Simulated seconds per wall second for every run session (<= 0: as fast as possible).
     void setSpeed(double speed);
-    void frame(); // pulls the runner's output and redraws (the 60 Hz timer)
+    void frame(); // pulls the runner's output and redraws what changed (the 60 Hz timer, while active)
+    void wake(); // starts the frame timer after it stopped on an idle window
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -109,6 +123,9 @@ private:
     void addRecent(const QString& path);
     void loadSession(std::size_t i);
     void updateCompareTable();
+    void selectLogRow(int proxyRow);
+    void playLessonStep(int step, bool fresh);
+    void lessonStepPlayed(int step, const QString& error);
 
     EngineRunner* m_runner;
     TopologyScene* m_scene;
@@ -120,6 +137,10 @@ private:
     QTableView* m_logView;
     QTextBrowser* m_inspector;
     ScenarioPanel* m_scenarioPanel;
+    LessonPanel* m_lessons;
+    QDockWidget* m_lessonsDock = nullptr;
+    QStringList m_scriptIds; // the scenario's workload.script ids by step ("" for steps that submit nothing)
+    int m_selectionScript = -1; // the script step of the selected request (its name after it completed)
     // The runs over the one live scenario: [0] is drawn on the canvas and driven by m_patches;
     // the others are compared with it (plotted as sets 1.., in the A/B table), each with its own
     // kernel settings. A session's live scenario is its engine's (EngineRunner::liveScenarioJson).
@@ -146,7 +167,10 @@ private:
     std::vector<SeriesRow> m_rows;
     CanvasSelection m_selection;
     std::int64_t m_shownNs = 0;
+    std::shared_ptr<const Snapshot> m_drawn, m_drawnB; // the snapshots drawn last (A, and B when comparing)
+    bool m_stepPending = false; // Step was pressed: say what the event was when its snapshot comes
     std::uint64_t m_dropped = 0;
+    std::uint64_t m_droppedShown = 0;
     qint64 m_lastFrameMs = 0;
 };
 

@@ -1,5 +1,7 @@
 #include "TokenLayer.h"
 
+#include "TagMapItem.h"
+
 #include <QPainter>
 #include <QPainterPath>
 
@@ -11,6 +13,7 @@ namespace blkmq {
 namespace {
 constexpr double kArcLifeMs = 450;
 constexpr double kRadius = 3.2;
+constexpr std::size_t kLabelledTokens = 48;
 }
 
 TokenLayer::TokenLayer(const QRectF& bounds)
@@ -54,6 +57,7 @@ void TokenLayer::setTargets(const std::vector<Token>& targets, const std::vector
             t.target = in.target;
             t.state = in.state;
             t.stuck = in.stuck;
+            t.label = in.label;
             t.seen = true;
         }
     }
@@ -85,15 +89,37 @@ void TokenLayer::addArc(QPointF from, QPointF to, ArcKind kind)
 
 void TokenLayer::advance(double frameMs)
 {
-    // Exponential glide: about 150 ms to cover most of the way, whatever the frame rate.
+    // Exponential glide: about 150 ms to cover most of the way, whatever the frame rate. Nothing
+    // moving and no arc fading: no repaint.
     const double k = 1.0 - std::pow(0.5, frameMs / 45.0);
-    for (auto& t : m_tokens)
-        t.pos += (t.target - t.pos) * k;
+    bool moved = false;
+    for (auto& t : m_tokens) {
+        if (t.pos == t.target)
+            continue;
+        t.pos = QLineF(t.pos, t.target).length() > 0.3 ? t.pos + (t.target - t.pos) * k : t.target;
+        moved = true;
+    }
+    const bool arcs = !m_arcs.empty();
     for (auto& a : m_arcs)
         a.age += frameMs;
     m_arcs.erase(
         std::remove_if(m_arcs.begin(), m_arcs.end(), [](const Arc& a) { return a.age > kArcLifeMs; }), m_arcs.end());
+    if (moved || arcs)
+        update();
+}
+
+void TokenLayer::settle()
+{
+    for (auto& t : m_tokens)
+        t.pos = t.target;
     update();
+}
+
+bool TokenLayer::animating() const
+{
+    if (!m_arcs.empty())
+        return true;
+    return std::any_of(m_tokens.begin(), m_tokens.end(), [](const Token& t) { return t.pos != t.target; });
 }
 
 const TokenLayer::Token* TokenLayer::tokenAt(const QPointF& p) const
@@ -121,11 +147,23 @@ void TokenLayer::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidg
         painter->setBrush(Qt::NoBrush);
         painter->drawPath(path);
     }
-    painter->setPen(Qt::NoPen);
+    // Filled by where the request is, outlined in its submitting CPU's colour (so a completion's way
+    // back is visible); named when there are few enough to read.
+    const bool labels = m_tokens.size() <= kLabelledTokens;
+    QFont font = painter->font();
+    font.setPointSizeF(6.5);
+    font.setBold(true);
+    painter->setFont(font);
     for (const auto& t : m_tokens) {
+        painter->setPen(t.cpu >= 0 ? QPen(TagMapItem::cacheColor(t.cpu), 1.3) : Qt::NoPen);
         painter->setBrush(t.stuck ? QColor(0xc0, 0x39, 0x2b) : stateColor(t.state));
         painter->drawEllipse(t.pos, kRadius, kRadius);
+        if (labels && !t.label.isEmpty()) {
+            painter->setPen(QColor(0x1b, 0x26, 0x31));
+            painter->drawText(t.pos + QPointF(kRadius + 1.5, -kRadius - 0.5), t.label);
+        }
     }
+    painter->setPen(Qt::NoPen);
     for (const auto& t : m_tokens) {
         if (!t.stuck && t.id != m_followed)
             continue;

@@ -5,6 +5,7 @@
 #include <QGraphicsItem>
 #include <QHash>
 #include <QPointF>
+#include <QString>
 
 #include <vector>
 
@@ -22,6 +23,8 @@ public:
         RqState state = RqState::Free;
         bool stuck = false;
         bool seen = false;
+        int cpu = -1; // the submitting CPU: the token's outline has its colour
+        QString label; // the request's name, drawn when few tokens are on the canvas
     };
     // An IPI (red, from the completing CPU to the submitter) or a tag steal (dashed, from the victim
     // CPU to the stealer).
@@ -43,7 +46,14 @@ public:
     void advance(double frameMs);
     int size() const { return static_cast<int>(m_tokens.size()); }
     const Token* tokenAt(const QPointF& p) const;
-    void setFollowed(int id) { m_followed = id; }
+    void setFollowed(int id)
+    {
+        m_followed = id;
+        update();
+    }
+    // Tokens still gliding towards their targets, or arcs still fading.
+    bool animating() const;
+    void settle(); // every token at its target
     static QColor stateColor(RqState s);
 
 private:

@@ -138,6 +138,8 @@ void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>&
     for (const auto& d : devices)
         totalHctx = std::max(totalHctx, d.firstHctx + d.nrHctx);
     m_hctxs.assign(static_cast<std::size_t>(totalHctx), {});
+    m_queueCounters.assign(devices.size(), nullptr);
+    m_highlights.clear();
     m_hctxDevice.assign(static_cast<std::size_t>(totalHctx), -1);
     m_deviceRects.assign(devices.size(), QRectF());
     double dy = maxY + 24;
@@ -158,6 +160,12 @@ void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>&
         m_deviceRects[d] = r;
         addRect(r, QPen(QColor(0x34, 0x49, 0x5e), 1.2), QBrush(QColor(0xf8, 0xf9, 0xf9)))->setZValue(-3);
         text(this, devices[d].name, r.topLeft() + QPointF(5, 1), 8, true);
+        const bool shared
+            = !devices[d].tagSet.isEmpty() && std::count_if(devices.begin(), devices.end(), [&](const DeviceLayout& o) {
+                  return o.tagSet == devices[d].tagSet;
+              }) > 1;
+        if (shared) // the queue's counter of marked hctxs (8e8320c9315c), which the stall turns on
+            m_queueCounters[d] = text(this, QString(), r.topLeft() + QPointF(std::max(70.0, devW - 150), 2), 7, true);
         for (int i = 0; i < shown; ++i) {
             HctxCell cell;
             cell.rect = addRect(r.left() + kGap + i * (cellW + kGap), r.top() + kCaption + 2, cellW, cellH,
@@ -186,6 +194,23 @@ void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>&
     if (devices.size() > static_cast<std::size_t>(kMaxDevicesShown))
         text(this, QStringLiteral("+%1 more devices not drawn").arg(devices.size() - kMaxDevicesShown),
             QPointF(dx, dy + 20), 8);
+    // A shared tag set: one dashed frame around the queues that share it.
+    std::map<QString, QRectF> sets;
+    std::map<QString, int> members;
+    for (std::size_t d = 0; d < devices.size(); ++d)
+        if (!devices[d].tagSet.isEmpty() && m_deviceRects[d].isValid()) {
+            sets[devices[d].tagSet] = sets[devices[d].tagSet].united(m_deviceRects[d]);
+            ++members[devices[d].tagSet];
+        }
+    for (const auto& [name, rect] : sets) {
+        if (members[name] < 2)
+            continue;
+        const QRectF frame = rect.adjusted(-6, -18, 6, 6);
+        addRect(frame, QPen(QColor(0x7d, 0x3c, 0x98), 1.5, Qt::DashLine), Qt::NoBrush)->setZValue(-4);
+        text(this, QStringLiteral("tag set '%1': driver tags shared by these queues").arg(name),
+            frame.topLeft() + QPointF(6, 2), 7, true)
+            ->setBrush(QColor(0x7d, 0x3c, 0x98));
+    }
     const QRectF bounds = itemsBoundingRect().adjusted(-20, -20, 20, 60);
     m_tokens = new TokenLayer(bounds);
     addItem(m_tokens);
@@ -254,6 +279,12 @@ void TopologyScene::update(const Snapshot& snap, const std::vector<TraceRecord>&
                                 .arg(s.tagsInUse)
                                 .arg(s.tagDepth));
     }
+    for (std::size_t d = 0; d < m_queueCounters.size() && d < snap.queueRestartCounters.size(); ++d)
+        if (m_queueCounters[d]) {
+            const int n = snap.queueRestartCounters[d];
+            m_queueCounters[d]->setText(QStringLiteral("shared_hctx_restart = %1").arg(n));
+            m_queueCounters[d]->setBrush(n > 0 ? QColor(0xc0, 0x39, 0x2b) : QColor(0x2c, 0x3e, 0x50));
+        }
     // Tokens: a sample when there are too many to draw.
     std::vector<TokenLayer::Token> tokens;
     std::vector<QPointF> origins;
@@ -267,6 +298,11 @@ void TopologyScene::update(const Snapshot& snap, const std::vector<TraceRecord>&
         t.id = r.id;
         t.state = r.state;
         t.stuck = r.stuck;
+        t.cpu = r.cpu;
+        // The request's one name, short: its script id, or #slot (EventLogModel::requestName).
+        t.label = r.script >= 0 && r.script < m_scriptIds.size() && !m_scriptIds[r.script].isEmpty()
+            ? m_scriptIds[r.script]
+            : QStringLiteral("#%1").arg(r.id);
         QPointF base;
         int place = 0;
         switch (r.state) {
@@ -328,6 +364,50 @@ void TopologyScene::setFollowed(int request)
     if (m_tokens)
         m_tokens->setFollowed(request);
 }
+
+void TopologyScene::setHighlights(const std::vector<CanvasHighlight>& highlights)
+{
+    for (QGraphicsItem* item : m_highlights) {
+        removeItem(item);
+        delete item;
+    }
+    m_highlights.clear();
+    for (const CanvasHighlight& h : highlights) {
+        QRectF r;
+        const auto i = static_cast<std::size_t>(h.index);
+        switch (h.kind) {
+        case CanvasHighlight::Kind::Cpu:
+            if (i < m_cpus.size() && m_cpus[i].rect)
+                r = m_cpus[i].rect->rect();
+            break;
+        case CanvasHighlight::Kind::Hctx:
+            if (i < m_hctxs.size() && m_hctxs[i].rect)
+                r = m_hctxs[i].rect->rect();
+            break;
+        case CanvasHighlight::Kind::Tags:
+            if (i < m_hctxs.size() && m_hctxs[i].tags)
+                r = m_hctxs[i].tags->boundingRect();
+            break;
+        case CanvasHighlight::Kind::Device:
+            if (i < m_deviceRects.size())
+                r = m_deviceRects[i];
+            break;
+        }
+        if (!r.isValid())
+            continue;
+        auto* item = addRect(r.adjusted(-4, -4, 4, 4), QPen(QColor(0xf3, 0x9c, 0x12), 3.5), Qt::NoBrush);
+        item->setZValue(20);
+        m_highlights.push_back(item);
+    }
+}
+
+void TopologyScene::settle()
+{
+    if (m_tokens)
+        m_tokens->settle();
+}
+
+bool TopologyScene::animating() const { return m_tokens && m_tokens->animating(); }
 
 CanvasSelection TopologyScene::selectionAt(const QPointF& p) const
 {

@@ -7,6 +7,7 @@
 #include <QGraphicsScene>
 #include <QHash>
 #include <QPointF>
+#include <QStringList>
 
 #include <memory>
 #include <vector>
@@ -24,6 +25,13 @@ struct DeviceLayout {
     int firstHctx = 0;
     int nrHctx = 0;
     int tagDepth = 0;
+    QString tagSet; // the tag set it shares with the devices of the same name ("" = its own tags)
+};
+
+// What a lesson step points at (LessonHighlight, resolved): outlined on the canvas.
+struct CanvasHighlight {
+    enum class Kind { Cpu, Hctx, Tags, Device } kind = Kind::Cpu;
+    int index = -1;
 };
 
 // What the user clicked on the canvas.
@@ -54,6 +62,14 @@ public:
     QPointF hctxCenter(int hctx) const;
     CanvasSelection selectionAt(const QPointF& scenePos) const;
     void setFollowed(int request);
+    // The workload.script ids by step, so a token is labelled with its request's name.
+    void setRequestNames(const QStringList& scriptIds) { m_scriptIds = scriptIds; }
+    // Outlines these objects (a lesson step's highlights) until the next call.
+    void setHighlights(const std::vector<CanvasHighlight>& highlights);
+    // Whether tokens are still gliding or arcs fading (the window keeps drawing until they settle).
+    bool animating() const;
+    // Puts every token at its target at once (a screenshot shows where the snapshot has them).
+    void settle();
 
     static QColor contextColor(int context, bool idle);
 
@@ -78,11 +94,14 @@ private:
     std::vector<HctxCell> m_hctxs; // by global hctx index; null when not drawn
     std::vector<QRectF> m_deviceRects; // per device
     std::vector<int> m_hctxDevice;
+    std::vector<QGraphicsSimpleTextItem*> m_queueCounters; // per device: shared_hctx_restart, when its tags are shared
+    std::vector<QGraphicsItem*> m_highlights;
     TokenLayer* m_tokens = nullptr;
     std::vector<std::int64_t> m_lastBusy;
     std::int64_t m_lastNow = 0;
     int m_inFlight = 0;
     bool m_sampled = false;
+    QStringList m_scriptIds;
 };
 
 } // namespace blkmq

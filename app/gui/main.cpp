@@ -1,7 +1,9 @@
 // blkmqlab: the desktop laboratory.
 //   blkmqlab [FILE | --preset NAME] [--set k=v]... [--run] [--speed X]
 //            [--screenshot FILE --after DUR] [--export-chart FILE] [--quit-after DUR] [--inspect cpu:N|hctx:N]
+//            [--lesson NAME[:STEP]]
 #include "EngineRunner.h"
+#include "LessonPanel.h"
 #include "MainWindow.h"
 #include "io/SafeFile.h"
 #include "scenario/ScenarioLoader.h"
@@ -57,7 +59,10 @@ int main(int argc, char** argv)
     const QCommandLineOption inspect(QStringLiteral("inspect"),
         QStringLiteral("show a CPU or hctx in the inspector for --screenshot/--export-chart"),
         QStringLiteral("cpu:N|hctx:N"));
-    parser.addOptions({ preset, set, run, speed, shot, after, chart, quit, compare, inspect });
+    const QCommandLineOption lesson(QStringLiteral("lesson"),
+        QStringLiteral("open a guided lesson and play it to step STEP (1 = the first; a --screenshot waits for it)"),
+        QStringLiteral("NAME[:STEP]"));
+    parser.addOptions({ preset, set, run, speed, shot, after, chart, quit, compare, inspect, lesson });
     parser.process(app);
 
     std::vector<std::string> sets;
@@ -116,6 +121,36 @@ int main(int argc, char** argv)
     if (!parser.isSet(shot)) // screenshots keep the default layout, whatever was saved last time
         window.restoreSettings();
     window.show();
+    int lessonStep = -1; // 0-based; -1: no lesson step to wait for
+    if (parser.isSet(lesson)) {
+        const QString spec = parser.value(lesson);
+        const QString name = spec.section(QLatin1Char(':'), 0, 0);
+        if (const QString err = window.openLesson(name); !err.isEmpty())
+            return fail(QStringLiteral("--lesson: ") + err);
+        if (spec.contains(QLatin1Char(':'))) {
+            bool ok = false;
+            lessonStep = spec.section(QLatin1Char(':'), 1).toInt(&ok) - 1;
+            if (!ok || lessonStep < 0 || lessonStep >= window.lessonPanel()->lesson()->size())
+                return fail(
+                    QStringLiteral("--lesson: STEP must be 1 to %1").arg(window.lessonPanel()->lesson()->size()));
+            window.playLessonTo(lessonStep);
+        }
+    }
+    if (lessonStep >= 0 && parser.isSet(shot)) { // the screenshot shows the lesson step, once it is reached
+        auto* wait = new QTimer(&window);
+        QObject::connect(wait, &QTimer::timeout, &window, [&, wait, lessonStep] {
+            if (window.lessonPanel()->current() != lessonStep)
+                return;
+            wait->stop();
+            window.frame();
+            const QString err = window.saveScreenshot(parser.value(shot));
+            if (!err.isEmpty())
+                std::fprintf(stderr, "blkmqlab: --screenshot: %s\n", qPrintable(err));
+            QApplication::exit(err.isEmpty() ? 0 : 1);
+        });
+        wait->start(50);
+        return QApplication::exec();
+    }
     // Waiting for a simulated time means running until then: --after and --quit-after imply --run.
     const bool wantsOutput = parser.isSet(shot) || parser.isSet(chart);
     const bool waits = wantsOutput || quitTime->ns() >= 0;

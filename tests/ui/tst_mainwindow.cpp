@@ -1,6 +1,7 @@
 // The desktop application under QT_QPA_PLATFORM=offscreen.
 #include "EngineRunner.h"
 #include "EventLogModel.h"
+#include "LessonPanel.h"
 #include "MainWindow.h"
 #include "PatchPanel.h"
 #include "PlotPanel.h"
@@ -21,6 +22,9 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QStatusBar>
+#include <QTableView>
+#include <QTextBrowser>
 #include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QXmlStreamReader>
@@ -308,6 +312,8 @@ private slots:
             batch.push_back(TraceRecord { i, i, 1, 0, TraceKind::IpiSend });
         model.append(batch);
         QCOMPARE(model.rowCount(), 70);
+        for (auto& r : batch)
+            r.time += 70;
         model.append(batch); // overflows: the oldest scroll out
         QCOMPARE(model.rowCount(), 100);
         QCOMPARE(model.record(0).time, std::int64_t(40));
@@ -316,6 +322,123 @@ private slots:
             model.data(model.index(99, EventLogModel::Detail), Qt::DisplayRole).toString(), QStringLiteral("to CPU 1"));
         model.clear();
         QCOMPARE(model.rowCount(), 0);
+        // An operation stamps its start: a batch may begin before the last row shown (105.229 after
+        // 105.397 us). The log stays in time order.
+        model.append({ TraceRecord { 100000, -1, 0, 0, TraceKind::IrqEnter },
+            TraceRecord { 105397, -1, 0, 0, TraceKind::IrqExit } });
+        model.append({ TraceRecord { 105229, -1, 1, 0, TraceKind::Restart },
+            TraceRecord { 110000, -1, 0, 0, TraceKind::IrqEnter } });
+        QCOMPARE(model.rowCount(), 4);
+        for (int row = 1; row < model.rowCount(); ++row)
+            QVERIFY(model.record(row - 1).time <= model.record(row).time);
+        QCOMPARE(model.record(1).kind, TraceKind::Restart);
+    }
+
+    void oneNamePerRequest()
+    {
+        // The stall's request A: the banner, the inspector, the log and its token say "request A".
+        MainWindow w;
+        QVERIFY(w.loadPreset(QStringLiteral("shared-hctx-stall")));
+        w.setSpeed(0);
+        w.runOrPause();
+        QTRY_VERIFY_WITH_TIMEOUT(w.stalled(), 20000);
+        w.frame();
+        QVERIFY2(w.stallBanner()->text().contains(u"request A (nullb0 hctx 0"_qs), qPrintable(w.stallBanner()->text()));
+        const auto snap = w.runner()->snapshot();
+        const auto a = std::find_if(snap->requests.begin(), snap->requests.end(), [](auto& r) { return r.stuck; });
+        QVERIFY(a != snap->requests.end());
+        QVERIFY(w.inspect(QStringLiteral("cpu:0")).isEmpty());
+        // A click on A's submit row selects A: the inspector names it, the status bar too.
+        int row = -1;
+        for (int i = 0; i < w.eventLog()->rowCount(); ++i)
+            if (w.eventLog()->record(i).kind == TraceKind::Submit && w.eventLog()->record(i).rq == a->id
+                && w.eventLog()->data(w.eventLog()->index(i, EventLogModel::Request), Qt::DisplayRole).toString()
+                    == u"request A"_qs)
+                row = i;
+        QVERIFY(row >= 0);
+        w.eventLogFilter()->setFilterFixedString(QString());
+        w.eventLogView()->setCurrentIndex(w.eventLogFilter()->mapFromSource(w.eventLog()->index(row, 0)));
+        QVERIFY2(w.inspector()->toPlainText().startsWith(u"request A"_qs), qPrintable(w.inspector()->toPlainText()));
+        QVERIFY(w.inspector()->toPlainText().contains(u"nullb0 hctx 0"_qs));
+        // The only hctx of nullb1 is "nullb1 hctx 0" in the log, not its global index.
+        bool nullb1 = false;
+        for (int i = 0; i < w.eventLog()->rowCount(); ++i)
+            nullb1 |= w.eventLog()->data(w.eventLog()->index(i, EventLogModel::Detail), Qt::DisplayRole).toString()
+                == u"nullb1 hctx 0"_qs;
+        QVERIFY(nullb1);
+        QVERIFY(!w.eventLog()
+                     ->data(w.eventLog()->index(row, EventLogModel::Detail), Qt::DisplayRole)
+                     .toString()
+                     .contains(u"hctx 1"_qs));
+    }
+
+    void idleWindowStopsDrawing()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(w.loadPreset(QStringLiteral("wagner-nvmefc-4s80")));
+        QVERIFY(w.drawing()); // a fresh scenario is drawn once ...
+        QTRY_VERIFY_WITH_TIMEOUT(!w.drawing(), 5000); // ... then nothing changes: the timer stops
+        w.setSpeed(0);
+        w.runOrPause();
+        QVERIFY(w.drawing());
+        QTRY_VERIFY_WITH_TIMEOUT(w.runner()->simulatedNs() > 200000, 20000);
+        w.runOrPause(); // paused on a big machine: it settles and stops drawing
+        QTRY_VERIFY_WITH_TIMEOUT(!w.drawing(), 5000);
+        w.step(); // a step wakes it, and says what the event was
+        QVERIFY(w.drawing());
+        QTRY_VERIFY_WITH_TIMEOUT(w.statusBar()->currentMessage().startsWith(u"Step: t = "_qs), 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.drawing(), 5000);
+    }
+
+    void nextInterestingStopsWhereTheStallIsMade()
+    {
+        // RESTART set at 0.010 ms, and the early return of blk_mq_sched_restart() at 0.101 ms: both stop it.
+        MainWindow w;
+        QVERIFY(w.loadPreset(QStringLiteral("shared-hctx-stall")));
+        std::vector<std::int64_t> stops;
+        for (int i = 0; i < 12 && (stops.empty() || stops.back() < 101010); ++i) {
+            const auto before = w.runner()->snapshot()->events;
+            w.stepToInteresting();
+            QTRY_VERIFY_WITH_TIMEOUT(w.runner()->snapshot()->events != before && !w.runner()->busy(), 5000);
+            stops.push_back(w.runner()->snapshot()->now.ns());
+        }
+        QVERIFY(std::find(stops.begin(), stops.end(), 10000) != stops.end());
+        QVERIFY(std::find(stops.begin(), stops.end(), 101010) != stops.end());
+    }
+
+    void lessonPlaysInTheWindow()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(w.openLesson(QStringLiteral("shared-hctx-stall")).isEmpty());
+        LessonPanel* p = w.lessonPanel();
+        QCOMPARE(p->current(), -1);
+        for (int step = 0; step < 8; ++step) {
+            p->next();
+            QTRY_COMPARE_WITH_TIMEOUT(p->current(), step, 10000);
+            QVERIFY2(p->failed() == 0, qPrintable(QString::number(step)));
+        }
+        // Step 8 is D's free: queue B's counter is 0 and blk_mq_sched_restart() returned at once.
+        QCOMPARE(w.runner()->snapshot()->counters.restart_skips, std::uint64_t(1));
+        QVERIFY(p->held() >= 3);
+        p->back(); // back: the scenario is rebuilt and played to step 7, the same state as before
+        QTRY_COMPARE_WITH_TIMEOUT(p->current(), 6, 10000);
+        QCOMPARE(p->failed(), 0);
+        QCOMPARE(w.runner()->snapshot()->counters.restart_skips, std::uint64_t(0));
+        QCOMPARE(w.runner()->snapshot()->counters.restarts, std::uint64_t(1));
+        p->next();
+        p->next();
+        QTRY_COMPARE_WITH_TIMEOUT(p->current(), 7, 10000);
+        p->next();
+        QTRY_COMPARE_WITH_TIMEOUT(p->current(), 8, 10000);
+        QVERIFY(w.stalled()); // the banner tells the stall the step runs to
+        QCOMPARE(p->failed(), 0);
+        p->next(); // the fix: a fresh scenario with Roman's counter
+        QTRY_COMPARE_WITH_TIMEOUT(p->current(), 9, 10000);
+        QCOMPARE(p->failed(), 0);
+        QVERIFY(!w.stalled());
+        QCOMPARE(w.runner()->scenario().kernel.restart, std::string("rr-shared-tags-counter"));
     }
 
     void eventLogFilterFindsIpis()

@@ -1,0 +1,176 @@
+#include "LessonPanel.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QTextBrowser>
+#include <QVBoxLayout>
+
+namespace blkmq {
+
+namespace {
+QString q(const std::string& s) { return QString::fromStdString(s); }
+} // namespace
+
+LessonPanel::LessonPanel(QWidget* parent)
+    : QWidget(parent)
+    , m_choice(new QComboBox)
+    , m_title(new QLabel)
+    , m_steps(new QComboBox)
+    , m_text(new QTextBrowser)
+    , m_back(new QPushButton(tr("◀ Back")))
+    , m_replay(new QPushButton(tr("↺ Replay step")))
+    , m_next(new QPushButton(tr("Next step ▶")))
+{
+    auto* l = new QVBoxLayout(this);
+    m_choice->addItem(tr("Choose a lesson…"));
+    for (const auto& info : Lesson::builtin())
+        m_choice->addItem(q(info.title), q(info.name));
+    m_title->setWordWrap(true);
+    m_title->setTextFormat(Qt::RichText);
+    m_steps->setToolTip(tr("Jump to a step: it is played from its scenario's start"));
+    m_text->setMinimumHeight(200);
+    m_text->setOpenLinks(false);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(m_back);
+    buttons->addWidget(m_replay);
+    buttons->addWidget(m_next);
+    m_back->setToolTip(tr("Play the step before this one again, from its scenario's start"));
+    m_replay->setToolTip(tr("Play this step again, from its scenario's start"));
+    m_next->setToolTip(tr("Play the next step: switch, run to where it happens, check"));
+    l->addWidget(m_choice);
+    l->addWidget(m_title);
+    l->addWidget(m_steps);
+    l->addLayout(buttons);
+    l->addWidget(m_text, 1);
+    connect(m_choice, &QComboBox::activated, this, [this](int i) {
+        if (i > 0)
+            open(m_choice->itemData(i).toString());
+    });
+    connect(m_next, &QPushButton::clicked, this, &LessonPanel::next);
+    connect(m_back, &QPushButton::clicked, this, &LessonPanel::back);
+    connect(m_replay, &QPushButton::clicked, this, &LessonPanel::replay);
+    connect(m_steps, &QComboBox::activated, this, [this](int item) {
+        const int step = item - 1;
+        if (step < 0) {
+            showStep(m_current);
+            return;
+        }
+        if (!m_lesson || m_busy || step == m_current)
+            return;
+        m_busy = true;
+        updateButtons();
+        emit playRequested(step, step != m_current + 1 || m_lesson->segmentStart(step) == step);
+    });
+    updateButtons();
+}
+
+QString LessonPanel::open(const QString& nameOrPath)
+{
+    auto l = Lesson::load(nameOrPath.toStdString());
+    if (!l)
+        return q(l.error());
+    m_lesson = std::make_shared<const Lesson>(std::move(*l));
+    m_current = -1;
+    m_busy = false;
+    m_held = m_failed = 0;
+    {
+        const QSignalBlocker quiet(m_choice);
+        const int i = m_choice->findData(q(m_lesson->name()));
+        m_choice->setCurrentIndex(std::max(0, i));
+    }
+    m_title->setText(QStringLiteral("<b>%1</b><br><i>%2</i>")
+                         .arg(q(m_lesson->title()).toHtmlEscaped(), q(m_lesson->source()).toHtmlEscaped()));
+    m_steps->clear();
+    m_steps->addItem(tr("%1 steps: press Start").arg(m_lesson->size()));
+    for (int i = 0; i < m_lesson->size(); ++i)
+        m_steps->addItem(tr("Step %1 of %2: %3")
+                             .arg(i + 1)
+                             .arg(m_lesson->size())
+                             .arg(q(m_lesson->steps()[static_cast<std::size_t>(i)].title)));
+    m_text->setHtml(QStringLiteral("<p>%1</p><p>%2</p>")
+                        .arg(q(m_lesson->summary()).toHtmlEscaped(),
+                            tr("Press <b>Next step</b> to start: each step sets up or switches the kernel, runs to "
+                               "where its event happens and checks what must hold there.")));
+    updateButtons();
+    return {};
+}
+
+void LessonPanel::next()
+{
+    if (!m_lesson || m_busy || m_current + 1 >= m_lesson->size())
+        return;
+    const int step = m_current + 1;
+    m_busy = true;
+    updateButtons();
+    emit playRequested(step, m_lesson->segmentStart(step) == step);
+}
+
+void LessonPanel::back()
+{
+    if (!m_lesson || m_busy || m_current <= 0)
+        return;
+    m_busy = true;
+    updateButtons();
+    emit playRequested(m_current - 1, true);
+}
+
+void LessonPanel::replay()
+{
+    if (!m_lesson || m_busy || m_current < 0)
+        return;
+    m_busy = true;
+    updateButtons();
+    emit playRequested(m_current, true);
+}
+
+void LessonPanel::stepReached(int step, const QString& error, const Snapshot& snap)
+{
+    m_busy = false;
+    m_current = step;
+    m_held = m_failed = 0;
+    const LessonStep& s = m_lesson->steps()[static_cast<std::size_t>(step)];
+    QString checks;
+    if (!error.isEmpty()) {
+        ++m_failed;
+        checks = QStringLiteral("<p style='color:#c0392b'><b>%1</b> %2</p>")
+                     .arg(tr("Not reached:"), error.toHtmlEscaped());
+    } else {
+        for (const ExpectationResult& r : m_lesson->check(snap, step)) {
+            ++(r.held ? m_held : m_failed);
+            checks += QStringLiteral("<tr><td style='color:%1'>%2</td><td><code>%3</code></td><td>%4</td></tr>")
+                          .arg(r.held ? QStringLiteral("#1e8449") : QStringLiteral("#c0392b"),
+                              r.held ? QStringLiteral("✔") : QStringLiteral("✘"), q(r.text).toHtmlEscaped(),
+                              q(r.values).toHtmlEscaped());
+        }
+        if (!checks.isEmpty())
+            checks
+                = QStringLiteral("<p><b>%1</b></p><table cellspacing=3>%2</table>").arg(tr("What holds here"), checks);
+    }
+    m_text->setHtml(QStringLiteral("<h3>%1. %2</h3><p><i>t = %3 µs</i></p><p>%4</p>%5")
+                        .arg(step + 1)
+                        .arg(q(s.title).toHtmlEscaped())
+                        .arg(static_cast<double>(snap.now.ns()) / 1e3, 0, 'f', 3)
+                        .arg(q(s.text).toHtmlEscaped(), checks));
+    showStep(step);
+    updateButtons();
+}
+
+void LessonPanel::showStep(int step)
+{
+    const QSignalBlocker quiet(m_steps);
+    m_steps->setCurrentIndex(step + 1); // item 0 is the lesson before its first step
+}
+
+void LessonPanel::updateButtons()
+{
+    const bool have = m_lesson != nullptr;
+    m_next->setEnabled(have && !m_busy && m_current + 1 < m_lesson->size());
+    m_back->setEnabled(have && !m_busy && m_current > 0);
+    m_replay->setEnabled(have && !m_busy && m_current >= 0);
+    m_next->setText(have && m_current < 0 ? tr("Start ▶") : tr("Next step ▶"));
+}
+
+} // namespace blkmq

@@ -51,6 +51,7 @@
 #include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
+#include <QWheelEvent>
 
 namespace blkmq {
 
@@ -101,8 +102,10 @@ MainWindow::MainWindow(QWidget* parent)
     m_sessions.push_back({ m_runner, m_patches, tr("A") });
     m_view->setRenderHint(QPainter::Antialiasing);
     m_view->setDragMode(QGraphicsView::ScrollHandDrag);
-    m_view->setMinimumSize(500, 300);
+    m_view->setMinimumSize(360, 240);
     m_view->installEventFilter(this);
+    m_view->viewport()->installEventFilter(this);
+    m_view->setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
     m_banner->setWordWrap(true);
     m_banner->setTextFormat(Qt::RichText);
     m_banner->setStyleSheet(QStringLiteral("QLabel { background: #fdecea; color: #7b241c; border: 2px solid #c0392b; "
@@ -221,8 +224,21 @@ void MainWindow::buildActions()
     connect(slower, &QAction::triggered, this, [this] { m_speed->setValue(m_speed->value() - 1); });
     addAction(faster);
     addAction(slower);
+    auto* zoomIn = new QAction(tr("Zoom in"), this);
+    zoomIn->setShortcuts({ QKeySequence::ZoomIn, QKeySequence(Qt::CTRL | Qt::Key_Equal) });
+    connect(zoomIn, &QAction::triggered, this, [this] { zoomCanvas(1.25); });
+    auto* zoomOut = new QAction(tr("Zoom out"), this);
+    zoomOut->setShortcut(QKeySequence::ZoomOut);
+    connect(zoomOut, &QAction::triggered, this, [this] { zoomCanvas(0.8); });
+    auto* fit = new QAction(tr("Fit"), this);
+    fit->setShortcut(Qt::Key_F);
+    fit->setToolTip(tr("Fit the whole machine in the canvas (F); Ctrl+wheel or Ctrl+/Ctrl- zoom"));
+    connect(fit, &QAction::triggered, this, &MainWindow::fitCanvas);
+    tb->addAction(fit);
+    addAction(zoomIn);
+    addAction(zoomOut);
     tb->addSeparator();
-    m_time->setMinimumWidth(190);
+    m_time->setMinimumWidth(150);
     tb->addWidget(m_time);
     tb->addSeparator();
     tb->addWidget(new QLabel(tr(" Seed ")));
@@ -364,7 +380,13 @@ void MainWindow::buildDocks()
         [this](const QModelIndex& current) { selectLogRow(current.row()); });
     ll->addWidget(m_logView);
     auto* logDock = dock(tr("Event log"), logBox, Qt::BottomDockWidgetArea);
-    logDock->setMinimumHeight(140);
+    logDock->setMinimumHeight(110);
+    // On a small screen (a 1280x800 projector) the canvas and the plots get the room: the panels
+    // are narrower and the log shorter than they would be on a large one.
+    QTimer::singleShot(0, this, [this, patches, logDock] {
+        resizeDocks({ patches }, { std::clamp(width() * 28 / 100, 320, 480) }, Qt::Horizontal);
+        resizeDocks({ logDock }, { std::clamp(height() / 5, 130, 240) }, Qt::Vertical);
+    });
 
     auto* view = menuBar()->addMenu(tr("&View"));
     for (auto* d : findChildren<QDockWidget*>())
@@ -416,7 +438,7 @@ void MainWindow::loadScenario(const Scenario& scenario)
     m_log->setNames(m_scriptIds, hctxNames);
     m_scene->build(scenario.topology, devices, tags && tags->perCpuCaches);
     m_scene->setRequestNames(m_scriptIds);
-    m_view->fitInView(m_scene->sceneRect(), Qt::KeepAspectRatio);
+    fitCanvas();
     m_patches->setKernel(scenario.kernel);
     m_plots->clear();
     m_log->clear();
@@ -934,7 +956,9 @@ QString MainWindow::saveScreenshot(const QString& path)
     // tokens stand where that snapshot puts them.
     for (const RunSession& session : m_sessions)
         session.runner->pause();
-    frame();
+    for (int i = 0; i < 6; ++i) // the trace ring holds more than one frame drains
+        frame();
+    m_logView->scrollToBottom();
     m_scene->settle();
     QBuffer out;
     out.open(QIODevice::WriteOnly);
@@ -1008,10 +1032,33 @@ void MainWindow::addRecent(const QString& path)
 
 bool MainWindow::eventFilter(QObject* watched, QEvent* event)
 {
-    // Keep the whole machine in view when the canvas changes size.
-    if (watched == m_view && event->type() == QEvent::Resize)
-        m_view->fitInView(m_scene->sceneRect(), Qt::KeepAspectRatio);
+    // Keep the whole machine in view when the canvas changes size, until the user zooms.
+    if ((watched == m_view || watched == m_view->viewport()) && event->type() == QEvent::Resize && !m_zoomed)
+        fitCanvas();
+    // Ctrl + wheel zooms the canvas around the pointer (F fits it again).
+    if (watched == m_view->viewport() && event->type() == QEvent::Wheel) {
+        const auto* wheel = static_cast<QWheelEvent*>(event);
+        if (wheel->modifiers() & Qt::ControlModifier) {
+            zoomCanvas(wheel->angleDelta().y() > 0 ? 1.25 : 0.8);
+            return true;
+        }
+    }
     return QMainWindow::eventFilter(watched, event);
+}
+
+void MainWindow::fitCanvas()
+{
+    m_zoomed = false;
+    m_view->fitInView(m_scene->sceneRect(), Qt::KeepAspectRatio);
+}
+
+void MainWindow::zoomCanvas(double factor)
+{
+    const double scale = m_view->transform().m11() * factor;
+    if (scale < 0.05 || scale > 20)
+        return;
+    m_zoomed = true;
+    m_view->scale(factor, factor);
 }
 
 void MainWindow::selectLogRow(int proxyRow)

@@ -124,6 +124,8 @@ private:
     void loadSession(std::size_t i);
     void updateCompareTable();
     void selectLogRow(int proxyRow);
+    void fitCanvas(); // the whole machine in view (F)
+    void zoomCanvas(double factor);
     void playLessonStep(int step, bool fresh);
     void lessonStepPlayed(int step, const QString& error);
 
@@ -168,6 +170,7 @@ private:
     CanvasSelection m_selection;
     std::int64_t m_shownNs = 0;
     std::shared_ptr<const Snapshot> m_drawn, m_drawnB; // the snapshots drawn last (A, and B when comparing)
+    bool m_zoomed = false; // the user zoomed: a resize keeps the zoom instead of fitting
     bool m_stepPending = false; // Step was pressed: say what the event was when its snapshot comes
     std::uint64_t m_dropped = 0;
     std::uint64_t m_droppedShown = 0;

@@ -28,6 +28,10 @@ LessonPanel::LessonPanel(QWidget* parent)
     m_choice->addItem(tr("Choose a lesson…"));
     for (const auto& info : Lesson::builtin())
         m_choice->addItem(q(info.title), q(info.name));
+    for (QComboBox* box : { m_choice, m_steps }) { // long titles elide instead of widening the dock
+        box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        box->setMinimumContentsLength(16);
+    }
     m_title->setWordWrap(true);
     m_title->setTextFormat(Qt::RichText);
     m_steps->setToolTip(tr("Jump to a step: it is played from its scenario's start"));

@@ -241,7 +241,7 @@ void MainWindow::buildActions()
     m_time->setMinimumWidth(150);
     tb->addWidget(m_time);
     tb->addSeparator();
-    tb->addWidget(new QLabel(tr(" Seed ")));
+    tb->addWidget(new QLabel(tr(" RNG seed ")));
     m_seed->setRange(0, 2147483647);
     connect(m_seed, &QSpinBox::editingFinished, this, [this] {
         if (static_cast<std::uint64_t>(m_seed->value()) != m_runner->scenario().seed)

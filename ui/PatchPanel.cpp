@@ -36,11 +36,11 @@ QString tip(const Provenance& p)
 QString groupTitle(const std::string& thread)
 {
     if (thread.rfind("2020", 0) == 0)
-        return PatchPanel::tr("Completion (2020 series, seed 000)");
+        return PatchPanel::tr("Completion: the 2020 LKML series");
     if (thread.rfind("2017", 0) == 0)
-        return PatchPanel::tr("Shared tags and RESTART (2017, seed 002)");
+        return PatchPanel::tr("Shared tags and RESTART: the 2017 LKML thread");
     if (thread.rfind("2014", 0) == 0)
-        return PatchPanel::tr("Tag allocation (2014, seed 004)");
+        return PatchPanel::tr("Tag allocation: the 2014 LKML thread");
     return q(thread);
 }
 } // namespace

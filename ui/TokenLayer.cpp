@@ -13,7 +13,7 @@ namespace blkmq {
 namespace {
 constexpr double kArcLifeMs = 450;
 constexpr double kRadius = 3.2;
-constexpr std::size_t kLabelledTokens = 48;
+constexpr std::size_t kLabelledTokens = 8;
 }
 
 TokenLayer::TokenLayer(const QRectF& bounds)
@@ -148,8 +148,9 @@ void TokenLayer::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidg
         painter->drawPath(path);
     }
     // Filled by where the request is, outlined in its submitting CPU's colour (so a completion's way
-    // back is visible); named when there are few enough to read.
-    const bool labels = m_tokens.size() <= kLabelledTokens;
+    // back is visible); a scripted request is named by its id, the others only when a handful are
+    // in flight (packed tokens' labels would cover each other).
+    const bool all = m_tokens.size() <= kLabelledTokens;
     QFont font = painter->font();
     font.setPointSizeF(6.5);
     font.setBold(true);
@@ -158,7 +159,7 @@ void TokenLayer::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidg
         painter->setPen(t.cpu >= 0 ? QPen(TagMapItem::cacheColor(t.cpu), 1.3) : Qt::NoPen);
         painter->setBrush(t.stuck ? QColor(0xc0, 0x39, 0x2b) : stateColor(t.state));
         painter->drawEllipse(t.pos, kRadius, kRadius);
-        if (labels && !t.label.isEmpty()) {
+        if (!t.label.isEmpty() && (all || !t.label.startsWith(QLatin1Char('#')))) {
             painter->setPen(QColor(0x1b, 0x26, 0x31));
             painter->drawText(t.pos + QPointF(kRadius + 1.5, -kRadius - 0.5), t.label);
         }

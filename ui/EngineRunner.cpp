@@ -262,8 +262,11 @@ void EngineRunner::workerLoop(std::uint64_t generation)
         if (m_lessonJob.lesson) {
             const LessonJob job = std::exchange(m_lessonJob, {});
             std::string error;
-            for (int i = job.from; i <= job.to && error.empty() && !m_stop; ++i)
+            int i = job.from;
+            for (; i <= job.to && error.empty() && !m_stop; ++i)
                 error = job.lesson->play(*m_engine, i).error;
+            if (error.empty() && i <= job.to)
+                error = "interrupted before step " + std::to_string(i + 1) + " was reached";
             checkStall();
             checkRace();
             collect();

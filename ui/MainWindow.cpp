@@ -349,6 +349,7 @@ void MainWindow::buildDocks()
         for (const RunSession& s : m_sessions)
             if (s.patches == m_patchesB)
                 s.runner->post(c);
+        updateRunLabels();
     });
     connect(m_scenarioPanel, &ScenarioPanel::applyRequested, this, [this](const std::vector<std::string>& sets) {
         if (const QString err = applyOverrides(sets); !err.isEmpty())
@@ -441,6 +442,7 @@ void MainWindow::loadScenario(const Scenario& scenario)
     fitCanvas();
     m_patches->setKernel(scenario.kernel);
     m_plots->clear();
+    m_plots->setSpan(static_cast<double>(scenario.duration.ns()) / 1e6);
     m_log->clear();
     m_rows.clear();
     m_banner->hide();
@@ -518,9 +520,22 @@ void MainWindow::setCompare(bool on)
         m_sessions.resize(1);
         m_compareTable->clear();
     }
+    updateRunLabels();
+}
+
+void MainWindow::updateRunLabels()
+{
+    // Each compared run is named by how it differs from A: "B: complete-llist on".
+    const std::vector<std::string> a = m_patches->currentSets(true);
     QStringList others;
-    for (std::size_t i = 1; i < m_sessions.size(); ++i)
-        others << m_sessions[i].label;
+    for (std::size_t i = 1; i < m_sessions.size(); ++i) {
+        QStringList diff;
+        for (const std::string& set : m_sessions[i].patches->currentSets(true))
+            if (std::find(a.begin(), a.end(), set) == a.end())
+                diff << PlotPanel::markerLabel(QString(), q(set)).mid(2);
+        others << QString(m_sessions[i].label + QStringLiteral(": ")
+            + (diff.isEmpty() ? tr("the same kernel") : diff.join(QStringLiteral(", "))));
+    }
     m_plots->setRuns(others);
 }
 
@@ -535,6 +550,7 @@ QString MainWindow::compareWith(const std::vector<std::string>& sets)
     setCompare(true);
     m_patchesB->setKernel(b->kernel);
     loadSession(1);
+    updateRunLabels();
     return {};
 }
 

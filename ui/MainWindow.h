@@ -123,6 +123,7 @@ private:
     void addRecent(const QString& path);
     void loadSession(std::size_t i);
     void updateCompareTable();
+    void updateRunLabels();
     void selectLogRow(int proxyRow);
     void fitCanvas(); // the whole machine in view (F)
     void zoomCanvas(double factor);

@@ -2,6 +2,7 @@
 
 #include "TimePlot.h"
 
+#include <QLabel>
 #include <QScrollArea>
 #include <QVBoxLayout>
 
@@ -18,6 +19,11 @@ PlotPanel::PlotPanel(QWidget* parent)
 {
     auto* outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
+    m_runs = new QLabel(this);
+    m_runs->setWordWrap(true);
+    m_runs->setTextFormat(Qt::RichText);
+    m_runs->hide();
+    outer->addWidget(m_runs);
     auto* scroll = new QScrollArea(this);
     scroll->setWidgetResizable(true);
     auto* inner = new QWidget(scroll);
@@ -73,12 +79,49 @@ void PlotPanel::setRuns(const QStringList& others)
 {
     for (auto* p : m_plots)
         p->setRuns(others);
+    // What each line style is, once for all plots: "solid: A; dashed: B: complete-llist on".
+    static const char* const kStyles[] = { "dashed", "dotted", "dash-dotted", "dash-dot-dotted" };
+    QString text = tr("<b>solid</b>: A, as loaded");
+    for (qsizetype r = 0; r < others.size(); ++r)
+        text += QStringLiteral("; <b>%1</b>: %2").arg(QLatin1String(kStyles[r % 4]), others[r].toHtmlEscaped());
+    m_runs->setText(text);
+    m_runs->setVisible(!others.isEmpty());
+}
+
+QString PlotPanel::markerLabel(const QString& run, const QString& change)
+{
+    // "kernel.patches.complete-llist=true" -> "A: complete-llist on"; "kernel.restart=own-hctx" ->
+    // "A: restart own-hctx"; "devices.0.rq_affinity=2" -> "A: rq_affinity 2"; others as they are.
+    const qsizetype eq = change.indexOf(QLatin1Char('='));
+    if (eq < 0)
+        return run + QStringLiteral(": ") + change;
+    QString path = change.left(eq);
+    QString value = change.mid(eq + 1);
+    if (path.startsWith(QLatin1String("kernel.patches.")))
+        path = path.mid(15);
+    else if (path.startsWith(QLatin1String("kernel.")))
+        path = path.mid(7);
+    else if (path.startsWith(QLatin1String("devices.")) || path.startsWith(QLatin1String("costs.")))
+        path = path.section(QLatin1Char('.'), -1);
+    if (value == QLatin1String("true"))
+        value = QStringLiteral("on");
+    else if (value == QLatin1String("false"))
+        value = QStringLiteral("off");
+    return run + QStringLiteral(": ") + path + QLatin1Char(' ') + value;
 }
 
 void PlotPanel::addMarker(double tMs, const QString& text, bool alarm)
 {
+    // Live changes are named as people say them; stalls and rejections keep their words.
+    const QString label = alarm ? text : markerLabel(QStringLiteral("A"), text);
     for (auto* p : m_plots)
-        p->addMarker(tMs, text, alarm ? QColor(0xc0, 0x39, 0x2b) : QColor(0x34, 0x49, 0x5e));
+        p->addMarker(tMs, label, alarm ? QColor(0xc0, 0x39, 0x2b) : QColor(0x34, 0x49, 0x5e));
+}
+
+void PlotPanel::setSpan(double endMs)
+{
+    for (auto* p : m_plots)
+        p->setSpan(endMs);
 }
 
 void PlotPanel::clear()

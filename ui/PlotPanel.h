@@ -6,6 +6,7 @@
 
 #include <vector>
 
+class QLabel;
 class QVBoxLayout;
 
 namespace blkmq {
@@ -24,6 +25,10 @@ public:
     void setRuns(const QStringList& others);
     void addMarker(double tMs, const QString& text, bool alarm);
     void clear();
+    // A new scenario: every time axis shows 0..endMs (the run's duration) and follows the run.
+    void setSpan(double endMs);
+    // How a live change is labelled on the plots: "A: complete-llist on".
+    static QString markerLabel(const QString& run, const QString& change);
     void replot();
     const std::vector<TimePlot*>& plots() const { return m_plots; }
     // The plot that draws `metric`, or nullptr when the metric is not plotted.
@@ -38,6 +43,7 @@ private:
     std::vector<TimePlot*> m_plots;
     std::vector<Curve> m_curves; // every plotted metric, in table order (= curve order in its plot)
     QVBoxLayout* m_layout;
+    QLabel* m_runs; // what each line style is, when runs are compared
     std::vector<std::vector<double>> m_values; // append()'s per-plot row, kept to reuse its storage
 };
 

@@ -10,6 +10,27 @@
 
 namespace blkmq {
 
+namespace {
+// Tick labels with SI prefixes (400k, 1.2M), not "4·10⁵".
+class SiTicker final : public QCPAxisTicker {
+protected:
+    QString getTickLabel(double tick, const QLocale& locale, QChar, int) override
+    {
+        return TimePlot::siLabel(tick, locale);
+    }
+};
+} // namespace
+
+QString TimePlot::siLabel(double v, const QLocale& locale)
+{
+    static constexpr std::pair<double, char> kPrefixes[] = { { 1e12, 'T' }, { 1e9, 'G' }, { 1e6, 'M' }, { 1e3, 'k' } };
+    const double a = std::abs(v);
+    for (const auto& [scale, prefix] : kPrefixes)
+        if (a >= scale)
+            return locale.toString(v / scale, 'g', 3) + QLatin1Char(prefix);
+    return locale.toString(std::abs(v) < 1e-12 ? 0.0 : v, 'g', 3);
+}
+
 TimePlot::TimePlot(const QString& title, const QString& unit, QWidget* parent)
     : QWidget(parent)
     , m_plot(new QCustomPlot(this))
@@ -18,21 +39,39 @@ TimePlot::TimePlot(const QString& title, const QString& unit, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_plot);
-    m_plot->setMinimumHeight(125);
+    m_plot->setMinimumHeight(150);
     m_plot->plotLayout()->insertRow(0);
     auto* caption = new QCPTextElement(
         m_plot, title + (unit.isEmpty() ? QString() : u" ("_qs + unit + u')'), QFont(font().family(), 9, QFont::Bold));
     m_plot->plotLayout()->addElement(0, 0, caption);
     m_plot->xAxis->setLabel(u"simulated time (ms)"_qs);
+    // The legend sits in a row of its own under the axis rect, never over the curves.
     m_plot->legend->setVisible(false);
     m_plot->legend->setFont(QFont(font().family(), 7));
-    m_plot->legend->setBrush(QColor(255, 255, 255, 190));
+    m_plot->legend->setBrush(Qt::NoBrush);
+    m_plot->legend->setBorderPen(Qt::NoPen);
+    m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    m_plot->legend->setWrap(2);
     m_plot->legend->setRowSpacing(-3);
-    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    m_plot->legend->setColumnSpacing(8);
+    m_plot->axisRect()->insetLayout()->take(m_plot->legend);
+    m_plot->plotLayout()->addElement(2, 0, m_plot->legend);
+    m_plot->plotLayout()->setRowStretchFactor(2, 0.001);
+    m_plot->legend->setMargins(QMargins(4, 0, 4, 2));
+    m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new SiTicker));
     m_plot->yAxis->ticker()->setTickCount(3);
     m_plot->xAxis->ticker()->setTickCount(4);
-    m_plot->yAxis->setNumberFormat(QStringLiteral("gb"));
-    m_plot->yAxis->setNumberPrecision(3);
+    // Drag or wheel on the time axis to look at a part of the run; a double click follows the
+    // whole run again.
+    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    m_plot->axisRect()->setRangeDrag(Qt::Horizontal);
+    m_plot->axisRect()->setRangeZoom(Qt::Horizontal);
+    connect(m_plot, &QCustomPlot::mouseWheel, this, [this] { m_follow = false; });
+    connect(m_plot, &QCustomPlot::mousePress, this, [this] { m_follow = false; });
+    connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this] {
+        m_follow = true;
+        replot();
+    });
     const QFont tickFont(font().family(), 7);
     m_plot->xAxis->setTickLabelFont(tickFont);
     m_plot->yAxis->setTickLabelFont(tickFont);
@@ -64,7 +103,7 @@ void TimePlot::setRuns(const QStringList& others)
             QPen pen = g->pen();
             pen.setStyle(kStyles[static_cast<std::size_t>(r) % std::size(kStyles)]);
             twin->setPen(pen);
-            twin->setName(g->name() + u" ("_qs + others[r] + u')');
+            twin->setName(g->name() + u" ("_qs + others[r].section(QLatin1Char(':'), 0, 0) + u')');
             set.push_back(twin);
         }
     }
@@ -103,6 +142,15 @@ void TimePlot::addMarker(double tMs, const QString& text, const QColor& color)
     label->setPadding(QMargins(3, 0, 0, 0));
 }
 
+void TimePlot::setSpan(double endMs)
+{
+    m_spanMs = endMs;
+    m_follow = true;
+    m_plot->xAxis->setRange(0, endMs > 0 ? endMs : 1.0);
+    m_plot->yAxis->setRange(0, 1);
+    replot();
+}
+
 void TimePlot::clear()
 {
     for (auto* g : m_curves)
@@ -131,10 +179,11 @@ void TimePlot::replot()
         y = found ? QCPRange(std::min(y.lower, vr.lower), std::max(y.upper, vr.upper)) : vr;
         found = true;
     }
-    if (found) {
-        m_plot->xAxis->setRange(x.lower, std::max(x.upper, x.lower + 1e-3));
+    // The whole run from t = 0 (the points kept), unless the user zoomed into a part of it.
+    if (found && m_follow)
+        m_plot->xAxis->setRange(0, std::max(x.upper, 1e-3));
+    if (found)
         m_plot->yAxis->setRange(std::min(0.0, y.lower), y.upper > 0 ? y.upper * 1.1 : 1.0);
-    }
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

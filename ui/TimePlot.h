@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QSize>
+#include <QLocale>
 #include <QString>
 #include <QWidget>
 
@@ -28,6 +29,11 @@ public:
     void setRuns(const QStringList& others);
     void addMarker(double tMs, const QString& text, const QColor& color);
     void clear();
+    // A new scenario: the time axis shows 0..endMs and follows the run again, the value axis resets.
+    void setSpan(double endMs);
+    // A tick label with an SI prefix: 400000 -> "400k", 1250000 -> "1.25M".
+    static QString siLabel(double v, const QLocale& locale = QLocale::c());
+    bool following() const { return m_follow; }
     void replot(); // queued: cheap to call every frame
     QString title() const { return m_title; }
     int pointCount(int curve) const;
@@ -43,6 +49,8 @@ private:
     QString m_title;
     std::vector<QCPGraph*> m_curves; // set 0
     std::vector<std::vector<QCPGraph*>> m_others; // sets 1..
+    double m_spanMs = 0;
+    bool m_follow = true; // the time axis shows the whole run; false once the user zooms or drags
 };
 
 } // namespace blkmq

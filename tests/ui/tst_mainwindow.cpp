@@ -113,6 +113,9 @@ private slots:
         const int items = w.plotPanel()->plots()[0]->plot()->itemCount();
         box->setChecked(true); // as a click would
         QTRY_COMPARE(w.plotPanel()->plots()[0]->plot()->itemCount(), items + 2); // marker line + label
+        const auto* label = qobject_cast<QCPItemText*>(w.plotPanel()->plots()[0]->plot()->item(items + 1));
+        QVERIFY(label);
+        QCOMPARE(label->text(), u"A: complete-local-bh on"_qs); // not the raw --set key
         const auto wakeups = w.runner()->snapshot()->counters.ksoftirqd_wakeups;
         const auto completed = w.runner()->snapshot()->counters.completed;
         QVERIFY(wakeups > 0);
@@ -332,6 +335,39 @@ private slots:
         for (int row = 1; row < model.rowCount(); ++row)
             QVERIFY(model.record(row - 1).time <= model.record(row).time);
         QCOMPARE(model.record(1).kind, TraceKind::Restart);
+    }
+
+    void plotsReadLikeSlides()
+    {
+        QCOMPARE(TimePlot::siLabel(400000), u"400k"_qs);
+        QCOMPARE(TimePlot::siLabel(1.25e6), u"1.25M"_qs);
+        QCOMPARE(TimePlot::siLabel(30), u"30"_qs);
+        QCOMPARE(TimePlot::siLabel(0), u"0"_qs);
+        QCOMPARE(PlotPanel::markerLabel(u"A"_qs, u"kernel.restart=own-hctx"_qs), u"A: restart own-hctx"_qs);
+        QCOMPARE(PlotPanel::markerLabel(u"A"_qs, u"devices.nvme0.rq_affinity=2"_qs), u"A: rq_affinity 2"_qs);
+        MainWindow w;
+        w.show();
+        QVERIFY(w.loadPreset(QStringLiteral("default")));
+        QVERIFY(w.compareWith({ "kernel.patches.complete-llist=true" }).isEmpty());
+        w.setSpeed(0);
+        w.runOrPause();
+        QTRY_VERIFY_WITH_TIMEOUT(w.shownTimeNs() >= 3000000, 20000);
+        w.runOrPause();
+        w.frame();
+        for (TimePlot* p : w.plotPanel()->plots()) {
+            QCustomPlot* plot = p->plot();
+            plot->replot();
+            // The legend is a row of its own: it covers no curve.
+            QVERIFY2(!plot->legend->outerRect().intersects(plot->axisRect()->outerRect()), qPrintable(p->title()));
+            QCOMPARE(plot->xAxis->range().lower, 0.0); // the whole run, from t = 0
+        }
+        // B's difference is said once, in words.
+        const auto* runs = w.plotPanel()->findChild<QLabel*>();
+        QVERIFY(runs && runs->text().contains(u"B: complete-llist on"_qs));
+        // Another scenario: the time axis is its duration, not the last one's range.
+        QVERIFY(w.loadPreset(QStringLiteral("shared-hctx-stall")));
+        for (TimePlot* p : w.plotPanel()->plots())
+            QCOMPARE(p->plot()->xAxis->range().upper, 1.0);
     }
 
     void oneNamePerRequest()

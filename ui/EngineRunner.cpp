@@ -285,6 +285,7 @@ void EngineRunner::workerLoop(std::uint64_t generation)
         if (!m_running)
             break;
         if (m_engine->finished()) {
+            m_engine->applyPendingCommands(); // a change posted as the run ended still gets its marker
             collect();
             notify(0);
             break;

@@ -38,6 +38,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QBuffer>
+#include <QPainter>
 #include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -445,6 +446,8 @@ void MainWindow::loadScenario(const Scenario& scenario)
     m_plots->setSpan(static_cast<double>(scenario.duration.ns()) / 1e6);
     m_log->clear();
     m_rows.clear();
+    m_rowsOthers.clear();
+    m_markerLog.clear();
     m_banner->hide();
     m_raceBanner->hide();
     m_selection = {};
@@ -669,6 +672,7 @@ void MainWindow::frame()
         m_plots->append(out.rows);
         m_rows.insert(m_rows.end(), out.rows.begin(), out.rows.end());
     }
+    m_markerLog.insert(m_markerLog.end(), out.markers.begin(), out.markers.end());
     for (const Marker& m : out.markers)
         m_plots->addMarker(static_cast<double>(m.t_ns) / 1e6, q(m.text),
             m.text.rfind("stall", 0) == 0 || m.text.rfind("rejected", 0) == 0);
@@ -685,6 +689,9 @@ void MainWindow::frame()
         m_shownNs = snap->now.ns();
     for (std::size_t i = 1; i < m_sessions.size(); ++i) {
         const auto rows = m_sessions[i].runner->drain().rows;
+        if (m_rowsOthers.size() < i)
+            m_rowsOthers.resize(i);
+        m_rowsOthers[i - 1].insert(m_rowsOthers[i - 1].end(), rows.begin(), rows.end());
         changed |= !rows.empty() || m_sessions[i].runner->snapshot() != m_drawnB;
         m_drawnB = m_sessions[i].runner->snapshot();
         m_plots->append(rows, static_cast<int>(i));
@@ -929,24 +936,72 @@ QString MainWindow::checkChartPath(const QString& path)
 
 QString MainWindow::exportChart(const QString& path, int plot, QSize size)
 {
-    TimePlot* p = m_plots->plots().at(static_cast<std::size_t>(plot));
+    const auto& all = m_plots->plots();
+    if (plot < -1 || plot >= static_cast<int>(all.size()))
+        return tr("there is no chart %1 (1 to %2, or all)").arg(plot + 1).arg(all.size());
     if (!size.isValid())
-        size = p->size().isEmpty() ? QSize(900, 300) : p->size();
+        size = QSize(1920, 1080); // a 16:9 slide
     if (const QString err = checkChartPath(path); !err.isEmpty())
         return err;
+    std::vector<TimePlot*> plots;
+    for (TimePlot* p : all)
+        if (plot == -1 ? !p->isHidden() : p == all[static_cast<std::size_t>(plot)])
+            plots.push_back(p);
     QBuffer out;
     out.open(QIODevice::WriteOnly);
-    if (!p->render(out, QFileInfo(path).suffix().toLower(), size))
+    if (!TimePlot::renderGrid(out, QFileInfo(path).suffix().toLower(), size, plots, m_plots->runsText()))
         return tr("could not render the chart to %1").arg(path);
     return writeOut(path, out.data());
 }
 
+int MainWindow::chartIndex(const QString& id) const
+{
+    if (id == QLatin1String("all"))
+        return -1;
+    bool number = false;
+    const int n = id.toInt(&number);
+    const auto& plots = m_plots->plots();
+    if (number)
+        return n >= 1 && n <= static_cast<int>(plots.size()) ? n - 1 : -2;
+    for (std::size_t i = 0; i < kMetrics.size(); ++i) // a metric id: the chart that draws it
+        if (QString::fromUtf8(kMetrics[i].id.data(), static_cast<qsizetype>(kMetrics[i].id.size())) == id)
+            if (TimePlot* p = m_plots->plotOf(static_cast<int>(i)))
+                return static_cast<int>(std::find(plots.begin(), plots.end(), p) - plots.begin());
+    return -2;
+}
+
 QString MainWindow::exportCsv(const QString& path) const
 {
-    QByteArray bytes = QByteArray::fromStdString(TimeSeries::csvHeader() + "\n");
+    // Run A's series; with runs compared, each metric again per run (b_iops, ...) at the same times;
+    // and the live changes and stalls of the interval that ends at t_ns.
+    std::string header = TimeSeries::csvHeader();
+    for (std::size_t k = 1; k < m_sessions.size(); ++k)
+        for (const Metric& m : kMetrics)
+            header.append(",").append(m_sessions[k].label.toLower().toStdString()).append("_").append(m.id);
+    header += ",markers\n";
+    QByteArray bytes = QByteArray::fromStdString(header);
+    std::size_t marker = 0;
+    std::int64_t previous = -1;
     for (const auto& r : m_rows) {
-        bytes += QByteArray::fromStdString(TimeSeries::csvRow(r));
-        bytes += '\n';
+        std::string line = TimeSeries::csvRow(r);
+        for (std::size_t k = 1; k < m_sessions.size(); ++k) {
+            const auto& rows = k - 1 < m_rowsOthers.size() ? m_rowsOthers[k - 1] : std::vector<SeriesRow> {};
+            const auto it
+                = std::find_if(rows.begin(), rows.end(), [&](const SeriesRow& o) { return o.t_ns == r.t_ns; });
+            const std::string other = it != rows.end() ? TimeSeries::csvRow(*it) : std::string();
+            // Its values without its t_ns column; empty cells where B has no row at that time.
+            line += other.empty() ? std::string(kMetrics.size(), ',') : other.substr(other.find(','));
+        }
+        std::string text;
+        for (; marker < m_markerLog.size() && m_markerLog[marker].t_ns <= r.t_ns; ++marker)
+            if (m_markerLog[marker].t_ns > previous)
+                text.append(text.empty() ? "" : "; ").append(m_markerLog[marker].text);
+        for (char& c : text)
+            if (c == '"')
+                c = '\'';
+        line.append(",\"").append(text).append("\"\n");
+        bytes += QByteArray::fromStdString(line);
+        previous = r.t_ns;
     }
     return writeOut(path, bytes);
 }
@@ -959,9 +1014,28 @@ QString MainWindow::exportScenario(const QString& path) const
 
 QString MainWindow::exportCanvas(const QString& path)
 {
+    // At twice the on-screen size, with the simulated time and the legend under it: a picture a
+    // slide can take as it is.
+    const QSize view = m_view->viewport()->size();
+    const QSize legend(view.width(), m_legend->heightForWidth(view.width()) + 8);
+    QImage image(QSize(view.width(), view.height() + legend.height()) * 2, QImage::Format_ARGB32);
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.scale(2, 2);
+    m_view->render(&painter, QRectF(0, 0, view.width(), view.height()), m_view->viewport()->rect());
+    QFont f = font();
+    f.setBold(true);
+    painter.setFont(f);
+    painter.setPen(QColor(0x2c, 0x3e, 0x50));
+    painter.drawText(QRectF(8, 4, view.width() - 16, 20), Qt::AlignLeft,
+        tr("%1 — t = %2 ms").arg(q(m_runner->scenario().name)).arg(static_cast<double>(m_shownNs) / 1e6, 0, 'f', 4));
+    painter.translate(0, view.height());
+    m_legend->render(&painter, QPoint(), QRegion(), QWidget::DrawChildren);
+    painter.end();
     QBuffer out;
     out.open(QIODevice::WriteOnly);
-    if (!m_view->grab().save(&out, "PNG"))
+    if (!image.save(&out, "PNG"))
         return tr("could not render the canvas");
     return writeOut(path, out.data());
 }
@@ -988,20 +1062,28 @@ void MainWindow::exportChartDialog()
     QStringList names;
     for (auto* p : m_plots->plots())
         names << p->title();
+    names << tr("All charts, in a grid");
     bool ok = false;
     const QString which = QInputDialog::getItem(this, tr("Export chart"), tr("Chart"), names, 0, false, &ok);
     if (!ok)
         return;
-    const int index = static_cast<int>(names.indexOf(which));
-    const QSize shown = m_plots->plots()[static_cast<std::size_t>(index)]->size();
-    const QString sizeText = QInputDialog::getText(this, tr("Export chart"), tr("Size in pixels (width x height)"),
-        QLineEdit::Normal, QStringLiteral("%1x%2").arg(shown.width()).arg(shown.height()), &ok);
+    const int index = which == names.back() ? -1 : static_cast<int>(names.indexOf(which));
+    // Slide sizes first: fonts and lines scale with the size, so a 1920x1080 chart reads on a projector.
+    const QStringList sizes = { tr("1920x1080 (16:9 slide)"), tr("1280x720 (16:9)"), tr("2560x1440 (16:9, large)"),
+        tr("1600x1200 (4:3)"), tr("900x300 (strip)"), tr("Other…") };
+    const QString choice = QInputDialog::getItem(this, tr("Export chart"), tr("Size in pixels"), sizes, 0, false, &ok);
+    if (!ok)
+        return;
+    QString sizeText = choice.section(QLatin1Char(' '), 0, 0);
+    if (choice == sizes.back())
+        sizeText = QInputDialog::getText(this, tr("Export chart"), tr("Size in pixels (width x height)"),
+            QLineEdit::Normal, QStringLiteral("1920x1080"), &ok);
     const QStringList wh = sizeText.split(QLatin1Char('x'));
     const QSize size = wh.size() == 2 ? QSize(wh[0].trimmed().toInt(), wh[1].trimmed().toInt()) : QSize();
     if (!ok || size.width() < 50 || size.height() < 50 || size.width() > 10000 || size.height() > 10000) {
         if (ok)
             QMessageBox::warning(
-                this, tr("Export chart"), tr("The size must look like 900x300 (50 to 10000 pixels each)."));
+                this, tr("Export chart"), tr("The size must look like 1920x1080 (50 to 10000 pixels each)."));
         return;
     }
     const QString path = QFileDialog::getSaveFileName(

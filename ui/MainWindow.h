@@ -87,7 +87,11 @@ public:
     // Exports return an error message naming the path, or an empty string.
     // checkChartPath says before a run whether exportChart could write `path`.
     static QString checkChartPath(const QString& path);
+    // plot: an index into the plot panel, or -1 for every shown chart in a grid; size: 1920x1080 if
+    // not given. Fonts and lines scale with the size.
     QString exportChart(const QString& path, int plot = 0, QSize size = {});
+    // --chart: "all" (-1), a 1-based chart number, or a metric id (its chart); -2 if none.
+    int chartIndex(const QString& id) const;
     QString saveScreenshot(const QString& path);
     QString exportCsv(const QString& path) const;
     QString exportScenario(const QString& path) const;
@@ -168,6 +172,8 @@ private:
     QAction* m_runAction;
     QAction* m_pauseOnStall;
     std::vector<SeriesRow> m_rows;
+    std::vector<std::vector<SeriesRow>> m_rowsOthers; // the compared runs' series (sessions 1..)
+    std::vector<Marker> m_markerLog; // run A's live changes and stalls, for the CSV
     CanvasSelection m_selection;
     std::int64_t m_shownNs = 0;
     std::shared_ptr<const Snapshot> m_drawn, m_drawnB; // the snapshots drawn last (A, and B when comparing)

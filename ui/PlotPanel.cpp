@@ -3,6 +3,7 @@
 #include "TimePlot.h"
 
 #include <QLabel>
+#include <QTextDocumentFragment>
 #include <QScrollArea>
 #include <QVBoxLayout>
 
@@ -85,6 +86,7 @@ void PlotPanel::setRuns(const QStringList& others)
     for (qsizetype r = 0; r < others.size(); ++r)
         text += QStringLiteral("; <b>%1</b>: %2").arg(QLatin1String(kStyles[r % 4]), others[r].toHtmlEscaped());
     m_runs->setText(text);
+    m_runsText = others.isEmpty() ? QString() : QTextDocumentFragment::fromHtml(text).toPlainText();
     m_runs->setVisible(!others.isEmpty());
 }
 

@@ -29,6 +29,8 @@ public:
     void setSpan(double endMs);
     // How a live change is labelled on the plots: "A: complete-llist on".
     static QString markerLabel(const QString& run, const QString& change);
+    // "solid: A, as loaded; dashed: B: complete-llist on" while runs are compared, else empty.
+    const QString& runsText() const { return m_runsText; }
     void replot();
     const std::vector<TimePlot*>& plots() const { return m_plots; }
     // The plot that draws `metric`, or nullptr when the metric is not plotted.
@@ -44,6 +46,7 @@ private:
     std::vector<Curve> m_curves; // every plotted metric, in table order (= curve order in its plot)
     QVBoxLayout* m_layout;
     QLabel* m_runs; // what each line style is, when runs are compared
+    QString m_runsText;
     std::vector<std::vector<double>> m_values; // append()'s per-plot row, kept to reuse its storage
 };
 

@@ -2,10 +2,9 @@
 
 #include <qcustomplot.h>
 
-#include <QDir>
-#include <QFile>
+#include <QImage>
+#include <QPdfWriter>
 #include <QSvgGenerator>
-#include <QTemporaryFile>
 #include <QVBoxLayout>
 
 namespace blkmq {
@@ -187,31 +186,76 @@ void TimePlot::replot()
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
-bool TimePlot::render(QIODevice& out, const QString& format, QSize size)
+double TimePlot::exportScale(QSize size)
 {
-    if (format == QLatin1String("png"))
-        return m_plot->toPixmap(size.width(), size.height()).save(&out, "PNG");
+    // Fonts and pens grow with the picture: at 1920x1080 a chart is drawn as at 960x540, twice over.
+    return std::max(1.0, std::min(size.width() / 960.0, size.height() / 540.0));
+}
+
+void TimePlot::paint(QCPPainter& painter, QRect where)
+{
+    const double s = exportScale(where.size());
+    painter.save();
+    painter.translate(where.topLeft());
+    painter.scale(s, s);
+    m_plot->toPainter(&painter, static_cast<int>(where.width() / s), static_cast<int>(where.height() / s));
+    painter.restore();
+}
+
+bool TimePlot::renderGrid(
+    QIODevice& out, const QString& format, QSize size, const std::vector<TimePlot*>& plots, const QString& caption)
+{
+    if (plots.empty())
+        return false;
+    const int n = static_cast<int>(plots.size());
+    const int cols = n == 1 ? 1 : n <= 4 ? 2 : 3;
+    const int rows = (n + cols - 1) / cols;
+    const double s = exportScale(size);
+    const int top = caption.isEmpty() ? 0 : static_cast<int>(22 * s); // a line saying what each line style is
+    const QSize tile(size.width() / cols, (size.height() - top) / rows);
+    const auto paintAll = [&](QPaintDevice& device) {
+        QCPPainter painter;
+        if (!painter.begin(&device))
+            return false;
+        painter.fillRect(QRect(QPoint(0, 0), size), Qt::white);
+        if (top > 0) {
+            QFont f = plots.front()->font();
+            f.setPointSizeF(9 * s);
+            painter.setFont(f);
+            painter.setPen(QColor(0x2c, 0x3e, 0x50));
+            painter.drawText(QRect(0, 0, size.width(), top), Qt::AlignCenter, caption);
+        }
+        for (int i = 0; i < n; ++i)
+            plots[static_cast<std::size_t>(i)]->paint(
+                painter, QRect(QPoint((i % cols) * tile.width(), top + (i / cols) * tile.height()), tile));
+        return painter.end();
+    };
+    if (format == QLatin1String("png")) {
+        QImage image(size, QImage::Format_ARGB32);
+        image.fill(Qt::white);
+        return paintAll(image) && image.save(&out, "PNG");
+    }
     if (format == QLatin1String("svg")) {
         QSvgGenerator generator;
         generator.setOutputDevice(&out);
         generator.setSize(size);
         generator.setViewBox(QRect(QPoint(0, 0), size));
-        generator.setTitle(m_title);
-        QCPPainter painter;
-        if (!painter.begin(&generator))
-            return false;
-        m_plot->toPainter(&painter, size.width(), size.height());
-        return painter.end();
+        generator.setTitle(n == 1 ? plots.front()->title() : QStringLiteral("BlkMQ Lab"));
+        return paintAll(generator);
     }
     if (format == QLatin1String("pdf")) {
-        // QCustomPlot writes PDFs only by file name: render to a scratch file, then copy.
-        QTemporaryFile scratch(QDir::tempPath() + QStringLiteral("/blkmqlab-XXXXXX.pdf"));
-        if (!scratch.open() || !m_plot->savePdf(scratch.fileName(), size.width(), size.height()))
-            return false;
-        QFile pdf(scratch.fileName());
-        return pdf.open(QIODevice::ReadOnly) && out.write(pdf.readAll()) > 0;
+        QPdfWriter pdf(&out);
+        pdf.setResolution(96);
+        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+        pdf.setPageSize(QPageSize(QSizeF(size.width() * 72.0 / 96, size.height() * 72.0 / 96), QPageSize::Point));
+        return paintAll(pdf);
     }
     return false;
+}
+
+bool TimePlot::render(QIODevice& out, const QString& format, QSize size)
+{
+    return renderGrid(out, format, size, { this });
 }
 
 } // namespace blkmq

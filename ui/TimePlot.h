@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QRect>
 #include <QSize>
 #include <QLocale>
 #include <QString>
@@ -9,6 +10,7 @@
 
 class QCustomPlot;
 class QCPGraph;
+class QCPPainter;
 class QIODevice;
 
 namespace blkmq {
@@ -39,12 +41,19 @@ public:
     int pointCount(int curve) const;
     static constexpr int pointBudget() { return 2000; }
 
-    // Renders the chart at `size` as "png", "svg" or "pdf" into `out`;
-    // false for another format or when rendering fails.
+    // Renders the chart at `size` as "png", "svg" or "pdf" into `out`, fonts and lines scaled to
+    // the size (exportScale); false for another format or when rendering fails.
     bool render(QIODevice& out, const QString& format, QSize size);
+    // Several charts as one picture, in a grid of 1 to 3 columns.
+    // `caption`, when given, is a line over them (what each line style is when runs are compared).
+    static bool renderGrid(QIODevice& out, const QString& format, QSize size, const std::vector<TimePlot*>& plots,
+        const QString& caption = {});
+    static double exportScale(QSize size);
     QCustomPlot* plot() const { return m_plot; }
 
 private:
+    void paint(QCPPainter& painter, QRect where); // the chart into `where`, scaled for its size
+
     QCustomPlot* m_plot;
     QString m_title;
     std::vector<QCPGraph*> m_curves; // set 0

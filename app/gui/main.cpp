@@ -1,10 +1,11 @@
 // blkmqlab: the desktop laboratory.
 //   blkmqlab [FILE | --preset NAME] [--set k=v]... [--run] [--speed X]
 //            [--screenshot FILE --after DUR] [--export-chart FILE] [--quit-after DUR] [--inspect cpu:N|hctx:N]
-//            [--lesson NAME[:STEP]]
+//            [--lesson NAME[:STEP]] [--chart all|N|METRIC] [--size WxH]
 #include "EngineRunner.h"
 #include "LessonPanel.h"
 #include "MainWindow.h"
+#include "PlotPanel.h"
 #include "io/SafeFile.h"
 #include "scenario/ScenarioLoader.h"
 #include "sim/Duration.h"
@@ -50,7 +51,13 @@ int main(int argc, char** argv)
     const QCommandLineOption after(QStringLiteral("after"),
         QStringLiteral("simulated time to reach before the screenshot/export"), QStringLiteral("DUR"));
     const QCommandLineOption chart(QStringLiteral("export-chart"),
-        QStringLiteral("export the throughput chart (.png/.svg/.pdf)"), QStringLiteral("FILE"));
+        QStringLiteral("export charts (.png/.svg/.pdf): --chart, --size"), QStringLiteral("FILE"));
+    const QCommandLineOption chartId(QStringLiteral("chart"),
+        QStringLiteral("which chart --export-chart writes: all (a grid, the default), a number from 1, or a metric id"),
+        QStringLiteral("ID"));
+    const QCommandLineOption chartSize(QStringLiteral("size"),
+        QStringLiteral("--export-chart's size in pixels (default 1920x1080); fonts and lines scale with it"),
+        QStringLiteral("WxH"));
     const QCommandLineOption quit(QStringLiteral("quit-after"),
         QStringLiteral("quit once this much simulated time has run"), QStringLiteral("DUR"));
     const QCommandLineOption compare(QStringLiteral("compare"),
@@ -62,7 +69,8 @@ int main(int argc, char** argv)
     const QCommandLineOption lesson(QStringLiteral("lesson"),
         QStringLiteral("open a guided lesson and play it to step STEP (1 = the first; a --screenshot waits for it)"),
         QStringLiteral("NAME[:STEP]"));
-    parser.addOptions({ preset, set, run, speed, shot, after, chart, quit, compare, inspect, lesson });
+    parser.addOptions(
+        { preset, set, run, speed, shot, after, chart, chartId, chartSize, quit, compare, inspect, lesson });
     parser.process(app);
 
     std::vector<std::string> sets;
@@ -101,8 +109,22 @@ int main(int argc, char** argv)
         return 1;
     }
 
+    QSize exportSize(1920, 1080);
+    if (parser.isSet(chartSize)) {
+        const QStringList wh = parser.value(chartSize).split(QLatin1Char('x'));
+        exportSize = wh.size() == 2 ? QSize(wh[0].toInt(), wh[1].toInt()) : QSize();
+        if (exportSize.width() < 50 || exportSize.height() < 50 || exportSize.width() > 10000
+            || exportSize.height() > 10000)
+            return fail(QStringLiteral("--size takes WIDTHxHEIGHT, 50 to 10000 pixels each (e.g. 1920x1080)"));
+    }
+
     MainWindow window;
     window.loadScenario(*scenario);
+    const int chartIndex = window.chartIndex(parser.isSet(chartId) ? parser.value(chartId) : QStringLiteral("all"));
+    if (chartIndex < -1)
+        return fail(QStringLiteral("--chart: '%1' is not all, a chart number (1 to %2) or a plotted metric id")
+                        .arg(parser.value(chartId))
+                        .arg(window.plotPanel()->plots().size()));
     if (parser.isSet(compare)) {
         std::vector<std::string> bSets;
         for (const QString& s : parser.values(compare))
@@ -185,7 +207,8 @@ int main(int argc, char** argv)
                     pending->exitCode = 2;
                 }
             if (parser.isSet(chart))
-                if (const QString err = window.exportChart(parser.value(chart)); !err.isEmpty()) {
+                if (const QString err = window.exportChart(parser.value(chart), chartIndex, exportSize);
+                    !err.isEmpty()) {
                     std::fprintf(stderr, "blkmqlab: --export-chart: %s\n", qPrintable(err));
                     pending->exitCode = 1;
                 }

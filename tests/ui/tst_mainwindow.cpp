@@ -18,6 +18,7 @@
 #include <QComboBox>
 #include <QFile>
 #include <QJsonDocument>
+#include <QImage>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -237,6 +238,56 @@ private slots:
         QVERIFY(!w.exportChart(QStringLiteral("/nonexistent-dir/c.png")).isEmpty());
         QVERIFY(!w.exportChart(path("c.bmp")).isEmpty());
         QVERIFY(!QFile::exists(path("c.bmp")));
+    }
+
+    void exportsForSlides()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(w.loadPreset(QStringLiteral("default"), { "duration=\"4ms\"" }));
+        QVERIFY(w.compareWith({ "kernel.patches.complete-llist=true" }).isEmpty());
+        w.setSpeed(0);
+        w.runOrPause();
+        QTRY_VERIFY_WITH_TIMEOUT(w.runner()->simulatedNs() >= 2000000, 20000);
+        w.runOrPause();
+        w.patchPanel()->patchBox("complete-local-bh")->setChecked(true); // a live change: a marker
+        w.runOrPause();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.runner()->isRunning() && !w.runnerB()->isRunning(), 20000);
+        w.frame();
+        QTemporaryDir dir;
+        // The default is a 16:9 slide; fonts and lines are drawn twice as large as on a 960x540 chart.
+        QCOMPARE(w.exportChart(dir.filePath(u"one.png"_qs), w.chartIndex(u"ipis_per_s"_qs)), QString());
+        QImage one(dir.filePath(u"one.png"_qs));
+        QCOMPARE(one.size(), QSize(1920, 1080));
+        QCOMPARE(TimePlot::exportScale(one.size()), 2.0);
+        QCOMPARE(w.chartIndex(u"all"_qs), -1);
+        QCOMPARE(w.chartIndex(u"2"_qs), 1);
+        QCOMPARE(w.chartIndex(u"nope"_qs), -2);
+        QCOMPARE(w.exportChart(dir.filePath(u"all.png"_qs), -1, QSize(1280, 720)), QString());
+        QCOMPARE(QImage(dir.filePath(u"all.png"_qs)).size(), QSize(1280, 720));
+        QCOMPARE(w.exportChart(dir.filePath(u"all.svg"_qs), -1), QString());
+        QCOMPARE(w.exportChart(dir.filePath(u"all.pdf"_qs), -1), QString());
+        QCOMPARE(head(dir.filePath(u"all.pdf"_qs), 5), QByteArray("%PDF-"));
+        // The CSV has B's columns at the same times and the live change in its interval.
+        QCOMPARE(w.exportCsv(dir.filePath(u"ab.csv"_qs)), QString());
+        QFile csv(dir.filePath(u"ab.csv"_qs));
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(csv.readAll()).trimmed().split(u'\n');
+        const QStringList header = lines[0].split(u',');
+        QVERIFY(header.contains(u"b_iops"_qs));
+        QCOMPARE(header.last(), u"markers"_qs);
+        const auto b = header.indexOf(u"b_iops"_qs);
+        QVERIFY(lines.size() >= 4);
+        QVERIFY(lines[2].split(u',')[b].toDouble() > 0);
+        QStringList markers;
+        for (const QString& line : lines)
+            markers << line.section(u',', -1);
+        QVERIFY2(
+            markers.join(u'|').contains(u"kernel.patches.complete-local-bh=true"_qs), qPrintable(markers.join(u'|')));
+        // The canvas at twice its size, with the time written on it.
+        QCOMPARE(w.exportCanvas(dir.filePath(u"canvas.png"_qs)), QString());
+        const QImage canvas(dir.filePath(u"canvas.png"_qs));
+        QVERIFY(canvas.width() >= 2 * 300);
     }
 
     void scenarioParametersReload()

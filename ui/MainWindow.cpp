@@ -323,13 +323,14 @@ void MainWindow::buildDocks()
     auto* compareBox = new QWidget;
     auto* cbl = new QVBoxLayout(compareBox);
     cbl->addWidget(m_compareBox);
-    cbl->addWidget(new QLabel(tr("Kernel patches of run B (dashed curves):")));
-    cbl->addWidget(m_patchesB);
     m_compareTable->setTextFormat(Qt::RichText);
     m_compareTable->setObjectName(QStringLiteral("compareTable"));
-    cbl->addWidget(m_compareTable);
+    cbl->addWidget(m_compareTable); // the table first: it is what a comparison is for
+    cbl->addWidget(new QLabel(tr("Kernel patches of run B (dashed curves):")));
+    cbl->addWidget(m_patchesB);
     m_patchesB->setEnabled(false);
     auto* compare = dock(tr("Compare A/B"), compareBox, Qt::RightDockWidgetArea);
+    m_compareDock = compare;
     m_lessonsDock = dock(tr("Lessons"), m_lessons, Qt::RightDockWidgetArea);
     tabifyDockWidget(about, inspect);
     tabifyDockWidget(patches, compare);
@@ -554,6 +555,7 @@ QString MainWindow::compareWith(const std::vector<std::string>& sets)
     m_patchesB->setKernel(b->kernel);
     loadSession(1);
     updateRunLabels();
+    m_compareDock->raise(); // the table of A, B and their differences
     return {};
 }
 
@@ -586,11 +588,11 @@ void MainWindow::updateCompareTable()
         if (!snaps.emplace_back(s.runner->snapshot()))
             return;
     const auto cell = [](const QString& text) { return QStringLiteral("<td align=right>%1</td>").arg(text); };
-    QString html = QStringLiteral("<table cellspacing=4><tr><th></th>");
+    QString html = QStringLiteral("<table cellspacing=2 style='font-size:small'><tr><th></th>");
     for (const RunSession& s : m_sessions)
         html += QStringLiteral("<th>%1</th>").arg(s.label);
     for (std::size_t k = 1; k < m_sessions.size(); ++k)
-        html += QStringLiteral("<th>%1/%2</th>").arg(m_sessions[k].label, m_sessions[0].label);
+        html += QStringLiteral("<th title='%1 − %2'>Δ</th><th>Δ%</th>").arg(m_sessions[k].label, m_sessions[0].label);
     html += QStringLiteral("</tr><tr><td>%1</td>").arg(tr("simulated time"));
     for (const auto& snap : snaps)
         html += cell(QString::number(snap->now.seconds() * 1e3, 'f', 3) + tr(" ms"));
@@ -604,8 +606,13 @@ void MainWindow::updateCompareTable()
         for (const auto& snap : snaps)
             html += cell(QString::fromStdString(formatMetric(m, snap->totals[i])));
         const double a = snaps.front()->totals[i];
-        for (std::size_t k = 1; k < snaps.size(); ++k)
-            html += cell(a != 0 ? QString::number(snaps[k]->totals[i] / a, 'f', 2) : QStringLiteral("–"));
+        for (std::size_t k = 1; k < snaps.size(); ++k) {
+            const double d = snaps[k]->totals[i] - a;
+            const QString sign = d > 0 ? QStringLiteral("+") : QString();
+            html += cell(sign + QString::fromStdString(formatMetric(m, d)));
+            html += cell(
+                a != 0 ? sign + QString::number(100.0 * d / a, 'f', 1) + QLatin1Char('%') : QStringLiteral("–"));
+        }
         html += QStringLiteral("</tr>");
     }
     html += QStringLiteral("</table>");

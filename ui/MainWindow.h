@@ -146,6 +146,7 @@ private:
     ScenarioPanel* m_scenarioPanel;
     LessonPanel* m_lessons;
     QDockWidget* m_lessonsDock = nullptr;
+    QDockWidget* m_compareDock = nullptr;
     QStringList m_scriptIds; // the scenario's workload.script ids by step ("" for steps that submit nothing)
     int m_selectionScript = -1; // the script step of the selected request (its name after it completed)
     // The runs over the one live scenario: [0] is drawn on the canvas and driven by m_patches;

@@ -8,6 +8,8 @@ namespace blkmq {
 // A count, rate or ratio for people: 2.803M, 624.0k, 512, 49.66, 0.9987.
 inline std::string formatQuantity(double v)
 {
+    if (v < 0) // a difference (A/B tables): the same prefixes as its magnitude
+        return "-" + formatQuantity(-v);
     char buf[32];
     if (v >= 1e6)
         std::snprintf(buf, sizeof buf, "%.3fM", v / 1e6);

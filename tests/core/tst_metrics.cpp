@@ -1,4 +1,5 @@
 #include "metrics/LatencyHistogram.h"
+#include "metrics/Format.h"
 #include "metrics/Metrics.h"
 #include "metrics/TimeSeries.h"
 #include "engine/CommandInbox.h"
@@ -13,6 +14,13 @@ using namespace blkmq;
 class TestMetrics : public QObject {
     Q_OBJECT
 private slots:
+    void negativeQuantitiesKeepTheirPrefix()
+    {
+        QCOMPARE(formatQuantity(-50000), std::string("-50.0k"));
+        QCOMPARE(formatQuantity(-2.5e6), std::string("-2.500M"));
+        QCOMPARE(formatQuantity(50000), std::string("50.0k"));
+    }
+
     void onePlotOneUnit()
     {
         // Curves of one plot share its value axis, so they must share a unit (no calls/s beside a %).

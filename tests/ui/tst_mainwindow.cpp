@@ -354,7 +354,10 @@ private slots:
         w.frame();
         const auto* table = w.findChild<QLabel*>(QStringLiteral("compareTable"));
         QVERIFY(table);
-        QVERIFY2(table->text().contains(u"B/A"_qs) && table->text().contains(u"IOPS"_qs), qPrintable(table->text()));
+        QVERIFY2(table->text().contains(u">Δ</th>"_qs) && table->text().contains(u"Δ%"_qs)
+                && table->text().contains(u"IOPS"_qs) && table->text().contains(u"p99 latency"_qs)
+                && table->text().contains(u"remote completions"_qs),
+            qPrintable(table->text()));
     }
 
     void eventLogModelIsSound()

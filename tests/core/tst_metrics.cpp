@@ -21,15 +21,6 @@ private slots:
         QCOMPARE(formatQuantity(50000), std::string("50.0k"));
     }
 
-    void onePlotOneUnit()
-    {
-        // Curves of one plot share its value axis, so they must share a unit (no calls/s beside a %).
-        for (const Metric& a : kMetrics)
-            for (const Metric& b : kMetrics)
-                if (!a.group.empty() && a.group == b.group)
-                    QVERIFY2(a.unit == b.unit, std::string(a.id).append(" and ").append(b.id).c_str());
-    }
-
     void histogramPercentilesWithinBucketError()
     {
         LatencyHistogram h;

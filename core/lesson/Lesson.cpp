@@ -303,13 +303,15 @@ struct Reader {
     }
     bool onlyKeys(const json& o, const std::string& path, std::initializer_list<const char*> keys)
     {
-        for (const auto& [k, v] : o.items())
+        for (const auto& item : o.items()) {
+            const std::string& k = item.key(); // not a structured binding: clang 14 cannot capture one
             if (std::none_of(keys.begin(), keys.end(), [&](const char* known) { return k == known; })) {
                 std::string list;
                 for (const char* known : keys)
                     list.append(list.empty() ? "" : ", ").append(known);
                 return fail(path.empty() ? k : path + "." + k, "unknown field (known: " + list + ")");
             }
+        }
         return true;
     }
     bool text(const json& o, const std::string& path, const char* key, std::string& out, bool required)

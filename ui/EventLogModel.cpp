@@ -75,11 +75,16 @@ void EventLogModel::setNames(const QStringList& scriptIds, const QStringList& hc
     m_hctxNames = hctxNames;
 }
 
-QString EventLogModel::requestName(int rq, int script, const QStringList& scriptIds)
+QString EventLogModel::shortName(int rq, int script, const QStringList& scriptIds)
 {
     if (script >= 0 && script < scriptIds.size() && !scriptIds[script].isEmpty())
-        return QStringLiteral("request ") + scriptIds[script];
-    return QStringLiteral("request #%1").arg(rq);
+        return scriptIds[script];
+    return QStringLiteral("#%1").arg(rq);
+}
+
+QString EventLogModel::requestName(int rq, int script, const QStringList& scriptIds)
+{
+    return QStringLiteral("request ") + shortName(rq, script, scriptIds);
 }
 
 QString EventLogModel::hctxName(int hctx) const

@@ -42,6 +42,8 @@ public:
     // The one name of a request, in the log, the inspector, the banner and on its token:
     // "request A" (its workload.script id) or "request #N" (its pool slot).
     static QString requestName(int rq, int script, const QStringList& scriptIds);
+    // The same name without "request ": "A" or "#N" (a token's label).
+    static QString shortName(int rq, int script, const QStringList& scriptIds);
     QString requestName(const TraceRecord& r) const { return requestName(r.rq, r.script, m_scriptIds); }
 
 private:

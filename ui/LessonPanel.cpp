@@ -62,11 +62,8 @@ LessonPanel::LessonPanel(QWidget* parent)
             showStep(m_current);
             return;
         }
-        if (!m_lesson || m_busy || step == m_current)
-            return;
-        m_busy = true;
-        updateButtons();
-        emit playRequested(step, step != m_current + 1 || m_lesson->segmentStart(step) == step);
+        if (step != m_current)
+            request(step, step != m_current + 1);
     });
     updateButtons();
 }
@@ -102,33 +99,25 @@ QString LessonPanel::open(const QString& nameOrPath)
     return {};
 }
 
-void LessonPanel::next()
+void LessonPanel::request(int step, bool fresh)
 {
-    if (!m_lesson || m_busy || m_current + 1 >= m_lesson->size())
+    if (!m_lesson || m_busy || step < 0 || step >= m_lesson->size())
         return;
-    const int step = m_current + 1;
     m_busy = true;
     updateButtons();
-    emit playRequested(step, m_lesson->segmentStart(step) == step);
+    emit playRequested(step, fresh || m_lesson->segmentStart(step) == step);
 }
+
+// Next continues the engine; back, replay and a jump rebuild the step's scenario and play to it.
+void LessonPanel::next() { request(m_current + 1, false); }
 
 void LessonPanel::back()
 {
-    if (!m_lesson || m_busy || m_current <= 0)
-        return;
-    m_busy = true;
-    updateButtons();
-    emit playRequested(m_current - 1, true);
+    if (m_current > 0)
+        request(m_current - 1, true);
 }
 
-void LessonPanel::replay()
-{
-    if (!m_lesson || m_busy || m_current < 0)
-        return;
-    m_busy = true;
-    updateButtons();
-    emit playRequested(m_current, true);
-}
+void LessonPanel::replay() { request(m_current, true); }
 
 void LessonPanel::stepReached(int step, const QString& error, const Snapshot& snap)
 {

@@ -44,6 +44,7 @@ public slots:
     void replay();
 
 private:
+    void request(int step, bool fresh); // asks for a step unless one is being played
     void showStep(int step);
     void updateButtons();
 

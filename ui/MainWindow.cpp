@@ -436,8 +436,8 @@ void MainWindow::loadScenario(const Scenario& scenario)
             hctxNames << QStringLiteral("%1 hctx %2").arg(devices[d].name).arg(i);
     }
     m_scriptIds.clear();
-    for (const ScriptStep& st : scenario.script)
-        m_scriptIds << (st.op == ScriptStep::Op::Submit ? q(st.id) : QString());
+    for (const std::string& id : *m_runner->snapshot()->scriptIds)
+        m_scriptIds << q(id);
     m_log->setNames(m_scriptIds, hctxNames);
     m_scene->build(scenario.topology, devices, tags && tags->perCpuCaches);
     m_scene->setRequestNames(m_scriptIds);
@@ -989,13 +989,18 @@ QString MainWindow::exportCsv(const QString& path) const
     QByteArray bytes = QByteArray::fromStdString(header);
     std::size_t marker = 0;
     std::int64_t previous = -1;
+    static const std::vector<SeriesRow> kNone;
+    std::vector<std::size_t> next(
+        m_sessions.size(), 0); // each compared run's rows, walked with A's (both in time order)
     for (const auto& r : m_rows) {
         std::string line = TimeSeries::csvRow(r);
         for (std::size_t k = 1; k < m_sessions.size(); ++k) {
-            const auto& rows = k - 1 < m_rowsOthers.size() ? m_rowsOthers[k - 1] : std::vector<SeriesRow> {};
-            const auto it
-                = std::find_if(rows.begin(), rows.end(), [&](const SeriesRow& o) { return o.t_ns == r.t_ns; });
-            const std::string other = it != rows.end() ? TimeSeries::csvRow(*it) : std::string();
+            const std::vector<SeriesRow>& rows = k - 1 < m_rowsOthers.size() ? m_rowsOthers[k - 1] : kNone;
+            std::size_t& i = next[k];
+            while (i < rows.size() && rows[i].t_ns < r.t_ns)
+                ++i;
+            const std::string other
+                = i < rows.size() && rows[i].t_ns == r.t_ns ? TimeSeries::csvRow(rows[i]) : std::string();
             // Its values without its t_ns column; empty cells where B has no row at that time.
             line += other.empty() ? std::string(kMetrics.size(), ',') : other.substr(other.find(','));
         }
@@ -1247,9 +1252,8 @@ void MainWindow::lessonStepPlayed(int step, const QString& error)
             marks.push_back({ CanvasHighlight::Kind::Device, h.index });
             break;
         case LessonHighlight::Kind::Request: {
-            const auto script = m_scriptIds.indexOf(q(h.request));
             for (const RequestSnapshot& r : snap->requests)
-                if (r.script == script) {
+                if (r.script >= 0 && m_scriptIds.value(r.script) == q(h.request)) {
                     m_scene->setFollowed(r.id);
                     m_selectionScript = r.script;
                     sel = { CanvasSelection::Kind::Request, r.id };

@@ -147,7 +147,7 @@ private:
     LessonPanel* m_lessons;
     QDockWidget* m_lessonsDock = nullptr;
     QDockWidget* m_compareDock = nullptr;
-    QStringList m_scriptIds; // the scenario's workload.script ids by step ("" for steps that submit nothing)
+    QStringList m_scriptIds; // the scenario's workload.script ids by step (Snapshot::scriptIds)
     int m_selectionScript = -1; // the script step of the selected request (its name after it completed)
     // The runs over the one live scenario: [0] is drawn on the canvas and driven by m_patches;
     // the others are compared with it (plotted as sets 1.., in the A/B table), each with its own

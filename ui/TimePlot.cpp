@@ -143,7 +143,6 @@ void TimePlot::addMarker(double tMs, const QString& text, const QColor& color)
 
 void TimePlot::setSpan(double endMs)
 {
-    m_spanMs = endMs;
     m_follow = true;
     m_plot->xAxis->setRange(0, endMs > 0 ? endMs : 1.0);
     m_plot->yAxis->setRange(0, 1);

@@ -58,7 +58,6 @@ private:
     QString m_title;
     std::vector<QCPGraph*> m_curves; // set 0
     std::vector<std::vector<QCPGraph*>> m_others; // sets 1..
-    double m_spanMs = 0;
     bool m_follow = true; // the time axis shows the whole run; false once the user zooms or drags
 };
 

@@ -1,5 +1,6 @@
 #include "TopologyScene.h"
 
+#include "EventLogModel.h"
 #include "TagMapItem.h"
 #include "TokenLayer.h"
 
@@ -300,9 +301,7 @@ void TopologyScene::update(const Snapshot& snap, const std::vector<TraceRecord>&
         t.stuck = r.stuck;
         t.cpu = r.cpu;
         // The request's one name, short: its script id, or #slot (EventLogModel::requestName).
-        t.label = r.script >= 0 && r.script < m_scriptIds.size() && !m_scriptIds[r.script].isEmpty()
-            ? m_scriptIds[r.script]
-            : QStringLiteral("#%1").arg(r.id);
+        t.label = EventLogModel::shortName(r.id, r.script, m_scriptIds);
         QPointF base;
         int place = 0;
         switch (r.state) {

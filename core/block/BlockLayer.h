@@ -124,6 +124,8 @@ public:
     // Stuck requests (see BlockStall.cpp), then submitters asleep for a tag longer than maxAge.
     StallReport findStalls(SimTime maxAge, const std::vector<bool>& liveTagSets, const SleeperLookup& sleeper) const;
     std::string requestName(int rq) const;
+    // workload.script ids by step (a request's `script` indexes them).
+    const std::vector<std::string>& scriptIds() const { return m_scriptIds; }
     std::string requestName(int rq, int script, int job) const;
     // blk_poll() on the hctx `cpu` maps to for `dev`: completes what it finds.
     int poll(int cpu, int dev);

@@ -270,6 +270,9 @@ void Engine::publishSnapshot()
     s->counters = m_sim->counters;
     s->totals = totals();
     s->scenarioJson = m_scenarioJson;
+    if (!m_scriptIds)
+        m_scriptIds = std::make_shared<const std::vector<std::string>>(m_block->scriptIds());
+    s->scriptIds = m_scriptIds;
     s->markers = m_markers.size();
     s->fingerprint = m_fingerprint.hex();
     for (int c = 0; c < m_machine->nrCpus(); ++c) {

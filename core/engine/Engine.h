@@ -134,6 +134,7 @@ private:
     mutable std::mutex m_snapshotMutex; // guards only the pointer swap
     std::shared_ptr<const Snapshot> m_snapshot;
     std::shared_ptr<const std::string> m_scenarioJson; // m_scenario.sourceJson, shared with snapshots
+    std::shared_ptr<const std::vector<std::string>> m_scriptIds; // the block layer's, shared with snapshots
 };
 
 } // namespace blkmq

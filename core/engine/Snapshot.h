@@ -65,6 +65,8 @@ struct Snapshot {
     MetricValues totals {}; // every metric of the table over the run so far
     // The scenario as it runs now, live changes applied (shared: copied only when a change is applied).
     std::shared_ptr<const std::string> scenarioJson;
+    // workload.script ids by step (RequestSnapshot::script indexes them; shared, built once per engine).
+    std::shared_ptr<const std::vector<std::string>> scriptIds;
     std::vector<CpuSnapshot> cpus;
     std::vector<HctxSnapshot> hctxs;
     // Per driver-tags object, per tag (empty above 4096 tags): one of TagMapState, or >= 0 for a free

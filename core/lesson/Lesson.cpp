@@ -101,22 +101,14 @@ ValueResult requestValue(const Snapshot& s, const std::vector<std::string>& part
     if (parts.size() != 3
         || std::find(std::begin(kRequestFields), std::end(kRequestFields), parts[2]) == std::end(kRequestFields))
         return ValueResult::failure("request values are request.ID.in_flight and request.ID.stuck");
-    // The script's ids in order, from the scenario that runs.
-    const json doc = json::parse(s.scenarioJson ? *s.scenarioJson : std::string("{}"), nullptr, false);
-    int script = -1;
-    if (doc.is_object() && doc.contains("workload") && doc["workload"].contains("script")) {
-        int i = 0;
-        for (const auto& step : doc["workload"]["script"]) {
-            if (step.is_object() && step.value("op", std::string()) == "submit"
-                && step.value("id", std::string()) == parts[1])
-                script = i;
-            ++i;
-        }
-    }
-    if (script < 0)
+    static const std::vector<std::string> kNone;
+    const auto& ids = s.scriptIds ? *s.scriptIds : kNone;
+    if (std::find(ids.begin(), ids.end(), parts[1]) == ids.end())
         return ValueResult::failure("no workload.script step submits a request '" + parts[1] + "'");
-    const auto it = std::find_if(
-        s.requests.begin(), s.requests.end(), [&](const RequestSnapshot& r) { return r.script == script; });
+    const auto it = std::find_if(s.requests.begin(), s.requests.end(), [&](const RequestSnapshot& r) {
+        return r.script >= 0 && static_cast<std::size_t>(r.script) < ids.size()
+            && ids[static_cast<std::size_t>(r.script)] == parts[1];
+    });
     if (parts[2] == "in_flight")
         return it != s.requests.end() ? 1.0 : 0.0;
     return it != s.requests.end() && it->stuck ? 1.0 : 0.0;

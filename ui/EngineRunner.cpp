@@ -188,13 +188,13 @@ void EngineRunner::collect()
         m_out.markers.push_back(markers[m_markersTaken]);
 }
 
-void EngineRunner::notify(int what, const QString& text)
+void EngineRunner::notify(int what, const QString& text, std::vector<StallStep> steps)
 {
     const std::uint64_t gen = m_generation;
     const auto handoff = TbbHandoff::hold(); // the closure is written here and read on the GUI thread
     QMetaObject::invokeMethod(
         this,
-        [this, gen, what, text] {
+        [this, gen, what, text, steps = std::move(steps)] {
             TbbHandoff::pass();
             if (gen != m_generation)
                 return; // from an engine that was reset since
@@ -206,7 +206,7 @@ void EngineRunner::notify(int what, const QString& text)
                 emit lessonPlayed(m_lessonStep, text);
             } else if (what == 1 || what == 2) {
                 if (what == 1)
-                    emit stallDetected(text);
+                    emit stallDetected(text, steps);
                 else
                     emit tagRace(text);
                 if (m_pauseOnStall && !m_running)
@@ -226,7 +226,7 @@ void EngineRunner::workerLoop(std::uint64_t generation)
     const auto checkStall = [&] {
         if (!m_stallSeen && m_engine->stallDetected()) {
             m_stallSeen = true;
-            notify(1, QString::fromStdString(m_engine->stallExplanation()));
+            notify(1, QString::fromStdString(m_engine->stallExplanation()), m_engine->stallSteps());
             return true;
         }
         return false;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "block/StallStep.h"
 #include "metrics/TimeSeries.h"
 #include "scenario/Scenario.h"
 #include "engine/CommandInbox.h"
@@ -74,7 +75,7 @@ public:
 
 signals:
     void stateChanged(bool running);
-    void stallDetected(const QString& explanation);
+    void stallDetected(const QString& explanation, const std::vector<blkmq::StallStep>& steps);
     // The tag allocator's race struck for the first time (a lost tag, or a missed wake-up).
     void tagRace(const QString& explanation);
     void finished();
@@ -85,7 +86,7 @@ private:
     void stopWorker();
     void workerLoop(std::uint64_t generation);
     void collect(); // worker: move new rows/markers into the outbox, publish a snapshot
-    void notify(int what, const QString& text = {});
+    void notify(int what, const QString& text = {}, std::vector<StallStep> steps = {});
 
     struct Impl;
     std::unique_ptr<Impl> m_impl;

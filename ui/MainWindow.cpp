@@ -160,10 +160,10 @@ MainWindow::MainWindow(QWidget* parent)
                                      .arg(q(formatDuration(m_runner->scenario().duration))),
             15000);
     });
-    connect(m_runner, &EngineRunner::stallDetected, this, [this](const QString& why) {
-        m_banner->setText(tr("<b>Stall detected.</b> ") + why.toHtmlEscaped());
-        m_banner->show();
-        wake();
+    connect(m_runner, &EngineRunner::stallDetected, this, &MainWindow::showStall);
+    connect(m_banner, &QLabel::linkActivated, this, [this](const QString& link) {
+        if (link.startsWith(QLatin1String("step:")))
+            selectStallStep(link.mid(5).toInt());
     });
     connect(m_runner, &EngineRunner::tagRace, this, [this](const QString& what) {
         m_raceBanner->setText(
@@ -450,6 +450,8 @@ void MainWindow::loadScenario(const Scenario& scenario)
     m_rowsOthers.clear();
     m_markerLog.clear();
     m_banner->hide();
+    m_stallSteps.clear();
+    m_stallStep = -1;
     m_raceBanner->hide();
     m_selection = {};
     m_inspector->clear();
@@ -932,6 +934,87 @@ QString writeOut(const QString& path, const QByteArray& bytes)
 } // namespace
 
 bool MainWindow::stalled() const { return !m_banner->isHidden(); }
+
+void MainWindow::showStall(const QString& why, const std::vector<StallStep>& steps)
+{
+    m_stallSteps = steps;
+    m_stallStep = -1;
+    m_banner->setToolTip(why); // the whole explanation in prose, as the CLI prints it
+    renderStallBanner();
+    m_banner->show();
+    wake();
+}
+
+void MainWindow::renderStallBanner()
+{
+    if (m_stallSteps.empty()) {
+        m_banner->setText(tr("<b>Stall detected.</b> ") + m_banner->toolTip().toHtmlEscaped());
+        return;
+    }
+    QString html = tr("<b>Stall detected.</b> How it came about (click a step to show what it is about):");
+    html.append(QStringLiteral("<table cellspacing=\"0\" cellpadding=\"1\">"));
+    for (std::size_t i = 0; i < m_stallSteps.size(); ++i) {
+        const StallStep& st = m_stallSteps[i];
+        const bool current = static_cast<int>(i) == m_stallStep;
+        html.append(QStringLiteral(
+            "<tr><td>%1.&nbsp;</td><td><a href=\"step:%2\" style=\"color:#7b241c\">t&nbsp;=&nbsp;%3&nbsp;µs"
+            "</a>&nbsp;</td><td>%4%5%6</td></tr>")
+                        .arg(i + 1)
+                        .arg(i)
+                        .arg(static_cast<double>(st.at.ns()) / 1e3, 0, 'f', 3)
+                        .arg(current ? QStringLiteral("<b>") : QString(), q(st.text).toHtmlEscaped(),
+                            current ? QStringLiteral("</b>") : QString()));
+    }
+    html.append(QStringLiteral("</table>"));
+    m_banner->setText(html);
+}
+
+void MainWindow::selectStallStep(int step)
+{
+    if (step < 0 || step >= static_cast<int>(m_stallSteps.size()))
+        return;
+    m_stallStep = step;
+    renderStallBanner();
+    const StallStep& st = m_stallSteps[static_cast<std::size_t>(step)];
+    CanvasSelection sel;
+    std::vector<CanvasHighlight> marks;
+    switch (st.object) {
+    case StallStep::Object::Request:
+        sel = { CanvasSelection::Kind::Request, st.index };
+        break;
+    case StallStep::Object::Hctx:
+        marks.push_back({ CanvasHighlight::Kind::Hctx, st.index });
+        sel = { CanvasSelection::Kind::Hctx, st.index };
+        break;
+    case StallStep::Object::Tags:
+        marks.push_back({ CanvasHighlight::Kind::Tags, st.index });
+        sel = { CanvasSelection::Kind::Tags, st.index };
+        break;
+    case StallStep::Object::Cpu:
+        marks.push_back({ CanvasHighlight::Kind::Cpu, st.index });
+        sel = { CanvasSelection::Kind::Cpu, st.index };
+        break;
+    case StallStep::Object::None:
+        break;
+    }
+    m_scene->setHighlights(marks);
+    if (sel.kind != CanvasSelection::Kind::None)
+        showSelection(sel);
+    // The log at the step's time: the first row at or after it (rows are in time order).
+    int lo = 0, hi = m_log->rowCount();
+    while (lo < hi) {
+        const int mid = (lo + hi) / 2;
+        if (m_log->record(mid).time < st.at.ns())
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == m_log->rowCount())
+        m_logView->scrollToBottom();
+    else if (const QModelIndex at = m_logFilter->mapFromSource(m_log->index(lo, 0)); at.isValid())
+        m_logView->scrollTo(at, QAbstractItemView::PositionAtTop);
+    wake();
+}
 
 QString MainWindow::checkChartPath(const QString& path)
 {

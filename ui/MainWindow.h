@@ -1,6 +1,7 @@
 #pragma once
 
 #include "TopologyScene.h"
+#include "block/StallStep.h"
 #include "metrics/TimeSeries.h"
 #include "scenario/Scenario.h"
 #include "engine/CommandInbox.h"
@@ -78,6 +79,11 @@ public:
     std::int64_t shownTimeNs() const { return m_shownNs; }
     // True once the stall banner shows (a stall was detected in the current run).
     bool stalled() const;
+    // The stall banner's steps; selecting one (a click on it) highlights and inspects its object
+    // and scrolls the log to its time.
+    const std::vector<StallStep>& stallSteps() const { return m_stallSteps; }
+    void selectStallStep(int step);
+    CanvasSelection selection() const { return m_selection; }
     // Whether the frame timer runs: false once nothing runs, changes or moves (an idle window draws nothing).
     bool drawing() const;
     // The shown run has reached its scenario's end.
@@ -119,6 +125,8 @@ private:
     void buildDocks();
     void applyCommand(const Command& c);
     void showSelection(const CanvasSelection& s);
+    void showStall(const QString& why, const std::vector<StallStep>& steps);
+    void renderStallBanner();
     void refreshInspector();
     void updateStatus();
     void openScenario();
@@ -164,6 +172,8 @@ private:
     QSpinBox* m_seed;
     QLabel* m_banner;
     QLabel* m_raceBanner; // a tag allocator's race (lost tags, missed wake-ups), flagged like a stall
+    std::vector<StallStep> m_stallSteps; // the banner's, numbered from 1
+    int m_stallStep = -1; // the one last clicked
     QLabel* m_time;
     QLabel* m_speedLabel;
     QLabel* m_legend;

@@ -4,6 +4,7 @@
 #include "block/EndIoSink.h"
 #include "block/Hctx.h"
 #include "block/RequestQueue.h"
+#include "block/StallStep.h"
 #include "complete/CompletionPolicy.h"
 #include "restart/SchedRestart.h"
 #include "cpu/Machine.h"
@@ -19,11 +20,12 @@
 
 namespace blkmq {
 
-// A request that nothing will ever move, and why.
+// A request that nothing will ever move, and why: in prose, and as steps in time order.
 struct StallReport {
     std::vector<int> stuck; // request indices
     std::vector<std::string> stuckSubmitters; // asleep in blk_mq_get_tag() longer than maxAge, by name
     std::string explanation;
+    std::vector<StallStep> steps; // of the first stuck request (or sleeper) explained
 };
 
 // A task asleep in blk_mq_get_tag(), in the stall detector's words: who it is and since when it has
@@ -158,8 +160,8 @@ public:
 private:
     // Why a submitter asleep on hw queue `index` of `set` longer than maxAge is stuck: what became of
     // the tags (findStalls).
-    void explainSleeper(
-        std::ostringstream& why, const TagSet& set, int index, const Sleeper& who, SimTime maxAge) const;
+    void explainSleeper(std::ostringstream& why, std::vector<StallStep>& steps, const TagSet& set, int index,
+        const Sleeper& who, SimTime maxAge) const;
     void dispatch(int cpu, int hctx);
     enum class Issue { Ok, NoTag, Busy };
     // What blk_mq_dispatch_rq_list() did: requests issued, and how it stopped.

@@ -11,6 +11,7 @@
 
 #include "sim/Duration.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -45,13 +46,17 @@ std::string BlockLayer::requestName(int rq, int script, int job) const
     return "request #" + std::to_string(rq) + (job >= 0 ? " (job " + std::to_string(job) + ")" : "");
 }
 
-void BlockLayer::explainSleeper(
-    std::ostringstream& why, const TagSet& set, int index, const Sleeper& who, SimTime maxAge) const
+void BlockLayer::explainSleeper(std::ostringstream& why, std::vector<StallStep>& steps, const TagSet& set, int index,
+    const Sleeper& who, SimTime maxAge) const
 {
     const TagAllocator& alloc = set.tags[static_cast<std::size_t>(index)].alloc();
     const RequestQueue& q = m_queues[static_cast<std::size_t>(set.queues.front())];
+    const int tagsIndex = set.firstTags + index;
     why << who.name << " has slept in blk_mq_get_tag() for a driver tag of " << q.spec.name << " hctx " << index
         << " since " << ms(who.since) << ", longer than the stall_age of " << formatDuration(maxAge);
+    steps.push_back({ who.since,
+        who.name + " goes to sleep in blk_mq_get_tag(): no driver tag of " + tagsName(tagsIndex) + " is free to it",
+        StallStep::Object::Tags, tagsIndex });
     std::ostringstream hiddenCpus;
     int hidden = 0;
     for (int cpu = 0; cpu < m_machine.nrCpus(); ++cpu)
@@ -61,18 +66,41 @@ void BlockLayer::explainSleeper(
         }
     const int lost = alloc.lost();
     why << ". Of its " << alloc.depth() << " tags " << alloc.inUse() << " are in use";
+    std::string state = std::to_string(alloc.inUse()) + " of its " + std::to_string(alloc.depth()) + " tags are in use";
     if (lost + hidden == 0) {
         why << " and " << alloc.depth() - alloc.inUse() << " free";
+        steps.push_back({ m_sim.now,
+            state.append(" and ")
+                .append(std::to_string(alloc.depth() - alloc.inUse()))
+                .append(" free, yet it sleeps longer than the stall_age of ")
+                .append(formatDuration(maxAge)),
+            StallStep::Object::Tags, tagsIndex });
         return;
     }
-    if (lost > 0)
+    if (lost > 0) {
         why << ", " << lost
             << " were lost when steal_tags() copied a victim's stack over a cache an interrupt had "
                "refilled (tags.lost_tags)";
-    if (hidden > 0)
+        steps.push_back({ m_sim.now,
+            std::string(state)
+                .append("; ")
+                .append(std::to_string(lost))
+                .append(" were lost by steal_tags() (tags.lost_tags)"),
+            StallStep::Object::Tags, tagsIndex });
+    }
+    if (hidden > 0) {
         why << ", " << hidden << " sit in the cache of " << hiddenCpus.str()
             << " whose cpus_have_tags bit a second stealer cleared after a free had set it, so steal_tags() on "
                "another CPU does not look there (tags.missed_wakeups)";
+        for (int cpu = 0; cpu < m_machine.nrCpus(); ++cpu)
+            if (const int n = alloc.hiddenOn(cpu); n > 0)
+                steps.push_back({ m_sim.now,
+                    std::to_string(n)
+                        .append(" tag(s) sit in CPU ")
+                        .append(std::to_string(cpu))
+                        .append("'s cache with its cpus_have_tags bit clear: no stealer looks there"),
+                    StallStep::Object::Cpu, cpu });
+    }
     why << ": the race ida-lock-split lets happen";
 }
 
@@ -113,34 +141,69 @@ StallReport BlockLayer::findStalls(
             if (report.stuck.size() > 1)
                 continue;
             // Explain the first one from the decisions recorded on the way.
+            const int hi = static_cast<int>(h);
             const std::string hname = q.spec.name + " hctx " + std::to_string(hctx.index);
-            why << requestName(rq) << " (" << hname << ", submitted on CPU " << r.cpu << ") has waited "
-                << (inFifo ? "in the scheduler FIFO" : "on hctx->dispatch") << " since " << ms(r.waitSince) << "; ";
-            if (m_restart->marked(static_cast<int>(h))) {
-                why << hname << " has RESTART set since " << ms(m_restart->markedSince(static_cast<int>(h)));
-                if (m_restart->markedFor(static_cast<int>(h)) == SchedRestart::MarkReason::NoTag)
+            const char* where = inFifo ? "in the scheduler FIFO" : "on hctx->dispatch";
+            why << requestName(rq) << " (" << hname << ", submitted on CPU " << r.cpu << ") has waited " << where
+                << " since " << ms(r.waitSince) << "; ";
+            report.steps.push_back({ r.waitSince,
+                requestName(rq)
+                    .append(", submitted on CPU ")
+                    .append(std::to_string(r.cpu))
+                    .append(", waits ")
+                    .append(where)
+                    .append(" of ")
+                    .append(hname),
+                StallStep::Object::Request, rq });
+            if (m_restart->marked(hi)) {
+                std::string mark = hname + " gets RESTART set";
+                why << hname << " has RESTART set since " << ms(m_restart->markedSince(hi));
+                if (m_restart->markedFor(hi) == SchedRestart::MarkReason::NoTag) {
                     why << " (its dispatch found no driver tag, and blk_mq_mark_tag_wait marks an hctx of unshared "
                            "tags instead of parking it on a wait queue)";
-                else if (inFifo)
+                    mark.append(": its dispatch found no driver tag");
+                } else if (inFifo) {
                     why << " (its dispatch found hctx->dispatch non-empty and left the scheduler's requests where "
                            "they were)";
+                    mark.append(": its dispatch found hctx->dispatch non-empty");
+                }
                 why << "; ";
-            } else if (hctx.tagUse.parked)
+                report.steps.push_back({ m_restart->markedSince(hi), mark, StallStep::Object::Hctx, hi });
+            } else if (hctx.tagUse.parked) {
                 why << hname
                     << " has no RESTART mark and waits on a wait queue of its tags for a free driver tag "
                        "(dispatch_wait, TAG_WAITING); ";
-            else
+                report.steps.push_back(
+                    { r.waitSince, hname + " has no RESTART mark and waits on a wait queue of its tags",
+                        StallStep::Object::Hctx, hi });
+            } else {
                 why << hname << " has no RESTART mark; ";
+                report.steps.push_back({ r.waitSince, hname + " has no RESTART mark", StallStep::Object::Hctx, hi });
+            }
+            const RestartNote& n = m_restart->lastDecision(q.tagSet);
+            const std::string freed = requestName(n.freed.rq, n.freed.script, n.freed.job);
+            const std::string last = m_restart->explainLast(hi, freed);
+            if (!last.empty()) {
+                const bool restarted = n.outcome == RestartNote::Outcome::Restarted && n.restarted >= 0;
+                report.steps.push_back({ n.at, m_restart->explainLast(hi, freed, SchedRestart::Phrase::Step),
+                    StallStep::Object::Hctx, restarted ? n.restarted : n.hctx });
+            }
             if (structural) {
                 why << "no request holds a tag of tag set '" << set.name << "', no run of its hctxs is queued and "
                     << "nothing is left to submit to its devices, so no completion will ever restart " << hname;
+                report.steps.push_back({ m_sim.now,
+                    "No request holds a tag of tag set '" + set.name
+                        + "', no run of its hctxs is queued and nothing is left to submit: no completion will ever "
+                          "restart "
+                        + hname,
+                    StallStep::Object::Tags, set.firstTags + hctx.index });
             } else {
                 why << "it has waited longer than the stall_age of " << formatDuration(maxAge);
+                report.steps.push_back(
+                    { m_sim.now, requestName(rq) + " has waited longer than the stall_age of " + formatDuration(maxAge),
+                        StallStep::Object::Request, rq });
             }
-            const RestartNote& n = m_restart->lastDecision(q.tagSet);
-            if (const std::string last
-                = m_restart->explainLast(static_cast<int>(h), requestName(n.freed.rq, n.freed.script, n.freed.job));
-                !last.empty())
+            if (!last.empty())
                 why << ". " << last;
             why << '.';
         }
@@ -154,9 +217,11 @@ StallReport BlockLayer::findStalls(
                 if (m_sim.now - who.since <= maxAge)
                     continue;
                 if (report.stuck.empty() && report.stuckSubmitters.empty())
-                    explainSleeper(why, set, i, who, maxAge);
+                    explainSleeper(why, report.steps, set, i, who, maxAge);
                 report.stuckSubmitters.push_back(who.name);
             }
+    std::stable_sort(
+        report.steps.begin(), report.steps.end(), [](const StallStep& a, const StallStep& b) { return a.at < b.at; });
     const std::size_t nStuck = report.stuck.size() + report.stuckSubmitters.size();
     if (nStuck > 0) {
         report.explanation = why.str();

@@ -217,6 +217,7 @@ void Engine::checkStalls()
     m_stallDetected = true;
     m_firstStall = m_sim->now;
     m_stallExplanation = std::move(r.explanation);
+    m_stallSteps = std::move(r.steps);
     for (int rq : m_stuck)
         m_firstStuckNames.push_back(m_block->requestName(rq));
     m_firstStuckSubmitters = m_stuckSubmitters;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "block/StallStep.h"
 #include "metrics/TimeSeries.h"
 #include "sim/TraceRing.h"
 #include "scenario/Scenario.h"
@@ -90,6 +91,7 @@ public:
     SimTime firstStall() const { return m_firstStall; }
     const std::vector<int>& stuckRequests() const { return m_stuck; }
     const std::string& stallExplanation() const { return m_stallExplanation; }
+    const std::vector<StallStep>& stallSteps() const { return m_stallSteps; } // the same, as steps in time order
     // The first lost tag and the first missed wake-up of any hw queue's tags (ida-lock-split's race),
     // in time order, each with what happened in words.
     std::vector<Marker> tagRaces() const;
@@ -129,6 +131,7 @@ private:
     std::vector<std::string> m_firstStuckNames; // at the first detection
     std::vector<std::string> m_firstStuckSubmitters; // at the first detection
     std::string m_stallExplanation; // of the first detection
+    std::vector<StallStep> m_stallSteps;
     SimTime m_snapshotInterval;
     SimTime m_nextSnapshot;
     mutable std::mutex m_snapshotMutex; // guards only the pointer swap

@@ -190,13 +190,15 @@ std::string hctxName(const RestartShape& shape, int h)
 
 } // namespace
 
-std::string SchedRestart::explainLast(int h, const std::string& freedName) const
+std::string SchedRestart::explainLast(int h, const std::string& freedName, Phrase as) const
 {
     const RestartNote& n = lastDecision(m_shape.queueOf(h).tagSet);
     if (n.outcome == RestartNote::Outcome::None || n.hctx < 0)
         return {};
-    std::string out = "The last blk_mq_sched_restart() on the tag set (at " + ms(n.at) + ", freeing " + freedName
-        + " of " + m_shape.queueOf(n.hctx).name + ") ";
+    std::string out = as == Phrase::Step ? "Freeing " + freedName + " of " + m_shape.queueOf(n.hctx).name
+            + ", the tag set's last blk_mq_sched_restart() "
+                                         : "The last blk_mq_sched_restart() on the tag set (at " + ms(n.at)
+            + ", freeing " + freedName + " of " + m_shape.queueOf(n.hctx).name + ") ";
     switch (n.outcome) {
     case RestartNote::Outcome::CounterZero:
         out += "returned early because " + m_variant->counterOwner(m_shape, n.hctx)

@@ -48,8 +48,10 @@ public:
     // blk_mq_sched_restart(), for a request of `hctx` just freed.
     void onFree(int hctx, const RestartFreed& freed);
     const RestartNote& lastDecision(int tagSet) const { return m_tagSet[static_cast<std::size_t>(tagSet)].last; }
-    // Why the last decision on hctx's tag set did not reach it (one sentence, or empty).
-    std::string explainLast(int hctx, const std::string& freedName) const;
+    // Why the last decision on hctx's tag set did not reach it (one sentence, or empty); a step
+    // (of the stall banner) leaves out the time it is shown with.
+    enum class Phrase : std::uint8_t { Sentence, Step };
+    std::string explainLast(int hctx, const std::string& freedName, Phrase as = Phrase::Sentence) const;
 
     // --- for the variants ---
     // blk_mq_sched_restart_hctx(): clear the mark; run the hctx if it has work.

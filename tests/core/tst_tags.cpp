@@ -755,6 +755,16 @@ private slots:
         QVERIFY2(why.find("has slept in blk_mq_get_tag()") != std::string::npos, why.c_str());
         QVERIFY2(why.find("were lost when steal_tags() copied") != std::string::npos, why.c_str());
         QVERIFY2(why.find(st["submitters"][0].get<std::string>()) == 0, why.c_str());
+        // as steps: the sleeper goes to sleep on the tags, then what became of them, in time order
+        const auto& steps = e.stallSteps();
+        QVERIFY(steps.size() >= 2);
+        QCOMPARE(steps.front().object, StallStep::Object::Tags);
+        QVERIFY(steps.front().text.find(st["submitters"][0].get<std::string>()) == 0);
+        QVERIFY(steps.front().at < e.firstStall());
+        QVERIFY(std::any_of(steps.begin(), steps.end(),
+            [](const StallStep& x) { return x.text.find("lost by steal_tags()") != std::string::npos; }));
+        for (std::size_t i = 1; i < steps.size(); ++i)
+            QVERIFY(steps[i - 1].at <= steps[i].at);
         Engine v314(load("ida-lock-split-race", { "kernel.patches.ida-lock-split=false" }));
         v314.run();
         QVERIFY(!v314.summary()["stall"]["detected"].get<bool>());

@@ -433,10 +433,32 @@ private slots:
         w.runOrPause();
         QTRY_VERIFY_WITH_TIMEOUT(w.stalled(), 20000);
         w.frame();
-        QVERIFY2(w.stallBanner()->text().contains(u"request A (nullb0 hctx 0"_qs), qPrintable(w.stallBanner()->text()));
+        QVERIFY2(
+            w.stallBanner()->text().contains(u"request A, submitted on CPU 0"_qs), qPrintable(w.stallBanner()->text()));
         const auto snap = w.runner()->snapshot();
         const auto a = std::find_if(snap->requests.begin(), snap->requests.end(), [](auto& r) { return r.stuck; });
         QVERIFY(a != snap->requests.end());
+        // The banner's numbered steps: a click on one selects its object.
+        QCOMPARE(w.stallSteps().size(), std::size_t(4));
+        emit w.stallBanner()->linkActivated(u"step:0"_qs);
+        QCOMPARE(int(w.selection().kind), int(CanvasSelection::Kind::Request));
+        QCOMPARE(w.selection().index, a->id);
+        emit w.stallBanner()->linkActivated(u"step:1"_qs); // RESTART set on nullb0's hctx
+        QCOMPARE(int(w.selection().kind), int(CanvasSelection::Kind::Hctx));
+        QCOMPARE(w.selection().index, 0);
+        QVERIFY(w.inspector()->toPlainText().contains(u"nullb0 hctx 0"_qs));
+        QVERIFY(w.stallBanner()->text().contains(u"<b>nullb0 hctx 0 gets RESTART set"_qs));
+        // the log shows the step's time at its top: the first row at or after it
+        w.eventLogView()->resize(600, 300);
+        emit w.stallBanner()->linkActivated(u"step:1"_qs);
+        const QModelIndex top = w.eventLogView()->indexAt(QPoint(2, 2));
+        QVERIFY(top.isValid());
+        const int topRow = w.eventLogFilter()->mapToSource(top).row();
+        const std::int64_t marked = w.stallSteps()[1].at.ns();
+        QVERIFY(topRow > 0 && w.eventLog()->record(topRow).time >= marked);
+        QVERIFY(w.eventLog()->record(topRow - 1).time < marked);
+        emit w.stallBanner()->linkActivated(u"step:3"_qs); // the tag set nothing holds
+        QCOMPARE(int(w.selection().kind), int(CanvasSelection::Kind::Tags));
         QVERIFY(w.inspect(QStringLiteral("cpu:0")).isEmpty());
         // A click on A's submit row selects A: the inspector names it, the status bar too.
         int row = -1;

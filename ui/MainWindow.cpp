@@ -95,6 +95,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_time(new QLabel)
     , m_speedLabel(new QLabel)
     , m_legend(new QLabel)
+    , m_kernelPath(new QLabel)
     , m_speed(new QSlider(Qt::Horizontal))
     , m_presets(new QComboBox)
     , m_timer(new QTimer(this))
@@ -119,6 +120,11 @@ MainWindow::MainWindow(QWidget* parent)
     m_raceBanner->hide();
     m_legend->setTextFormat(Qt::RichText);
     m_legend->setWordWrap(true);
+    m_kernelPath->setTextFormat(Qt::RichText);
+    m_kernelPath->setWordWrap(true);
+    m_kernelPath->setStyleSheet(QStringLiteral("QLabel { border-top: 1px solid #bdc3c7; padding: 3px; }"));
+    m_kernelPath->setToolTip(tr("What the selected CPU executes now, outermost level first: the task it runs or "
+                                "interrupted, the softirq that irq_exit runs, the hardirq. Bold: executing now."));
 
     auto* canvas = new QWidget;
     auto* cl = new QVBoxLayout(canvas);
@@ -126,6 +132,7 @@ MainWindow::MainWindow(QWidget* parent)
     cl->addWidget(m_banner);
     cl->addWidget(m_raceBanner);
     cl->addWidget(m_view, 1);
+    cl->addWidget(m_kernelPath);
     cl->addWidget(m_legend);
     auto* split = new QSplitter(Qt::Horizontal);
     split->addWidget(canvas);
@@ -809,8 +816,55 @@ void MainWindow::showSelection(const CanvasSelection& s)
     refreshInspector();
 }
 
+void MainWindow::refreshKernelPath()
+{
+    const auto snap = m_runner->snapshot();
+    int cpu = -1;
+    if (snap) {
+        if (m_selection.kind == CanvasSelection::Kind::Cpu)
+            cpu = m_selection.index;
+        else if (m_selection.kind == CanvasSelection::Kind::Hctx
+            && m_selection.index < static_cast<int>(snap->hctxs.size()))
+            cpu = snap->hctxs[static_cast<std::size_t>(m_selection.index)].vectorCpu;
+        else if (m_selection.kind == CanvasSelection::Kind::Request)
+            for (const RequestSnapshot& r : snap->requests)
+                if (r.id == m_selection.index)
+                    cpu = r.atCpu >= 0 ? r.atCpu : r.cpu;
+    }
+    QString html;
+    if (cpu < 0 || cpu >= static_cast<int>(snap->cpus.size())) {
+        html = tr("<span style=\"color:#7f8c8d\">Kernel path: click a CPU to see what it executes, level by "
+                  "level</span>");
+    } else {
+        const CpuSnapshot& c = snap->cpus[static_cast<std::size_t>(cpu)];
+        html = tr("<b>CPU %1</b>&nbsp; ").arg(cpu);
+        if (c.kernelDepth == 0)
+            html += tr("idle");
+        const QString arrow = QStringLiteral(" → ");
+        for (int i = 0; i < c.kernelDepth; ++i) {
+            const KernelFrame& f = c.kernelPath[static_cast<std::size_t>(i)];
+            if (i > 0)
+                html += QStringLiteral(" <span style=\"color:#7f8c8d\">⇢</span> ");
+            const bool idleTask = f.level == KernelFrame::Level::Task && c.currentTask < 0; // swapper
+            const QColor bg = TopologyScene::contextColor(static_cast<int>(f.context), idleTask);
+            const QString label = f.task ? QString::fromUtf8(f.task) : QString::fromLatin1(execContextName(f.context));
+            html += QStringLiteral("<span style=\"background:%1\">&nbsp;%2&nbsp;</span> ")
+                        .arg(bg.name(), label.toHtmlEscaped());
+            QString path;
+            for (const char* part : { f.via, f.caller, f.path })
+                if (part)
+                    path += (path.isEmpty() ? QString() : arrow) + QString::fromUtf8(part).toHtmlEscaped();
+            html += f.running ? QStringLiteral("<b>%1</b>").arg(path)
+                              : QStringLiteral("<span style=\"color:#566573\">%1</span>").arg(path);
+        }
+    }
+    if (html != m_kernelPath->text())
+        m_kernelPath->setText(html);
+}
+
 void MainWindow::refreshInspector()
 {
+    refreshKernelPath();
     const auto snap = m_runner->snapshot();
     if (!snap || m_selection.kind == CanvasSelection::Kind::None)
         return;

@@ -58,6 +58,7 @@ public:
     QSortFilterProxyModel* eventLogFilter() const { return m_logFilter; }
     QLabel* stallBanner() const { return m_banner; }
     QLabel* raceBanner() const { return m_raceBanner; }
+    QLabel* kernelPathStrip() const { return m_kernelPath; }
     QTextBrowser* inspector() const { return m_inspector; }
     ScenarioPanel* scenarioPanel() const { return m_scenarioPanel; }
     LessonPanel* lessonPanel() const { return m_lessons; }
@@ -128,6 +129,7 @@ private:
     void showStall(const QString& why, const std::vector<StallStep>& steps);
     void renderStallBanner();
     void refreshInspector();
+    void refreshKernelPath(); // the strip under the canvas: what the selected CPU executes now
     void updateStatus();
     void openScenario();
     void saveScenario();
@@ -177,6 +179,7 @@ private:
     QLabel* m_time;
     QLabel* m_speedLabel;
     QLabel* m_legend;
+    QLabel* m_kernelPath;
     QSlider* m_speed;
     QComboBox* m_presets;
     QTimer* m_timer;

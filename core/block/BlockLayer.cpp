@@ -502,6 +502,43 @@ void BlockLayer::queueRunWork(int fromCpu, int h)
     m_machine.wakeTask(m_machine.cpu(target).kworker, fromCpu < 0 ? m_machine.executingCpu() : fromCpu);
 }
 
+OpName BlockLayer::opName(std::uint8_t code) const
+{
+    switch (static_cast<BlockOp>(code)) {
+    case BlockOp::HandleCq:
+        return { "nvme_irq → nvme_process_cq → blk_mq_complete_request" };
+    case BlockOp::TimerComplete:
+        return { "hrtimer_interrupt → null_cmd_timer_expired → blk_mq_complete_request" };
+    case BlockOp::CsdFlush:
+        return { "flush_smp_call_function_queue" };
+    case BlockOp::CsdRunOne:
+        return { "flush_smp_call_function_queue → __blk_mq_complete_request_remote → ->complete" };
+    case BlockOp::BlockSoftirq:
+        return { "__do_softirq → blk_done_softirq" };
+    case BlockOp::CompleteFromBatch:
+        return { "__do_softirq → blk_done_softirq → ->complete" };
+    case BlockOp::KworkerStep:
+        return { "worker_thread" };
+    case BlockOp::RunHctx:
+        return { "worker_thread → blk_mq_run_work_fn → __blk_mq_run_hw_queue" };
+    case BlockOp::CsdRaiseBlock:
+        return { "flush_smp_call_function_queue → raise_softirq(BLOCK_SOFTIRQ)" };
+    case BlockOp::NapiSchedule:
+        return { "nic_irq → napi_schedule" };
+    case BlockOp::NetRxPoll:
+        return { "__do_softirq → net_rx_action → napi_poll → ->complete" };
+    case BlockOp::UsbIrq:
+        return { "usb_hcd_irq → wake_up_process(usb-storage)" };
+    case BlockOp::IbCqIrq:
+        return { "ib_cq_completion_softirq → irq_poll_sched" };
+    case BlockOp::IrqPoll:
+        return { "__do_softirq → irq_poll_softirq → ib_poll_handler → ->done" };
+    case BlockOp::UsbStep:
+        return { "usb_stor_control_thread" };
+    }
+    return {};
+}
+
 void BlockLayer::perform(int cpu, Op op, OpStack& stack)
 {
     BlkCpu& b = m_cpu[static_cast<std::size_t>(cpu)];

@@ -155,6 +155,7 @@ public:
     const SchedRestart& restart() const { return *m_restart; }
 
     void perform(int cpu, Op op, OpStack& stack) override;
+    OpName opName(std::uint8_t code) const override;
     void onDeviceDone(int rq);
 
 private:

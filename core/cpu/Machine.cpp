@@ -318,6 +318,16 @@ void Machine::onBoundary(int cpu)
         m_context = ctx;
         const Op op = stack->back();
         stack->pop_back();
+        // What this level does now (kernelPath): the op, and the last op of another kind before it.
+        c.level = stack == &c.hardirq ? KernelFrame::Level::Hardirq
+            : stack == &c.softirq     ? KernelFrame::Level::Softirq
+                                      : KernelFrame::Level::Task;
+        LevelOp& doing = c.doing[static_cast<std::size_t>(c.level)];
+        if (doing.op.owner != op.owner || doing.op.code != op.code)
+            doing.caller = doing.op;
+        doing.op = op;
+        doing.task = m_currentTask;
+        doing.valid = true;
         m_currentStack = stack;
         perform(cpu, op, *stack);
         m_currentStack = nullptr;
@@ -344,6 +354,75 @@ void Machine::onBoundary(int cpu)
     m_executingCpu = -1;
     m_charge = 0;
     m_userCharge = 0;
+}
+
+OpName Machine::opName(Op op) const
+{
+    if (op.owner == 0)
+        return machineOpName(static_cast<MachineOp>(op.code));
+    return op.owner < m_handlers.size() ? m_handlers[op.owner]->opName(op.code) : OpName {};
+}
+
+OpName Machine::machineOpName(MachineOp op)
+{
+    switch (op) {
+    case MachineOp::IrqEntry:
+        return { "irq_enter" };
+    case MachineOp::IrqExit:
+        return { "irq_exit" };
+    case MachineOp::SoftirqStart:
+    case MachineOp::SoftirqLoop:
+    case MachineOp::SoftirqAfter:
+        return { "__do_softirq" };
+    case MachineOp::KsoftirqdStep:
+        return { "run_ksoftirqd" };
+    case MachineOp::IrqThreadStep:
+        return { "irq_thread → irq_thread_fn" };
+    case MachineOp::BhDisable:
+        return { "local_bh_disable" };
+    case MachineOp::BhEnable:
+        return { "local_bh_enable" };
+    case MachineOp::WakeIrqThread:
+        return { "irq_default_primary_handler → __irq_wake_thread" };
+    }
+    return {};
+}
+
+int Machine::kernelPath(int cpu, KernelPath& out) const
+{
+    const CpuState& c = m_cpus[static_cast<std::size_t>(cpu)];
+    int n = 0;
+    const auto level = [&](KernelFrame::Level lv, ExecContext context, const char* via) -> KernelFrame& {
+        KernelFrame& f = out[static_cast<std::size_t>(n++)];
+        f = {};
+        f.level = lv;
+        f.context = context;
+        f.via = via;
+        f.running = !c.idle && c.level == lv;
+        const LevelOp& d = c.doing[static_cast<std::size_t>(lv)];
+        if (d.valid && (lv != KernelFrame::Level::Task || d.task == c.current)) {
+            const OpName name = opName(d.op);
+            f.path = name.path;
+            if (name.nested)
+                f.caller = opName(d.caller).path;
+        }
+        return f;
+    };
+    const bool inIrq = c.softirqActive || c.hardirqActive || (!c.idle && c.level != KernelFrame::Level::Task);
+    if (c.current >= 0) {
+        const Task& t = task(c.current);
+        const bool bh = t.inSoftirq && t.kind != TaskKind::Ksoftirqd;
+        level(KernelFrame::Level::Task, t.context(), bh ? "local_bh_enable" : nullptr).task = taskKindName(t.kind);
+    } else if (inIrq) { // an interrupt on an idle CPU: the idle task was running
+        KernelFrame& f = out[static_cast<std::size_t>(n++)];
+        f = {};
+        f.task = "swapper (idle)";
+    }
+    if (c.softirqActive || (!c.idle && c.level == KernelFrame::Level::Softirq))
+        level(KernelFrame::Level::Softirq, ExecContext::Softirq, "irq_exit");
+    if (c.hardirqActive || (!c.idle && c.level == KernelFrame::Level::Hardirq))
+        level(KernelFrame::Level::Hardirq, ExecContext::Hardirq, nullptr);
+    return n;
 }
 
 void Machine::perform(int cpu, Op op, OpStack& stack)

@@ -1,9 +1,11 @@
 #pragma once
 
+#include "cpu/KernelPath.h"
 #include "cpu/OpHandler.h"
 #include "cpu/Task.h"
 #include "sim/RingQueue.h"
 #include "cpu/Sim.h"
+#include "sim/ExecContext.h"
 
 #include <array>
 #include <vector>
@@ -22,6 +24,14 @@ enum class MachineOp : std::uint8_t {
     BhDisable,
     BhEnable,
     WakeIrqThread, // a = device vector (threadirqs: the hardirq only wakes the thread)
+};
+
+// The op last performed on each level of a CPU (Task, Softirq, Hardirq), for KernelFrame.
+struct LevelOp {
+    Op op;
+    Op caller; // the last op of another kind on this level: the one a nested op runs inside
+    int task = -1; // Task level: whose op
+    bool valid = false;
 };
 
 struct PendingIrq {
@@ -53,6 +63,8 @@ struct CpuState {
     int kworker = -1;
     ExecContext running = ExecContext::Task;
     bool idle = true;
+    std::array<LevelOp, 3> doing {}; // by KernelFrame::Level
+    KernelFrame::Level level = KernelFrame::Level::Task; // of the op in progress
     std::array<std::int64_t, kExecContexts> busy {};
     // Driver tag allocations made on this CPU and those of them served locally (Counters::tag_*).
     std::uint64_t tagAllocs = 0;
@@ -92,6 +104,9 @@ public:
     int vectorThread(int vector) const;
 
     const CpuState& cpu(int id) const { return m_cpus[static_cast<std::size_t>(id)]; }
+    // What `cpu` executes now in the kernel's words, outermost level first; returns the number of levels.
+    int kernelPath(int cpu, KernelPath& out) const;
+    OpName opName(Op op) const;
     CpuState& cpu(int id) { return m_cpus[static_cast<std::size_t>(id)]; }
     int nrCpus() const { return static_cast<int>(m_cpus.size()); }
 
@@ -154,6 +169,7 @@ private:
     int pickTask(int cpu) const;
     void perform(int cpu, Op op, OpStack& stack);
     void performMachineOp(int cpu, Op op, OpStack& stack);
+    static OpName machineOpName(MachineOp op);
     void makeRunnable(int task);
     void enqueueTask(int task);
     void dequeueTask(int task);

@@ -9,6 +9,25 @@ namespace blkmq {
 
 enum class TaskKind : std::uint8_t { Job, Script, Ksoftirqd, Kworker, IrqThread, Kthread };
 
+inline const char* taskKindName(TaskKind k)
+{
+    switch (k) {
+    case TaskKind::Job:
+        return "fio";
+    case TaskKind::Script:
+        return "script";
+    case TaskKind::Ksoftirqd:
+        return "ksoftirqd";
+    case TaskKind::Kworker:
+        return "kworker (kblockd)";
+    case TaskKind::IrqThread:
+        return "irq thread";
+    case TaskKind::Kthread:
+        return "usb-storage";
+    }
+    return "?";
+}
+
 // A schedulable thread pinned to one CPU. SCHED_FIFO tasks (irq threads)
 // always beat SCHED_OTHER ones; SCHED_OTHER tasks share by vruntime.
 struct Task {

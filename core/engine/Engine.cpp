@@ -287,6 +287,7 @@ void Engine::publishSnapshot()
         o.currentTask = cs.current;
         o.busy_ns = cs.busy;
         o.restartProfile = m_block->restart().profile().cpus()[static_cast<std::size_t>(c)];
+        o.kernelDepth = m_machine->kernelPath(c, o.kernelPath);
         s->cpus.push_back(o);
     }
     for (const Hctx& h : m_block->hctxs()) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "block/Request.h"
+#include "cpu/KernelPath.h"
 #include "metrics/Counters.h"
 #include "metrics/FunctionProfile.h"
 #include "metrics/Metrics.h"
@@ -24,6 +25,8 @@ struct CpuSnapshot {
     int currentTask = -1;
     std::array<std::int64_t, kExecContexts> busy_ns {};
     FunctionProfile::PerCpu restartProfile; // blk_mq_sched_restart, as ftrace's function profiler
+    KernelPath kernelPath {}; // what it executes now, outermost level first (Machine::kernelPath)
+    int kernelDepth = 0; // levels of kernelPath in use
 };
 
 // A tag in Snapshot::tagMaps, when no CPU's cache holds it.

@@ -108,6 +108,15 @@ void SchedRestart::visitOwn(int h, RestartNote& note)
 
 void SchedRestart::startWalk(int h) { m_machine.pushOp(m_ops(RestartOp::Walk, h, 0)); }
 
+OpName SchedRestart::opName(std::uint8_t code) const
+{
+    switch (static_cast<RestartOp>(code)) {
+    case RestartOp::Walk: // a batch of the walk, inside the completion that freed the request
+        return { "blk_mq_free_request → blk_mq_sched_restart", true };
+    }
+    return {};
+}
+
 void SchedRestart::perform(int /*cpu*/, Op op, OpStack& /*stack*/)
 {
     switch (OpSet<RestartOp>::code(op)) {

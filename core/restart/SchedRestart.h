@@ -64,6 +64,7 @@ public:
     int tagSetCounter(int tagSet) const { return m_tagSet[static_cast<std::size_t>(tagSet)].counter; }
 
     void perform(int cpu, Op op, OpStack& stack) override;
+    OpName opName(std::uint8_t code) const override;
 
     // blk_mq_sched_restart() as ftrace's function profiler sees it: entry to return, per CPU.
     const FunctionProfile& profile() const { return m_profile; }

@@ -182,6 +182,23 @@ bool Workload::maySubmit(int dev) const
     return false;
 }
 
+OpName Workload::opName(std::uint8_t code) const
+{
+    switch (static_cast<WorkloadOp>(code)) {
+    case WorkloadOp::JobStep:
+        return { "fio: td_io_queue" };
+    case WorkloadOp::Submit:
+        return { "io_submit → blk_mq_submit_bio → blk_mq_run_hw_queue" };
+    case WorkloadOp::Reap:
+        return { "io_getevents" };
+    case WorkloadOp::ScriptStep:
+        return { "a workload.script step" };
+    case WorkloadOp::Poll:
+        return { "io_getevents → blk_poll" };
+    }
+    return {};
+}
+
 void Workload::perform(int cpu, Op op, OpStack& stack)
 {
     switch (OpSet<WorkloadOp>::code(op)) {

@@ -37,6 +37,7 @@ public:
     void onNetPacket(int cpu, int load);
 
     void perform(int cpu, Op op, OpStack& stack) override;
+    OpName opName(std::uint8_t code) const override;
     void endIo(int cpu, const Request& rq) override;
 
     const std::vector<Job>& jobs() const { return m_jobs; }

@@ -1,5 +1,6 @@
 // The softirq / IPI machinery of KERNEL_NOTES §2, observed through whole runs.
 #include "TestUtil.h"
+#include "cpu/Machine.h"
 
 using namespace blkmq;
 using namespace blkmq::test;
@@ -91,6 +92,78 @@ private slots:
         QVERIFY(u(c["ipis"]) < u(c["remote"]));
         QCOMPARE(u(c["ipis_saved"]), u(c["remote"]) - u(c["ipis"]));
         QCOMPARE(u(c["by_context"]["hardirq"]), u(s["io"]["completed"]));
+    }
+
+    // The kernel-path strip's data: what a CPU executes, level by level, in the kernel's words.
+    void kernelPathNamesEveryLevel()
+    {
+        const std::string nvme = R"({"topology":"1c","duration":"2ms",
+            "devices":[{"name":"nvme0","irqmode":"nvme","submit_queues":1,"completion_nsec":"5us"}],
+            "workload":{"jobs":[{"iodepth":4}]}})";
+        // The softirq that irq_exit runs, above the task the interrupt came in on.
+        const auto frames = findPath(nvme, {}, [](const KernelPath& p, int n) {
+            return n == 2 && p[1].level == KernelFrame::Level::Softirq && p[1].running
+                && std::string(p[1].path ? p[1].path : "") == "__do_softirq → blk_done_softirq → ->complete";
+        });
+        QVERIFY(!frames.empty());
+        QVERIFY(frames[0].task && !frames[0].running); // fio, or the idle task, interrupted
+        QCOMPARE(std::string(frames[1].via), std::string("irq_exit"));
+        QCOMPARE(frames[1].context, ExecContext::Softirq);
+        // The device's hardirq while fio was submitting.
+        const auto irq = findPath(nvme, {}, [](const KernelPath& p, int n) {
+            return n == 2 && p[1].level == KernelFrame::Level::Hardirq && p[1].running && p[1].path
+                && std::string(p[1].path).starts_with("nvme_irq") && p[0].task && std::string(p[0].task) == "fio";
+        });
+        QVERIFY(!irq.empty());
+        QVERIFY(std::string(irq[0].path).starts_with("io_submit") || std::string(irq[0].path).starts_with("fio"));
+        // threadirqs: the handler runs in its irq thread, and the softirq at its local_bh_enable.
+        const auto threaded = findPath(nvme, { "kernel.threadirqs=true" }, [](const KernelPath& p, int n) {
+            return n == 1 && p[0].running && p[0].path
+                && std::string(p[0].path) == "__do_softirq → blk_done_softirq → ->complete";
+        });
+        QVERIFY(!threaded.empty());
+        QCOMPARE(std::string(threaded[0].task), std::string("irq thread"));
+        QCOMPARE(std::string(threaded[0].via), std::string("local_bh_enable"));
+        QCOMPARE(threaded[0].context, ExecContext::Softirq);
+    }
+
+    // A batch of blk_mq_sched_restart()'s walk is named inside the completion that freed the request.
+    void kernelPathNestsTheRestartWalk()
+    {
+        const auto frames = findPreset("restart-128x64", [](const KernelPath& p, int n) {
+            return n > 0 && p[static_cast<std::size_t>(n - 1)].running && p[static_cast<std::size_t>(n - 1)].caller;
+        });
+        QVERIFY(!frames.empty());
+        const KernelFrame& f = frames.back();
+        QCOMPARE(std::string(f.path), std::string("blk_mq_free_request → blk_mq_sched_restart"));
+        QVERIFY2(std::string(f.caller).ends_with("->done"), f.caller); // rdma: ib_poll_handler's ->done
+    }
+
+private:
+    // Steps a run and returns the first CPU path `match` accepts (the levels in use), or none.
+    template<class Match>
+    static std::vector<KernelFrame> firstPath(Engine& e, Match match, int maxEvents = 200000)
+    {
+        for (int i = 0; i < maxEvents && e.step(); ++i)
+            for (int c = 0; c < e.machine().nrCpus(); ++c) {
+                KernelPath p;
+                const int n = e.machine().kernelPath(c, p);
+                if (match(p, n))
+                    return { p.begin(), p.begin() + n };
+            }
+        return {};
+    }
+    template<class Match>
+    static std::vector<KernelFrame> findPath(const std::string& json, std::vector<std::string> sets, Match match)
+    {
+        Engine e(load(json, sets));
+        return firstPath(e, match);
+    }
+    template<class Match>
+    static std::vector<KernelFrame> findPreset(const char* preset, Match match)
+    {
+        Engine e(load(preset));
+        return firstPath(e, match, 2000000);
     }
 };
 

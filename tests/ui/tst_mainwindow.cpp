@@ -503,6 +503,36 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!w.drawing(), 5000);
     }
 
+    void kernelPathStripFollowsTheSelectedCpu()
+    {
+        MainWindow w;
+        QVERIFY(w.loadPreset(QStringLiteral("default")));
+        QVERIFY(w.kernelPathStrip()->text().contains(u"click a CPU"_qs));
+        // Step until some CPU is inside a kernel path, then select it: the strip names its levels.
+        int cpu = -1;
+        for (int i = 0; i < 400 && cpu < 0; ++i) {
+            const auto before = w.runner()->snapshot()->events;
+            w.step();
+            QTRY_VERIFY_WITH_TIMEOUT(w.runner()->snapshot()->events != before && !w.runner()->busy(), 5000);
+            const auto snap = w.runner()->snapshot();
+            for (std::size_t c = 0; c < snap->cpus.size() && cpu < 0; ++c)
+                if (snap->cpus[c].kernelDepth == 2 && snap->cpus[c].kernelPath[1].path)
+                    cpu = static_cast<int>(c);
+        }
+        QVERIFY(cpu >= 0);
+        w.frame();
+        QVERIFY(w.inspect(QStringLiteral("cpu:%1").arg(cpu)).isEmpty());
+        const CpuSnapshot& c = w.runner()->snapshot()->cpus[static_cast<std::size_t>(cpu)];
+        const QString text = w.kernelPathStrip()->text();
+        QVERIFY2(text.contains(QStringLiteral("CPU %1").arg(cpu)), qPrintable(text));
+        for (int i = 0; i < c.kernelDepth; ++i) {
+            const KernelFrame& f = c.kernelPath[static_cast<std::size_t>(i)];
+            if (f.path)
+                QVERIFY2(text.contains(QString::fromUtf8(f.path).toHtmlEscaped()), qPrintable(text));
+        }
+        QVERIFY2(text.contains(u"⇢"_qs), qPrintable(text)); // an interrupted level below the running one
+    }
+
     void nextInterestingStopsWhereTheStallIsMade()
     {
         // RESTART set at 0.010 ms, and the early return of blk_mq_sched_restart() at 0.101 ms: both stop it.

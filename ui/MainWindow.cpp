@@ -921,11 +921,9 @@ void MainWindow::refreshInspector()
             break;
         }
         m_selectionScript = it->script;
-        const char* where[]
-            = { "free", "in the scheduler FIFO", "on hctx->dispatch", "at the device", "on its way to ->complete" };
         html = tr("<h3>%1</h3><p>%2%3<br>submitted on CPU %4 at %5 µs<br>%6<br>dispatched at %7 µs</p>")
                    .arg(EventLogModel::requestName(it->id, it->script, m_scriptIds))
-                   .arg(QString::fromLatin1(where[static_cast<int>(it->state)]))
+                   .arg(QString::fromLatin1(rqStateWhere(it->state)))
                    .arg(it->stuck ? tr(" — <b style='color:#c0392b'>stuck</b>") : QString())
                    .arg(it->cpu)
                    .arg(static_cast<double>(it->submitted_ns) / 1e3, 0, 'f', 3)

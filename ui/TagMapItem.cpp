@@ -45,11 +45,34 @@ void TagMapItem::setMap(const std::vector<std::int16_t>& map)
     update();
 }
 
+double TagMapItem::cellSize() const
+{
+    const int rows = (m_depth + m_cols - 1) / m_cols;
+    return std::min(m_rect.width() / m_cols, m_rect.height() / std::max(1, rows));
+}
+
+int TagMapItem::tagAt(const QPointF& scenePos) const
+{
+    const QPointF p = mapFromScene(scenePos) - m_rect.topLeft();
+    const double cell = cellSize();
+    if (p.x() < 0 || p.y() < 0 || cell <= 0)
+        return -1;
+    const int col = static_cast<int>(p.x() / cell), row = static_cast<int>(p.y() / cell);
+    const int tag = row * m_cols + col;
+    return col < m_cols && tag < m_depth ? tag : -1;
+}
+
+QPointF TagMapItem::tagCenter(int tag) const
+{
+    const double cell = cellSize();
+    return mapToScene(m_rect.topLeft() + QPointF((tag % m_cols + 0.5) * cell, (tag / m_cols + 0.5) * cell));
+}
+
 void TagMapItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*)
 {
     if (m_image.isNull())
         setMap(m_map);
-    const double cell = std::min(m_rect.width() / m_image.width(), m_rect.height() / m_image.height());
+    const double cell = cellSize();
     painter->setRenderHint(QPainter::SmoothPixmapTransform, false);
     painter->drawImage(QRectF(m_rect.topLeft(), QSizeF(cell * m_image.width(), cell * m_image.height())), m_image);
 }

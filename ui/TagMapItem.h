@@ -18,6 +18,15 @@ public:
     QRectF boundingRect() const override { return m_rect; }
     void paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) override;
     void setMap(const std::vector<std::int16_t>& map);
+    // The tag whose square is at `scenePos`, or -1; the centre of a tag's square, in scene coordinates.
+    int tagAt(const QPointF& scenePos) const;
+    QPointF tagCenter(int tag) const;
+    std::int16_t state(int tag) const
+    {
+        return tag >= 0 && static_cast<std::size_t>(tag) < m_map.size() ? m_map[static_cast<std::size_t>(tag)]
+                                                                        : std::int16_t(-1);
+    }
+    int depth() const { return m_depth; }
 
     // The colour of a free tag cached on `cpu` (cycles through 10 hues kept apart from in use and free).
     static QColor cacheColor(int cpu);
@@ -26,6 +35,7 @@ public:
     static QColor lostColor() { return { 0x17, 0x20, 0x2a }; }
 
 private:
+    double cellSize() const;
     QRectF m_rect;
     int m_depth;
     int m_cols;

@@ -2,6 +2,9 @@
 
 #include "EventLogModel.h"
 #include "TagMapItem.h"
+
+#include <QGraphicsSceneHelpEvent>
+#include <QToolTip>
 #include "TokenLayer.h"
 
 #include <QBrush>
@@ -280,6 +283,11 @@ void TopologyScene::update(const Snapshot& snap, const std::vector<TraceRecord>&
                                 .arg(s.tagsInUse)
                                 .arg(s.tagDepth));
     }
+    // What a tag cell's tooltip names: the requests holding tags, and each hctx's tag map.
+    m_requests = snap.requests;
+    m_hctxTagMap.resize(snap.hctxs.size());
+    for (std::size_t h = 0; h < snap.hctxs.size(); ++h)
+        m_hctxTagMap[h] = snap.hctxs[h].tags;
     for (std::size_t d = 0; d < m_queueCounters.size() && d < snap.queueRestartCounters.size(); ++d)
         if (m_queueCounters[d]) {
             const int n = snap.queueRestartCounters[d];
@@ -424,6 +432,58 @@ CanvasSelection TopologyScene::selectionAt(const QPointF& p) const
             return { CanvasSelection::Kind::Tags, static_cast<int>(h) };
     }
     return {};
+}
+
+QString TopologyScene::tagInfoAt(const QPointF& p) const
+{
+    for (std::size_t h = 0; h < m_hctxs.size(); ++h) {
+        const TagMapItem* map = m_hctxs[h].tags;
+        if (!map || !map->sceneBoundingRect().contains(p))
+            continue;
+        const int tag = map->tagAt(p);
+        if (tag < 0)
+            return {};
+        const int mapIndex = h < m_hctxTagMap.size() ? m_hctxTagMap[h] : -1;
+        QString info = QStringLiteral("tag %1: ").arg(tag);
+        switch (const int v = map->state(tag)) {
+        case kTagFree:
+            return info + QStringLiteral("free");
+        case kTagLost:
+            return info + QStringLiteral("lost: neither free nor in use again (ida-lock-split's race)");
+        case kTagInUse:
+            for (const RequestSnapshot& r : m_requests)
+                if (r.tag == tag && r.hctx >= 0 && static_cast<std::size_t>(r.hctx) < m_hctxTagMap.size()
+                    && m_hctxTagMap[static_cast<std::size_t>(r.hctx)] == mapIndex)
+                    return info
+                        + QStringLiteral("held by %1, submitted on CPU %2 (%3)")
+                              .arg(EventLogModel::requestName(r.id, r.script, m_scriptIds))
+                              .arg(r.cpu)
+                              .arg(QString::fromLatin1(rqStateWhere(r.state)));
+            return info + QStringLiteral("in use");
+        default:
+            return info + QStringLiteral("free, in CPU %1's cache").arg(v);
+        }
+    }
+    return {};
+}
+
+QPointF TopologyScene::tagCenter(int hctx, int tag) const
+{
+    const TagMapItem* map = hctx >= 0 && static_cast<std::size_t>(hctx) < m_hctxs.size()
+        ? m_hctxs[static_cast<std::size_t>(hctx)].tags
+        : nullptr;
+    return map ? map->tagCenter(tag) : QPointF(-1e9, -1e9);
+}
+
+void TopologyScene::helpEvent(QGraphicsSceneHelpEvent* event)
+{
+    const QString info = tagInfoAt(event->scenePos());
+    if (info.isEmpty()) {
+        QGraphicsScene::helpEvent(event);
+        return;
+    }
+    QToolTip::showText(event->screenPos(), info);
+    event->accept();
 }
 
 void TopologyScene::mousePressEvent(QGraphicsSceneMouseEvent* event)

@@ -61,6 +61,10 @@ public:
     QPointF cpuCenter(int cpu) const;
     QPointF hctxCenter(int hctx) const;
     CanvasSelection selectionAt(const QPointF& scenePos) const;
+    // A tag cell's tooltip: the tag and what holds it ("tag 3: held by request A, submitted on CPU 0
+    // (dispatched)"), or empty off the tag maps; tagCenter: where tag `tag` of hctx's map is drawn.
+    QString tagInfoAt(const QPointF& scenePos) const;
+    QPointF tagCenter(int hctx, int tag) const;
     void setFollowed(int request);
     // The workload.script ids by step, so a token is labelled with its request's name.
     void setRequestNames(const QStringList& scriptIds) { m_scriptIds = scriptIds; }
@@ -78,6 +82,7 @@ signals:
 
 protected:
     void mousePressEvent(QGraphicsSceneMouseEvent* event) override;
+    void helpEvent(QGraphicsSceneHelpEvent* event) override;
 
 private:
     struct CpuTile {
@@ -102,6 +107,8 @@ private:
     int m_inFlight = 0;
     bool m_sampled = false;
     QStringList m_scriptIds;
+    std::vector<RequestSnapshot> m_requests; // of the last update, for the tag tooltips
+    std::vector<int> m_hctxTagMap; // per hctx: its Snapshot::tagMaps index
 };
 
 } // namespace blkmq

@@ -52,11 +52,12 @@ void BlockLayer::explainSleeper(std::ostringstream& why, std::vector<StallStep>&
     const TagAllocator& alloc = set.tags[static_cast<std::size_t>(index)].alloc();
     const RequestQueue& q = m_queues[static_cast<std::size_t>(set.queues.front())];
     const int tagsIndex = set.firstTags + index;
+    const int mapHctx = q.firstHctx + index; // the hctx whose tag map shows these tags
     why << who.name << " has slept in blk_mq_get_tag() for a driver tag of " << q.spec.name << " hctx " << index
         << " since " << ms(who.since) << ", longer than the stall_age of " << formatDuration(maxAge);
     steps.push_back({ who.since,
         who.name + " goes to sleep in blk_mq_get_tag(): no driver tag of " + tagsName(tagsIndex) + " is free to it",
-        StallStep::Object::Tags, tagsIndex });
+        StallStep::Object::Tags, mapHctx });
     std::ostringstream hiddenCpus;
     int hidden = 0;
     for (int cpu = 0; cpu < m_machine.nrCpus(); ++cpu)
@@ -74,7 +75,7 @@ void BlockLayer::explainSleeper(std::ostringstream& why, std::vector<StallStep>&
                 .append(std::to_string(alloc.depth() - alloc.inUse()))
                 .append(" free, yet it sleeps longer than the stall_age of ")
                 .append(formatDuration(maxAge)),
-            StallStep::Object::Tags, tagsIndex });
+            StallStep::Object::Tags, mapHctx });
         return;
     }
     if (lost > 0) {
@@ -86,7 +87,7 @@ void BlockLayer::explainSleeper(std::ostringstream& why, std::vector<StallStep>&
                 .append("; ")
                 .append(std::to_string(lost))
                 .append(" were lost by steal_tags() (tags.lost_tags)"),
-            StallStep::Object::Tags, tagsIndex });
+            StallStep::Object::Tags, mapHctx });
     }
     if (hidden > 0) {
         why << ", " << hidden << " sit in the cache of " << hiddenCpus.str()
@@ -196,7 +197,7 @@ StallReport BlockLayer::findStalls(
                         + "', no run of its hctxs is queued and nothing is left to submit: no completion will ever "
                           "restart "
                         + hname,
-                    StallStep::Object::Tags, set.firstTags + hctx.index });
+                    StallStep::Object::Tags, hi });
             } else {
                 why << "it has waited longer than the stall_age of " << formatDuration(maxAge);
                 report.steps.push_back(

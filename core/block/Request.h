@@ -8,6 +8,24 @@ namespace blkmq {
 
 enum class RqState : std::uint8_t { Free, Sched, Dispatch, AtDevice, Complete };
 
+// Where a request in that state is, in words (the inspector, a tag's tooltip).
+inline const char* rqStateWhere(RqState s)
+{
+    switch (s) {
+    case RqState::Free:
+        return "free";
+    case RqState::Sched:
+        return "in the scheduler FIFO";
+    case RqState::Dispatch:
+        return "on hctx->dispatch";
+    case RqState::AtDevice:
+        return "at the device";
+    case RqState::Complete:
+        return "on its way to ->complete";
+    }
+    return "?";
+}
+
 // struct request: allocated from a pool, linked into at most one list at a
 // time through `next` (scheduler FIFO, hctx->dispatch, completion queue,
 // call-single queue or blk_cpu_done).

@@ -14,7 +14,7 @@ struct StallStep {
     SimTime at;
     std::string text;
     Object object = Object::None;
-    int index = -1; // request, global hctx, tags or CPU index
+    int index = -1; // request, global hctx (Hctx, and Tags: the hctx whose tag map shows them) or CPU
 };
 
 } // namespace blkmq

@@ -342,7 +342,7 @@ void Engine::publishSnapshot()
             continue;
         const bool stuck = std::find(m_stuck.begin(), m_stuck.end(), i) != m_stuck.end();
         s->requests.push_back({ i, r.cpu, r.hctx, r.state, r.submitted.ns(), r.dispatched.ns(), stuck,
-            atCpu[static_cast<std::size_t>(i)], r.script });
+            atCpu[static_cast<std::size_t>(i)], r.script, r.tag });
     }
     const SchedRestart& restart = m_block->restart();
     for (std::size_t q = 0; q < restart.shape().queues.size(); ++q)

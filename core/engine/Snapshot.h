@@ -57,6 +57,7 @@ struct RequestSnapshot {
     bool stuck = false; // the stall detector names it
     int atCpu = -1; // completing: the CPU whose queue holds it (completion queue, IPI queue, done list)
     int script = -1; // the workload.script step that submitted it (its id names it), -1 for fio's
+    int tag = -1; // its driver tag in its hctx's tag map (HctxSnapshot::tags), -1 while it has none
 };
 
 // An immutable picture of one engine at one instant, for the GUI and

@@ -533,6 +533,36 @@ private slots:
         QVERIFY2(text.contains(u"⇢"_qs), qPrintable(text)); // an interrupted level below the running one
     }
 
+    void tagCellNamesItsRequest()
+    {
+        MainWindow w;
+        QVERIFY(w.loadPreset(QStringLiteral("shared-hctx-stall")));
+        // Step until a request holds a driver tag; its cell's tooltip names it, as everything else does.
+        const RequestSnapshot* held = nullptr;
+        std::shared_ptr<const Snapshot> snap;
+        for (int i = 0; i < 200 && !held; ++i) {
+            const auto before = w.runner()->snapshot()->events;
+            w.step();
+            QTRY_VERIFY_WITH_TIMEOUT(w.runner()->snapshot()->events != before && !w.runner()->busy(), 5000);
+            snap = w.runner()->snapshot();
+            for (const RequestSnapshot& r : snap->requests)
+                if (r.tag >= 0 && !held)
+                    held = &r;
+        }
+        QVERIFY(held);
+        w.frame();
+        const QString info = w.scene()->tagInfoAt(w.scene()->tagCenter(held->hctx, held->tag));
+        QVERIFY2(info.startsWith(QStringLiteral("tag %1: held by request ").arg(held->tag)), qPrintable(info));
+        QVERIFY2(info.contains(QStringLiteral("submitted on CPU %1").arg(held->cpu)), qPrintable(info));
+        // the requests of this preset are scripted: a script id (A to F) names it
+        QVERIFY2(info.contains(QRegularExpression(u"held by request [A-F], "_qs)), qPrintable(info));
+        // the other tag of the two is free (the set is shared: nullb1's map shows the same tags)
+        const int other = 1 - held->tag;
+        QCOMPARE(
+            w.scene()->tagInfoAt(w.scene()->tagCenter(held->hctx, other)), QStringLiteral("tag %1: free").arg(other));
+        QVERIFY(w.scene()->tagInfoAt(QPointF(-1e6, -1e6)).isEmpty());
+    }
+
     void nextInterestingStopsWhereTheStallIsMade()
     {
         // RESTART set at 0.010 ms, and the early return of blk_mq_sched_restart() at 0.101 ms: both stop it.

@@ -701,6 +701,8 @@ void MainWindow::frame()
     bool changed = fresh || !out.rows.empty() || !out.markers.empty() || !out.trace.empty();
     if (snap && (changed || m_scene->animating()))
         m_scene->update(*snap, out.trace, frameMs);
+    if (fresh) // the interval in progress, so the plots reach the clock between samples
+        m_plots->setProvisional(snap->intervalSoFar);
     if (snap)
         m_shownNs = snap->now.ns();
     for (std::size_t i = 1; i < m_sessions.size(); ++i) {
@@ -708,9 +710,13 @@ void MainWindow::frame()
         if (m_rowsOthers.size() < i)
             m_rowsOthers.resize(i);
         m_rowsOthers[i - 1].insert(m_rowsOthers[i - 1].end(), rows.begin(), rows.end());
-        changed |= !rows.empty() || m_sessions[i].runner->snapshot() != m_drawnB;
-        m_drawnB = m_sessions[i].runner->snapshot();
+        const auto snapB = m_sessions[i].runner->snapshot();
+        const bool freshB = snapB && snapB != m_drawnB;
+        changed |= !rows.empty() || freshB;
+        m_drawnB = snapB;
         m_plots->append(rows, static_cast<int>(i));
+        if (freshB)
+            m_plots->setProvisional(snapB->intervalSoFar, static_cast<int>(i));
     }
     if (m_stepPending && fresh) { // say what a step did, even when nothing on the canvas moved
         m_stepPending = false;

@@ -60,20 +60,36 @@ TimePlot* PlotPanel::plotOf(int metric) const
     return nullptr;
 }
 
+void PlotPanel::valuesOf(const SeriesRow& r)
+{
+    m_values.resize(m_plots.size());
+    for (auto& v : m_values)
+        v.clear();
+    for (const Curve& c : m_curves)
+        m_values[c.plot].push_back(r[c.metric] * unitInfo(kMetrics[static_cast<std::size_t>(c.metric)].unit).plotScale);
+}
+
 void PlotPanel::append(const std::vector<SeriesRow>& rows, int set)
 {
-    auto& values = m_values;
-    values.resize(m_plots.size());
     for (const SeriesRow& r : rows) {
-        for (auto& v : values)
-            v.clear();
-        for (const Curve& c : m_curves)
-            values[c.plot].push_back(
-                r[c.metric] * unitInfo(kMetrics[static_cast<std::size_t>(c.metric)].unit).plotScale);
+        valuesOf(r);
         const double t = static_cast<double>(r.t_ns) / 1e6;
         for (std::size_t p = 0; p < m_plots.size(); ++p)
-            m_plots[p]->append(t, values[p], set);
+            m_plots[p]->append(t, m_values[p], set);
     }
+}
+
+void PlotPanel::setProvisional(const std::optional<SeriesRow>& row, int set)
+{
+    if (!row) {
+        for (auto* p : m_plots)
+            p->setProvisional(0, {}, set);
+        return;
+    }
+    valuesOf(*row);
+    const double t = static_cast<double>(row->t_ns) / 1e6;
+    for (std::size_t p = 0; p < m_plots.size(); ++p)
+        m_plots[p]->setProvisional(t, m_values[p], set);
 }
 
 void PlotPanel::setRuns(const QStringList& others)

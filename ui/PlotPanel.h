@@ -4,6 +4,7 @@
 
 #include <QWidget>
 
+#include <optional>
 #include <vector>
 
 class QLabel;
@@ -21,6 +22,8 @@ public:
     explicit PlotPanel(QWidget* parent = nullptr);
 
     void append(const std::vector<SeriesRow>& rows, int set = 0);
+    // The sample interval in progress (Snapshot::intervalSoFar) as a provisional last point; none: drop it.
+    void setProvisional(const std::optional<SeriesRow>& row, int set = 0);
     // The runs compared with set 0 (TimePlot::setRuns).
     void setRuns(const QStringList& others);
     void addMarker(double tMs, const QString& text, bool alarm);
@@ -48,6 +51,7 @@ private:
     QLabel* m_runs; // what each line style is, when runs are compared
     QString m_runsText;
     std::vector<std::vector<double>> m_values; // append()'s per-plot row, kept to reuse its storage
+    void valuesOf(const SeriesRow& r);
 };
 
 } // namespace blkmq

@@ -110,10 +110,44 @@ void TimePlot::setRuns(const QStringList& others)
     replot();
 }
 
+void TimePlot::dropProvisional(int set)
+{
+    if (static_cast<std::size_t>(set) >= m_provisional.size())
+        return;
+    auto& keys = m_provisional[static_cast<std::size_t>(set)];
+    for (QCPGraph* g : set == 0 ? m_curves : m_others[static_cast<std::size_t>(set - 1)])
+        for (const double key : keys)
+            g->data()->remove(key);
+    keys.clear();
+}
+
+void TimePlot::setProvisional(double tMs, const std::vector<double>& values, int set)
+{
+    if (set < 0 || set > static_cast<int>(m_others.size()))
+        return;
+    dropProvisional(set);
+    const auto& curves = set == 0 ? m_curves : m_others[static_cast<std::size_t>(set - 1)];
+    if (values.empty() || curves.empty())
+        return;
+    const bool first = curves.front()->data()->isEmpty();
+    // Only after the last real point: a sample at this time is already drawn.
+    if (!first && (curves.front()->data()->constEnd() - 1)->key >= tMs)
+        return;
+    m_provisional.resize(m_others.size() + 1);
+    auto& keys = m_provisional[static_cast<std::size_t>(set)];
+    if (first && tMs > 0)
+        keys.push_back(0); // the first interval's level from its start: one point alone draws no line
+    keys.push_back(tMs);
+    for (std::size_t i = 0; i < curves.size() && i < values.size(); ++i)
+        for (const double key : keys)
+            curves[i]->data()->add(QCPGraphData(key, values[i]));
+}
+
 void TimePlot::append(double tMs, const std::vector<double>& values, int set)
 {
     if (set < 0 || set > static_cast<int>(m_others.size()))
         return;
+    dropProvisional(set);
     const auto& curves = set == 0 ? m_curves : m_others[static_cast<std::size_t>(set - 1)];
     for (std::size_t i = 0; i < curves.size() && i < values.size(); ++i) {
         auto data = curves[i]->data();
@@ -151,6 +185,7 @@ void TimePlot::setSpan(double endMs)
 
 void TimePlot::clear()
 {
+    m_provisional.clear();
     for (auto* g : m_curves)
         g->data()->clear();
     for (auto& set : m_others)
@@ -168,6 +203,10 @@ void TimePlot::replot()
     for (const auto& set : m_others)
         all.insert(all.end(), set.begin(), set.end());
     for (auto* g : all) {
+        // A curve of one point (the first sample alone) is a dot; a line needs two.
+        const bool dot = g->data()->size() == 1;
+        if (dot != (g->scatterStyle().shape() == QCPScatterStyle::ssDisc))
+            g->setScatterStyle(dot ? QCPScatterStyle(QCPScatterStyle::ssDisc, 4) : QCPScatterStyle());
         bool ok = false;
         const QCPRange kr = g->data()->keyRange(ok);
         if (!ok)

@@ -27,6 +27,10 @@ public:
     // Appends one point per curve (x in simulated ms); keeps at most pointBudget() points.
     // Set 0 is the run shown on the canvas; sets 1.. are the runs compared with it (setRuns).
     void append(double tMs, const std::vector<double>& values, int set = 0);
+    // The interval in progress as the curves' last point until the next append() (or another
+    // provisional point) replaces it; values empty: none. Before the first sample it is drawn as
+    // the interval's level from t = 0, so a curve shows from the first frames.
+    void setProvisional(double tMs, const std::vector<double>& values, int set = 0);
     // The runs compared with set 0, by label: each gets twins of the curves, dashed, dotted, ...
     void setRuns(const QStringList& others);
     void addMarker(double tMs, const QString& text, const QColor& color);
@@ -58,6 +62,8 @@ private:
     QString m_title;
     std::vector<QCPGraph*> m_curves; // set 0
     std::vector<std::vector<QCPGraph*>> m_others; // sets 1..
+    std::vector<std::vector<double>> m_provisional; // per set: the keys of its provisional points
+    void dropProvisional(int set);
     bool m_follow = true; // the time axis shows the whole run; false once the user zooms or drags
 };
 

@@ -263,6 +263,17 @@ void Engine::sample()
     m_workload->resetInterval();
 }
 
+std::optional<SeriesRow> Engine::intervalSoFar() const
+{
+    const SimTime elapsed = m_sim->now - m_lastSampleTime;
+    if (elapsed.ns() * 20 < m_scenario.sample_interval.ns() || elapsed.ns() <= 0)
+        return std::nullopt;
+    const MetricSample now = metricSample();
+    const MetricInput in { now, m_lastSample, elapsed.seconds(), m_machine->nrCpus(), m_workload->intervalLatency(),
+        m_workload->intervalTagAllocLatency(), m_block->inFlight(), static_cast<int>(m_workload->jobs().size()) };
+    return SeriesRow { m_sim->now.ns(), computeMetrics(in) };
+}
+
 void Engine::publishSnapshot()
 {
     auto s = std::make_shared<Snapshot>();
@@ -276,6 +287,7 @@ void Engine::publishSnapshot()
     s->scriptIds = m_scriptIds;
     s->markers = m_markers.size();
     s->fingerprint = m_fingerprint.hex();
+    s->intervalSoFar = intervalSoFar();
     for (int c = 0; c < m_machine->nrCpus(); ++c) {
         const CpuState& cs = m_machine->cpu(c);
         CpuSnapshot o;

@@ -15,6 +15,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 namespace blkmq {
@@ -77,6 +78,10 @@ public:
 
     nlohmann::json summary() const; // the run summary (docs/scenario.md)
     const TimeSeries& series() const { return m_series; }
+    // The metrics of the sample interval in progress, from the last sample to now, without taking a
+    // sample (nothing changes, so the fingerprint does not): a live plot's provisional last point.
+    // None until a twentieth of sample_interval has passed (a shorter interval is mostly noise).
+    std::optional<SeriesRow> intervalSoFar() const;
     const std::vector<Marker>& markers() const { return m_markers; }
     std::string fingerprint() const { return m_fingerprint.hex(); }
     std::uint64_t events() const { return m_events; }

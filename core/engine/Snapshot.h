@@ -5,12 +5,14 @@
 #include "metrics/Counters.h"
 #include "metrics/FunctionProfile.h"
 #include "metrics/Metrics.h"
+#include "metrics/TimeSeries.h"
 #include "sim/ExecContext.h"
 #include "sim/SimTime.h"
 
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -82,6 +84,7 @@ struct Snapshot {
     std::vector<int> queueRestartCounters;
     std::vector<int> tagSetRestartCounters;
     bool stalled = false; // the stall detector has fired in this run
+    std::optional<SeriesRow> intervalSoFar; // Engine::intervalSoFar(): the plots' provisional last point
     std::size_t markers = 0;
     std::string fingerprint;
 };

@@ -9,7 +9,7 @@ namespace blkmq {
 inline std::string formatQuantity(double v)
 {
     if (v < 0) // a difference (A/B tables): the same prefixes as its magnitude
-        return "-" + formatQuantity(-v);
+        return std::string("-").append(formatQuantity(-v)); // not "-" + …: GCC 12's false -Wrestrict
     char buf[32];
     if (v >= 1e6)
         std::snprintf(buf, sizeof buf, "%.3fM", v / 1e6);

@@ -4,6 +4,7 @@
 #include "metrics/TimeSeries.h"
 #include "engine/CommandInbox.h"
 #include "sim/TraceRing.h"
+#include "TestUtil.h"
 
 #include <QtTest>
 
@@ -141,6 +142,34 @@ private slots:
         QCOMPARE(v[metricIndex("remote_pct")], 40.0);
         QCOMPARE(v[metricIndex("iops")], 10000.0);
         QCOMPARE(v[metricIndex("in_flight")], 46.0);
+    }
+
+    // The interval in progress (a live plot's last point): the metrics of the counters since the last
+    // sample over the time since it, taken without a sample, so the run goes on exactly as without it.
+    void intervalSoFarIsTheSampleInProgress()
+    {
+        const Scenario scenario = test::load("default", { "duration=3ms" });
+        Engine plain(scenario);
+        plain.run();
+        Engine e(scenario);
+        e.runUntil(usec(40)); // under a twentieth of sample_interval (1 ms): mostly noise, none
+        QVERIFY(!e.intervalSoFar());
+        e.runUntil(usec(1500));
+        const auto row = e.intervalSoFar();
+        QVERIFY(row);
+        QCOMPARE(row->t_ns, usec(1500).ns());
+        QCOMPARE(e.series().rows().size(), std::size_t(1)); // the sample at 1 ms, none taken since
+        const std::uint64_t before = static_cast<std::uint64_t>(
+            std::llround(e.series().rows().back()[metricIndex("iops")] * 1e-3)); // completions of the first interval
+        const double since = static_cast<double>(e.counters().completed - before);
+        QCOMPARE((*row)[metricIndex("iops")], since / 500e-6);
+        for (int i = 0; i < 50; ++i) { // asked as often as the window asks: the run does not change
+            e.runFor(usec(29));
+            (void)e.intervalSoFar();
+        }
+        e.run();
+        QCOMPARE(e.fingerprint(), plain.fingerprint());
+        QCOMPARE(e.series().rows().size(), plain.series().rows().size());
     }
 };
 

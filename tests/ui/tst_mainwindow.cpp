@@ -563,6 +563,32 @@ private slots:
         QVERIFY(w.scene()->tagInfoAt(QPointF(-1e6, -1e6)).isEmpty());
     }
 
+    void plotsReachTheClockBetweenSamples()
+    {
+        // sample_interval is 1 ms; paused at 0.3 ms the curves already show the interval so far.
+        MainWindow w;
+        QVERIFY(w.loadPreset(QStringLiteral("default")));
+        w.runner()->stepUntil(stop::at(usec(300)));
+        QTRY_VERIFY_WITH_TIMEOUT(w.runner()->snapshot()->now >= usec(300) && !w.runner()->busy(), 10000);
+        w.frame();
+        QVERIFY(w.seriesRows().empty()); // no sample yet
+        TimePlot* iops = w.plotPanel()->plotOf(metricIndex("iops"));
+        QVERIFY(iops);
+        QCOMPARE(iops->pointCount(0), 2); // the interval's level from 0 to the clock
+        const auto* data = iops->plot()->graph(0)->data().data();
+        const double shownMs = static_cast<double>(w.runner()->snapshot()->now.ns()) / 1e6;
+        QCOMPARE((data->constEnd() - 1)->key, shownMs);
+        QCOMPARE((data->constEnd() - 1)->value, data->constBegin()->value);
+        QVERIFY((data->constEnd() - 1)->value > 0);
+        // Past the first sample the provisional point follows the real one, and is replaced.
+        w.runner()->stepUntil(stop::at(usec(1500)));
+        QTRY_VERIFY_WITH_TIMEOUT(w.runner()->snapshot()->now >= usec(1500) && !w.runner()->busy(), 10000);
+        w.frame();
+        QCOMPARE(w.seriesRows().size(), std::size_t(1));
+        QCOMPARE(iops->pointCount(0), 2); // the sample at 1 ms, then the interval so far
+        QCOMPARE(iops->plot()->graph(0)->data()->at(0)->key, 1.0);
+    }
+
     void nextInterestingStopsWhereTheStallIsMade()
     {
         // RESTART set at 0.010 ms, and the early return of blk_mq_sched_restart() at 0.101 ms: both stop it.

@@ -1301,6 +1301,7 @@ void MainWindow::fitCanvas()
 {
     m_zoomed = false;
     m_view->fitInView(m_scene->sceneRect(), Qt::KeepAspectRatio);
+    m_scene->setViewScale(m_view->transform().m11());
 }
 
 void MainWindow::zoomCanvas(double factor)
@@ -1310,6 +1311,7 @@ void MainWindow::zoomCanvas(double factor)
         return;
     m_zoomed = true;
     m_view->scale(factor, factor);
+    m_scene->setViewScale(m_view->transform().m11());
 }
 
 void MainWindow::selectLogRow(int proxyRow)

@@ -13,14 +13,31 @@ namespace blkmq {
 namespace {
 constexpr double kArcLifeMs = 450;
 constexpr double kRadius = 3.2;
-constexpr std::size_t kLabelledTokens = 8;
 }
+
+class TokenLayer::ArcItem final : public QGraphicsItem {
+public:
+    explicit ArcItem(const QRectF& bounds)
+        : m_bounds(bounds)
+    {
+        setZValue(kArcZ);
+    }
+    QRectF boundingRect() const override { return m_bounds; }
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) override;
+    std::vector<Arc> m_arcs;
+
+private:
+    QRectF m_bounds;
+};
 
 TokenLayer::TokenLayer(const QRectF& bounds)
     : m_bounds(bounds)
+    , m_arcItem(new ArcItem(bounds))
 {
-    setZValue(10);
+    setZValue(kTokenZ);
 }
+
+QGraphicsItem* TokenLayer::arcs() const { return m_arcItem; }
 
 QColor TokenLayer::stateColor(RqState s)
 {
@@ -78,13 +95,14 @@ void TokenLayer::setTargets(const std::vector<Token>& targets, const std::vector
 void TokenLayer::addArc(QPointF from, QPointF to, ArcKind kind)
 {
     // One arc per pair of CPUs and kind: a repeat renews it instead of stacking a copy on it.
-    for (Arc& a : m_arcs)
+    auto& arcs = m_arcItem->m_arcs;
+    for (Arc& a : arcs)
         if (a.kind == kind && a.from == from && a.to == to) {
             a.age = 0;
             return;
         }
-    if (m_arcs.size() < 400)
-        m_arcs.push_back({ from, to, kind, 0 });
+    if (arcs.size() < 400)
+        arcs.push_back({ from, to, kind, 0 });
 }
 
 void TokenLayer::advance(double frameMs)
@@ -99,13 +117,15 @@ void TokenLayer::advance(double frameMs)
         t.pos = QLineF(t.pos, t.target).length() > 0.3 ? t.pos + (t.target - t.pos) * k : t.target;
         moved = true;
     }
-    const bool arcs = !m_arcs.empty();
-    for (auto& a : m_arcs)
+    auto& all = m_arcItem->m_arcs;
+    const bool arcs = !all.empty();
+    for (auto& a : all)
         a.age += frameMs;
-    m_arcs.erase(
-        std::remove_if(m_arcs.begin(), m_arcs.end(), [](const Arc& a) { return a.age > kArcLifeMs; }), m_arcs.end());
-    if (moved || arcs)
+    all.erase(std::remove_if(all.begin(), all.end(), [](const Arc& a) { return a.age > kArcLifeMs; }), all.end());
+    if (moved)
         update();
+    if (arcs)
+        m_arcItem->update();
 }
 
 void TokenLayer::settle()
@@ -117,7 +137,7 @@ void TokenLayer::settle()
 
 bool TokenLayer::animating() const
 {
-    if (!m_arcs.empty())
+    if (!m_arcItem->m_arcs.empty())
         return true;
     return std::any_of(m_tokens.begin(), m_tokens.end(), [](const Token& t) { return t.pos != t.target; });
 }
@@ -130,7 +150,7 @@ const TokenLayer::Token* TokenLayer::tokenAt(const QPointF& p) const
     return nullptr;
 }
 
-void TokenLayer::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*)
+void TokenLayer::ArcItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*)
 {
     painter->setRenderHint(QPainter::Antialiasing, true);
     for (const auto& a : m_arcs) {
@@ -147,10 +167,15 @@ void TokenLayer::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidg
         painter->setBrush(Qt::NoBrush);
         painter->drawPath(path);
     }
+}
+
+void TokenLayer::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*)
+{
+    painter->setRenderHint(QPainter::Antialiasing, true);
     // Filled by where the request is, outlined in its submitting CPU's colour (so a completion's way
     // back is visible); a scripted request is named by its id, the others only when a handful are
     // in flight (packed tokens' labels would cover each other).
-    const bool all = m_tokens.size() <= kLabelledTokens;
+    const bool all = m_tokens.size() <= static_cast<std::size_t>(kLabelledTokens);
     QFont font = painter->font();
     font.setPointSizeF(6.5);
     font.setBold(true);
@@ -161,7 +186,7 @@ void TokenLayer::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidg
         painter->drawEllipse(t.pos, kRadius, kRadius);
         if (!t.label.isEmpty() && (all || !t.label.startsWith(QLatin1Char('#')))) {
             painter->setPen(QColor(0x1b, 0x26, 0x31));
-            painter->drawText(t.pos + QPointF(kRadius + 1.5, -kRadius - 0.5), t.label);
+            painter->drawText(t.pos + QPointF(kRadius + 1.5, kRadius - 0.5), t.label);
         }
     }
     painter->setPen(Qt::NoPen);

@@ -11,9 +11,9 @@
 
 namespace blkmq {
 
-// All request tokens, IPI and tag-steal arcs in one item: thousands of tokens are one
-// paint() call, not thousands of scene items. Tokens glide toward their
-// target position each frame; arcs fade out.
+// All request tokens in one item, and the IPI and tag-steal arcs in a second one (arcs()): thousands
+// of tokens are one paint() call, not thousands of scene items. Tokens glide toward their target
+// position each frame; arcs fade out. The arcs lie under the canvas's labels, the tokens above them.
 class TokenLayer : public QGraphicsItem {
 public:
     struct Token {
@@ -37,6 +37,10 @@ public:
     };
 
     explicit TokenLayer(const QRectF& bounds);
+    // The item that draws the arcs, for the scene to add and own (it is not a child: it stacks lower).
+    QGraphicsItem* arcs() const;
+    static constexpr double kArcZ = 1.5, kTokenZ = 10; // labels are at 2
+    static constexpr int kLabelledTokens = 8; // up to this many, every token is named; else only scripted ones
     QRectF boundingRect() const override { return m_bounds; }
     void paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) override;
 
@@ -60,8 +64,9 @@ private:
     QRectF m_bounds;
     std::vector<Token> m_tokens;
     QHash<int, int> m_index; // request id -> m_tokens index
-    std::vector<Arc> m_arcs;
     int m_followed = -1;
+    class ArcItem; // holds the arcs
+    ArcItem* m_arcItem;
 };
 
 } // namespace blkmq

@@ -23,7 +23,8 @@ namespace blkmq {
 namespace {
 constexpr double kTileW = 52, kTileH = 38, kGap = 4, kPad = 8, kCaption = 16;
 constexpr int kMaxHctxShown = 32; // per device
-constexpr int kMaxDevicesShown = 16;
+constexpr int kHctxPerRow = 16;
+constexpr int kMaxDevicesShown = 16; // more are drawn as one box per tag set
 constexpr int kMaxTokens = 5000;
 
 QGraphicsSimpleTextItem* text(QGraphicsScene* s, const QString& t, QPointF at, int size, bool bold = false)
@@ -34,6 +35,7 @@ QGraphicsSimpleTextItem* text(QGraphicsScene* s, const QString& t, QPointF at, i
     f.setBold(bold);
     item->setFont(f);
     item->setPos(at);
+    item->setZValue(2); // above the IPI arcs, under the tokens
     return item;
 }
 } // namespace
@@ -71,6 +73,10 @@ QColor TopologyScene::contextColor(int context, bool idle)
 void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>& devices, bool perCpuTagCaches)
 {
     clear();
+    m_groups.clear();
+    m_detail = true;
+    // A machine too big to read tile by tile at the view's size (level of detail applies).
+    m_big = topo.nrCpus() > 16 || devices.size() > 4;
     m_cpus.assign(static_cast<std::size_t>(topo.nrCpus()), {});
     m_lastBusy.assign(static_cast<std::size_t>(topo.nrCpus()) * kExecContexts, 0);
     m_lastNow = 0;
@@ -82,7 +88,18 @@ void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>&
     const QPen framePen(QColor(0x7f, 0x8c, 0x8d), 1);
     double x = 0;
     double maxY = 0;
+    double widest = 0;
+    // Many nodes wrap into a grid (a 4-socket machine as 2x2), so the canvas stays near the view's shape.
+    const int nodesPerRow = tree.size() <= 2 ? static_cast<int>(tree.size())
+                                             : static_cast<int>(std::ceil(std::sqrt(static_cast<double>(tree.size()))));
+    double nodeY = 0;
+    int nodeIndex = 0;
     for (auto& [node, llcs] : tree) {
+        if (nodeIndex > 0 && nodeIndex % nodesPerRow == 0) {
+            x = 0;
+            nodeY = maxY + 2 * kPad;
+        }
+        ++nodeIndex;
         const double nodeX = x;
         double llcX = nodeX + kPad;
         double nodeH = 0;
@@ -95,13 +112,20 @@ void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>&
             const int rows = (nCores + cols - 1) / cols;
             const double llcW = cols * (coreW + kGap) + kGap;
             const double llcH = kCaption + rows * (coreH + kGap) + kGap;
-            auto* llcBox = addRect(llcX, kCaption + kPad, llcW, llcH, framePen, QBrush(QColor(0xfd, 0xfe, 0xfe)));
+            auto* llcBox
+                = addRect(llcX, nodeY + kCaption + kPad, llcW, llcH, framePen, QBrush(QColor(0xfd, 0xfe, 0xfe)));
             llcBox->setZValue(-2);
-            text(this, QStringLiteral("LLC %1").arg(llc), QPointF(llcX + 4, kCaption + kPad + 1), 7);
+            Group llcGroup;
+            llcGroup.name = QStringLiteral("LLC %1").arg(llc);
+            llcGroup.llc = true;
+            llcGroup.caption = text(this, llcGroup.name, QPointF(llcX + 4, nodeY + kCaption + kPad + 1), 7);
+            for (const auto& [core, cpus] : cores)
+                llcGroup.members.insert(llcGroup.members.end(), cpus.begin(), cpus.end());
+            m_groups.push_back(std::move(llcGroup));
             int k = 0;
             for (auto& [core, cpus] : cores) {
                 const double cx = llcX + kGap + (k % cols) * (coreW + kGap);
-                const double cy = kCaption + kPad + kCaption + (k / cols) * (coreH + kGap);
+                const double cy = nodeY + kCaption + kPad + kCaption + (k / cols) * (coreH + kGap);
                 auto* coreBox
                     = addRect(cx, cy, coreW, coreH, QPen(QColor(0xbd, 0xc3, 0xc7)), QBrush(QColor(0xf4, 0xf6, 0xf6)));
                 coreBox->setZValue(-1);
@@ -128,14 +152,22 @@ void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>&
             nodeH = std::max(nodeH, llcH);
         }
         const double nodeW = llcX - nodeX + kPad - kGap;
-        auto* nodeBox
-            = addRect(nodeX, 0, nodeW, nodeH + kCaption + 2 * kPad, QPen(QColor(0x34, 0x49, 0x5e), 1.5), Qt::NoBrush);
+        auto* nodeBox = addRect(
+            nodeX, nodeY, nodeW, nodeH + kCaption + 2 * kPad, QPen(QColor(0x34, 0x49, 0x5e), 1.5), Qt::NoBrush);
         nodeBox->setZValue(-3);
-        text(this, QStringLiteral("node %1").arg(node), QPointF(nodeX + 6, 2), 8, true);
+        Group nodeGroup;
+        nodeGroup.name = QStringLiteral("node %1").arg(node);
+        nodeGroup.always = true;
+        nodeGroup.caption = text(this, nodeGroup.name, QPointF(nodeX + 6, nodeY + 2), 8, true);
+        for (const auto& [llc, cores] : llcs)
+            for (const auto& [core, cpus] : cores)
+                nodeGroup.members.insert(nodeGroup.members.end(), cpus.begin(), cpus.end());
+        m_groups.push_back(std::move(nodeGroup));
         x += nodeW + 2 * kPad;
-        maxY = std::max(maxY, nodeH + kCaption + 2 * kPad);
+        widest = std::max(widest, x);
+        maxY = std::max(maxY, nodeY + nodeH + kCaption + 2 * kPad);
     }
-    const double width = std::max(x, 400.0);
+    const double width = std::max(widest, 560.0);
 
     // Devices and their hctxs.
     int totalHctx = 0;
@@ -148,22 +180,39 @@ void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>&
     m_deviceRects.assign(devices.size(), QRectF());
     double dy = maxY + 24;
     double dx = 0;
-    const double cellW = 56, cellH = 34, tagMapH = 40, devH = kCaption + cellH + tagMapH + 70;
+    const double cellW = 56, cellH = 34, tagMapH = 40, rowH = cellH + tagMapH + 8;
+    double rowMaxH = 0; // of the row of devices being laid out
+    // Many devices (128 IBNBD queues) are drawn as one box per tag set, with their totals.
+    const bool aggregated = devices.size() > static_cast<std::size_t>(kMaxDevicesShown);
+    if (aggregated)
+        layoutDeviceGroups(devices, dy, width);
     for (std::size_t d = 0; d < devices.size(); ++d) {
         for (int i = 0; i < devices[d].nrHctx; ++i)
             m_hctxDevice[static_cast<std::size_t>(devices[d].firstHctx + i)] = static_cast<int>(d);
-        if (d >= static_cast<std::size_t>(kMaxDevicesShown))
+        if (aggregated)
             continue;
+        // The hctxs in rows of at most kHctxPerRow, so a 32-queue device is not one long strip.
         const int shown = std::min(devices[d].nrHctx, kMaxHctxShown);
-        const double devW = std::max(260.0, shown * (cellW + kGap) + kGap + (devices[d].nrHctx > shown ? 50 : 0));
+        const int perRow = std::min(shown, kHctxPerRow);
+        const int hctxRows = (shown + perRow - 1) / std::max(1, perRow);
+        const double devW = std::max(260.0, perRow * (cellW + kGap) + kGap + (devices[d].nrHctx > shown ? 50 : 0));
+        const double devH = kCaption + hctxRows * rowH + 62;
         if (dx + devW > width && dx > 0) {
             dx = 0;
-            dy += devH + 12;
+            dy += rowMaxH + 12;
+            rowMaxH = 0;
         }
+        rowMaxH = std::max(rowMaxH, devH);
         const QRectF r(dx, dy, devW, devH);
         m_deviceRects[d] = r;
         addRect(r, QPen(QColor(0x34, 0x49, 0x5e), 1.2), QBrush(QColor(0xf8, 0xf9, 0xf9)))->setZValue(-3);
-        text(this, devices[d].name, r.topLeft() + QPointF(5, 1), 8, true);
+        Group devGroup;
+        devGroup.name = devices[d].name;
+        devGroup.device = true;
+        devGroup.caption = text(this, devices[d].name, r.topLeft() + QPointF(5, 1), 8, true);
+        for (int i = 0; i < devices[d].nrHctx; ++i)
+            devGroup.members.push_back(devices[d].firstHctx + i);
+        m_groups.push_back(std::move(devGroup));
         const bool shared
             = !devices[d].tagSet.isEmpty() && std::count_if(devices.begin(), devices.end(), [&](const DeviceLayout& o) {
                   return o.tagSet == devices[d].tagSet;
@@ -172,8 +221,9 @@ void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>&
             m_queueCounters[d] = text(this, QString(), r.topLeft() + QPointF(std::max(70.0, devW - 150), 2), 7, true);
         for (int i = 0; i < shown; ++i) {
             HctxCell cell;
-            cell.rect = addRect(r.left() + kGap + i * (cellW + kGap), r.top() + kCaption + 2, cellW, cellH,
-                QPen(QColor(0x7f, 0x8c, 0x8d)), QBrush(Qt::white));
+            cell.rect
+                = addRect(r.left() + kGap + (i % perRow) * (cellW + kGap), r.top() + kCaption + 2 + (i / perRow) * rowH,
+                    cellW, cellH, QPen(QColor(0x7f, 0x8c, 0x8d)), QBrush(Qt::white));
             cell.rect->setData(1, devices[d].firstHctx + i);
             cell.label = text(this, QStringLiteral("hctx %1").arg(i), cell.rect->rect().topLeft() + QPointF(2, 1), 6);
             if (devices[d].tagDepth > 0 && devices[d].tagDepth <= 4096) {
@@ -186,18 +236,15 @@ void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>&
         }
         if (devices[d].nrHctx > shown)
             text(this, QStringLiteral("+%1").arg(devices[d].nrHctx - shown),
-                QPointF(r.left() + kGap + shown * (cellW + kGap), r.top() + kCaption + 10), 7);
+                QPointF(r.left() + kGap + perRow * (cellW + kGap), r.top() + kCaption + 10), 7);
         text(this,
             perCpuTagCaches
                 ? QStringLiteral("tags: blue in use, grey free, CPU colour: in that CPU's cache, black lost")
                 : QStringLiteral("tags (blue: in use)"),
-            QPointF(r.left() + 5, r.top() + kCaption + cellH + tagMapH + 6), 6);
+            QPointF(r.left() + 5, r.top() + kCaption + hctxRows * rowH - 2), 6);
         text(this, QStringLiteral("at the device"), QPointF(r.left() + 5, r.bottom() - 50), 6);
         dx += devW + 12;
     }
-    if (devices.size() > static_cast<std::size_t>(kMaxDevicesShown))
-        text(this, QStringLiteral("+%1 more devices not drawn").arg(devices.size() - kMaxDevicesShown),
-            QPointF(dx, dy + 20), 8);
     // A shared tag set: one dashed frame around the queues that share it.
     std::map<QString, QRectF> sets;
     std::map<QString, int> members;
@@ -218,6 +265,7 @@ void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>&
     const QRectF bounds = itemsBoundingRect().adjusted(-20, -20, 20, 60);
     m_tokens = new TokenLayer(bounds);
     addItem(m_tokens);
+    addItem(m_tokens->arcs());
     setSceneRect(bounds);
 }
 
@@ -225,6 +273,15 @@ QPointF TopologyScene::cpuCenter(int cpu) const
 {
     const auto& t = m_cpus[static_cast<std::size_t>(cpu)];
     return t.rect ? t.rect->rect().center() : QPointF();
+}
+
+QPointF TopologyScene::cpuEdge(int cpu, bool top) const
+{
+    const auto& t = m_cpus[static_cast<std::size_t>(cpu)];
+    if (!t.rect)
+        return {};
+    const QRectF r = t.rect->rect();
+    return top ? QPointF(r.center().x(), r.top()) : QPointF(r.center().x(), r.bottom());
 }
 
 QPointF TopologyScene::hctxCenter(int hctx) const
@@ -243,6 +300,7 @@ int TopologyScene::drawnTokens() const { return m_tokens ? m_tokens->size() : 0;
 void TopologyScene::update(const Snapshot& snap, const std::vector<TraceRecord>& trace, double frameMs)
 {
     const double dt = static_cast<double>(snap.now.ns() - m_lastNow);
+    m_busyShare.resize(m_cpus.size());
     for (std::size_t c = 0; dt > 0 && c < m_cpus.size() && c < snap.cpus.size(); ++c) {
         const CpuSnapshot& s = snap.cpus[c];
         CpuTile& tile = m_cpus[c];
@@ -253,8 +311,8 @@ void TopologyScene::update(const Snapshot& snap, const std::vector<TraceRecord>&
             busy += s.busy_ns[static_cast<std::size_t>(k)] - m_lastBusy[idx];
             m_lastBusy[idx] = s.busy_ns[static_cast<std::size_t>(k)];
         }
-        QString detail
-            = QStringLiteral("%1% busy").arg(std::min(100.0, 100.0 * static_cast<double>(busy) / dt), 0, 'f', 0);
+        m_busyShare[c] = std::min(1.0, static_cast<double>(busy) / dt);
+        QString detail = QStringLiteral("%1% busy").arg(100.0 * m_busyShare[c], 0, 'f', 0);
         QStringList extra;
         if (s.softirqPending)
             extra << QStringLiteral("sirq %1").arg(s.softirqPending, 0, 16);
@@ -268,6 +326,7 @@ void TopologyScene::update(const Snapshot& snap, const std::vector<TraceRecord>&
     }
     if (dt > 0)
         m_lastNow = snap.now.ns();
+    updateGroups(snap, dt > 0);
     for (std::size_t h = 0; h < m_hctxs.size() && h < snap.hctxs.size(); ++h) {
         HctxCell& cell = m_hctxs[h];
         if (!cell.rect)
@@ -301,6 +360,7 @@ void TopologyScene::update(const Snapshot& snap, const std::vector<TraceRecord>&
         ? (snap.requests.size() + kMaxTokens - 1) / kMaxTokens
         : 1;
     std::map<int, int> perPlace;
+    const bool labelled = snap.requests.size() <= TokenLayer::kLabelledTokens || !m_scriptIds.isEmpty();
     for (std::size_t i = 0; i < snap.requests.size(); i += stride) {
         const RequestSnapshot& r = snap.requests[i];
         TokenLayer::Token t;
@@ -337,15 +397,17 @@ void TopologyScene::update(const Snapshot& snap, const std::vector<TraceRecord>&
             break;
         }
         }
-        // Spread tokens sharing a place into a small grid.
+        // Spread tokens sharing a place into a small grid; named ones (TokenLayer::kLabelledTokens)
+        // leave room for the name to the right of each.
         const int n = perPlace[place]++;
-        int cols = 6;
+        const double dx = labelled ? 20.0 : 7.0;
+        int cols = labelled ? 3 : 6;
         if (r.state == RqState::AtDevice) {
             const int d = m_hctxDevice[static_cast<std::size_t>(r.hctx)];
             const QRectF dr = d >= 0 ? m_deviceRects[static_cast<std::size_t>(d)] : QRectF();
-            cols = dr.isValid() ? std::max(4, static_cast<int>((dr.width() - 16) / 7)) : 16;
+            cols = dr.isValid() ? std::max(4, static_cast<int>((dr.width() - 16) / dx)) : 16;
         }
-        t.target = base + QPointF((n % cols) * 7.0, (n / cols % 5) * 7.0);
+        t.target = base + QPointF((n % cols) * dx, (n / cols % 5) * 7.0);
         tokens.push_back(t);
         origins.push_back(cpuCenter(r.cpu));
     }
@@ -354,10 +416,12 @@ void TopologyScene::update(const Snapshot& snap, const std::vector<TraceRecord>&
     m_inFlight = static_cast<int>(snap.requests.size());
     for (const auto& rec : trace) {
         const bool toCpu = rec.cpu >= 0 && rec.arg >= 0 && static_cast<std::size_t>(rec.arg) < m_cpus.size();
+        // From tile edge to tile edge, bowing away from the tiles' labels: IPIs over the top, steals
+        // under the bottom.
         if (rec.kind == TraceKind::IpiSend && toCpu)
-            m_tokens->addArc(cpuCenter(rec.cpu), cpuCenter(rec.arg));
+            m_tokens->addArc(cpuEdge(rec.cpu, true), cpuEdge(rec.arg, true));
         else if (rec.kind == TraceKind::TagSteal && toCpu && rec.arg != rec.cpu)
-            m_tokens->addArc(cpuCenter(rec.arg), cpuCenter(rec.cpu), TokenLayer::ArcKind::Steal);
+            m_tokens->addArc(cpuEdge(rec.arg, false), cpuEdge(rec.cpu, false), TokenLayer::ArcKind::Steal);
     }
     m_tokens->advance(frameMs);
 }
@@ -432,6 +496,144 @@ CanvasSelection TopologyScene::selectionAt(const QPointF& p) const
             return { CanvasSelection::Kind::Tags, static_cast<int>(h) };
     }
     return {};
+}
+
+void TopologyScene::layoutDeviceGroups(const std::vector<DeviceLayout>& devices, double y, double width)
+{
+    // One box per tag set (devices with tags of their own share one box too), in the order met.
+    std::vector<QString> order;
+    std::map<QString, std::vector<std::size_t>> bySet;
+    for (std::size_t d = 0; d < devices.size(); ++d) {
+        auto [it, fresh] = bySet.try_emplace(devices[d].tagSet);
+        if (fresh)
+            order.push_back(devices[d].tagSet);
+        it->second.push_back(d);
+    }
+    const double boxW = std::max(420.0, std::min(width, 640.0)), boxH = 96;
+    double x = 0;
+    for (const QString& set : order) {
+        const auto& members = bySet[set];
+        if (x + boxW > width && x > 0) {
+            x = 0;
+            y += boxH + 12;
+        }
+        const QRectF r(x, y, boxW, boxH);
+        addRect(r, QPen(QColor(0x34, 0x49, 0x5e), 1.2), QBrush(QColor(0xf8, 0xf9, 0xf9)))->setZValue(-3);
+        Group g;
+        int hctxs = 0;
+        for (const std::size_t d : members) {
+            m_deviceRects[d] = r;
+            hctxs += devices[d].nrHctx;
+            for (int i = 0; i < devices[d].nrHctx; ++i)
+                g.members.push_back(devices[d].firstHctx + i);
+        }
+        g.name = QStringLiteral("%1 devices, %2 to %3 (%4 hctx)")
+                     .arg(members.size())
+                     .arg(devices[members.front()].name, devices[members.back()].name)
+                     .arg(hctxs);
+        g.device = true;
+        g.always = true;
+        g.caption = text(this, g.name, r.topLeft() + QPointF(5, 1), 8, true);
+        m_groups.push_back(std::move(g));
+        text(this, QStringLiteral("at the device"), QPointF(r.left() + 5, r.bottom() - 50), 6);
+        x += boxW + 12;
+    }
+}
+
+void TopologyScene::updateGroups(const Snapshot& snap, bool busyChanged)
+{
+    for (Group& g : m_groups) {
+        if (!g.caption)
+            continue;
+        QString text;
+        if (!g.device) {
+            if (!busyChanged) {
+                showCaption(g);
+                continue;
+            }
+            double busy = 0;
+            for (const int c : g.members)
+                busy += static_cast<std::size_t>(c) < m_busyShare.size() ? m_busyShare[static_cast<std::size_t>(c)] : 0;
+            const double pct = g.members.empty() ? 0.0 : 100.0 * busy / static_cast<double>(g.members.size());
+            text = QStringLiteral("%1: CPUs %2, %3% busy").arg(g.name, cpuRange(g.members)).arg(pct, 0, 'f', 0);
+            g.compact = QStringLiteral("%1\n%2 CPUs, %3% busy").arg(g.name).arg(g.members.size()).arg(pct, 0, 'f', 0);
+        } else {
+            int waiting = 0, atDevice = 0, restart = 0;
+            for (const int h : g.members)
+                if (static_cast<std::size_t>(h) < snap.hctxs.size()) {
+                    const HctxSnapshot& hs = snap.hctxs[static_cast<std::size_t>(h)];
+                    waiting += hs.dispatchLen + hs.schedLen;
+                    atDevice += hs.atDevice;
+                    restart += hs.restart;
+                }
+            QString counts = QStringLiteral("%1 waiting, %2 at the device").arg(waiting).arg(atDevice);
+            if (restart > 0)
+                counts += QStringLiteral(", RESTART set on %1 hctx").arg(restart);
+            text = g.always ? QString(g.name + QLatin1Char('\n') + counts)
+                            : QString(QStringLiteral("%1: %2 hctx, ").arg(g.name).arg(g.members.size()) + counts);
+        }
+        g.aggregate = text;
+        showCaption(g);
+    }
+}
+
+void TopologyScene::showCaption(Group& g)
+{
+    g.caption->setVisible(m_detail || !g.llc);
+    const QString& aggregate = !m_detail && !g.compact.isEmpty() ? g.compact : g.aggregate;
+    const QString& text = g.always || !m_detail ? (aggregate.isEmpty() ? g.name : aggregate) : g.name;
+    if (text != g.caption->text())
+        g.caption->setText(text);
+}
+
+QString TopologyScene::cpuRange(const std::vector<int>& cpus)
+{
+    // "0-19" or "0-9,40-49": runs of consecutive numbers.
+    std::vector<int> sorted = cpus;
+    std::sort(sorted.begin(), sorted.end());
+    QStringList runs;
+    for (std::size_t i = 0; i < sorted.size();) {
+        std::size_t j = i;
+        while (j + 1 < sorted.size() && sorted[j + 1] == sorted[j] + 1)
+            ++j;
+        runs << (j == i ? QString::number(sorted[i]) : QStringLiteral("%1-%2").arg(sorted[i]).arg(sorted[j]));
+        i = j + 1;
+    }
+    return runs.join(QLatin1Char(','));
+}
+
+void TopologyScene::setViewScale(double scale)
+{
+    // A tile's own text is readable from about 44 px on screen; below, the tiles are a heat map of
+    // their contexts and the captions carry the numbers.
+    const bool detail = !m_big || kTileW * scale >= 44;
+    if (detail == m_detail)
+        return;
+    m_detail = detail;
+    for (CpuTile& t : m_cpus) {
+        if (t.label)
+            t.label->setVisible(detail);
+        if (t.detail)
+            t.detail->setVisible(detail);
+    }
+    for (HctxCell& h : m_hctxs)
+        if (h.label)
+            h.label->setVisible(detail);
+    // The captions keep a readable size however small the machine is drawn.
+    for (Group& g : m_groups)
+        if (g.caption) {
+            g.caption->setFlag(QGraphicsItem::ItemIgnoresTransformations, !detail);
+            showCaption(g);
+        }
+}
+
+QStringList TopologyScene::captions() const
+{
+    QStringList out;
+    for (const Group& g : m_groups)
+        if (g.caption)
+            out << g.caption->text();
+    return out;
 }
 
 QString TopologyScene::tagInfoAt(const QPointF& p) const

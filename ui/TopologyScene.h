@@ -59,6 +59,7 @@ public:
     int requestsInFlight() const;
     bool sampled() const;
     QPointF cpuCenter(int cpu) const;
+    QPointF cpuEdge(int cpu, bool top) const; // the middle of a tile's top or bottom edge
     QPointF hctxCenter(int hctx) const;
     CanvasSelection selectionAt(const QPointF& scenePos) const;
     // A tag cell's tooltip: the tag and what holds it ("tag 3: held by request A, submitted on CPU 0
@@ -68,6 +69,13 @@ public:
     void setFollowed(int request);
     // The workload.script ids by step, so a token is labelled with its request's name.
     void setRequestNames(const QStringList& scriptIds) { m_scriptIds = scriptIds; }
+    // Level of detail for the view's scale: a CPU's or hctx's own text only where its tile is wide
+    // enough on screen to read it; the node, LLC and device captions (with their aggregates: how busy,
+    // how many requests) stay readable at any scale.
+    void setViewScale(double scale);
+    bool detailShown() const { return m_detail; }
+    // "node 0: CPUs 0-19, 64% busy" and the like, as drawn (for tests).
+    QStringList captions() const;
     // Outlines these objects (a lesson step's highlights) until the next call.
     void setHighlights(const std::vector<CanvasHighlight>& highlights);
     // Whether tokens are still gliding or arcs fading (the window keeps drawing until they settle).
@@ -95,6 +103,25 @@ private:
         QGraphicsSimpleTextItem* label = nullptr;
         TagMapItem* tags = nullptr;
     };
+    // A node, LLC or device caption that carries an aggregate of its CPUs or hctxs.
+    struct Group {
+        QGraphicsSimpleTextItem* caption = nullptr;
+        QString name;
+        std::vector<int> members; // CPUs, or the device's global hctxs
+        bool device = false;
+        bool always = false; // shows its aggregate at any scale (a node's); else only zoomed out
+        bool llc = false; // hidden zoomed out (its node's caption says it)
+        QString aggregate; // "node 0: CPUs 0-19, 64% busy"
+        QString compact; // zoomed out, in two short lines: "node 0\n20 CPUs, 64% busy"
+    };
+    void showCaption(Group& g);
+    std::vector<Group> m_groups;
+    bool m_detail = true;
+    bool m_big = false;
+    std::vector<double> m_busyShare; // per CPU, over the last update's interval
+    void updateGroups(const Snapshot& snap, bool busyChanged);
+    void layoutDeviceGroups(const std::vector<DeviceLayout>& devices, double y, double width);
+    static QString cpuRange(const std::vector<int>& cpus);
     std::vector<CpuTile> m_cpus;
     std::vector<HctxCell> m_hctxs; // by global hctx index; null when not drawn
     std::vector<QRectF> m_deviceRects; // per device

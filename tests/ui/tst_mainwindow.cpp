@@ -589,6 +589,36 @@ private slots:
         QCOMPARE(iops->plot()->graph(0)->data()->at(0)->key, 1.0);
     }
 
+    void bigMachinesAreAggregated()
+    {
+        MainWindow w;
+        // 128 devices: one box per tag set with its totals, not 16 of them and "+112 more".
+        QVERIFY(w.loadPreset(QStringLiteral("restart-128x64")));
+        w.runner()->stepUntil(stop::at(usec(200)));
+        QTRY_VERIFY_WITH_TIMEOUT(w.runner()->snapshot()->now >= usec(200) && !w.runner()->busy(), 20000);
+        w.frame();
+        QStringList captions = w.scene()->captions();
+        const auto devices = captions.filter(u"128 devices, ibnbd0 to ibnbd127 (8192 hctx)"_qs);
+        QCOMPARE(devices.size(), 1);
+        QVERIFY2(devices.front().contains(u" at the device"_qs), qPrintable(devices.front()));
+        int atDevice = 0;
+        for (const HctxSnapshot& h : w.runner()->snapshot()->hctxs)
+            atDevice += h.atDevice;
+        QVERIFY2(
+            devices.front().contains(QStringLiteral("%1 at the device").arg(atDevice)), qPrintable(devices.front()));
+        // Zoomed out, a CPU's own text gives way to its node's totals, which stay readable.
+        w.scene()->setViewScale(0.3);
+        QVERIFY(!w.scene()->detailShown());
+        captions = w.scene()->captions();
+        QVERIFY2(!captions.filter(u"node 0\n32 CPUs, "_qs).isEmpty(), qPrintable(captions.join(u" | "_qs)));
+        w.scene()->setViewScale(1.0);
+        QVERIFY(w.scene()->detailShown());
+        // A small machine keeps its detail at any scale (a teacher zooms out, the names stay).
+        QVERIFY(w.loadPreset(QStringLiteral("shared-hctx-stall")));
+        w.scene()->setViewScale(0.3);
+        QVERIFY(w.scene()->detailShown());
+    }
+
     void nextInterestingStopsWhereTheStallIsMade()
     {
         // RESTART set at 0.010 ms, and the early return of blk_mq_sched_restart() at 0.101 ms: both stop it.

@@ -39,6 +39,7 @@
 #include <QMessageBox>
 #include <QBuffer>
 #include <QPainter>
+#include <QRegularExpression>
 #include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -88,7 +89,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_lessons(new LessonPanel)
     , m_patchesB(new PatchPanel)
     , m_compareTable(new QLabel)
-    , m_compareBox(new QCheckBox(tr("Run B beside A (same scenario and seed, in lockstep)")))
+    , m_compareBox(new QCheckBox(tr("Run B beside A (same seed, in lockstep)")))
     , m_seed(new QSpinBox)
     , m_banner(new QLabel)
     , m_raceBanner(new QLabel)
@@ -331,6 +332,7 @@ void MainWindow::buildDocks()
     auto* cbl = new QVBoxLayout(compareBox);
     cbl->addWidget(m_compareBox);
     m_compareTable->setTextFormat(Qt::RichText);
+    m_compareTable->setWordWrap(true); // the metric names wrap, so Δ and Δ% fit a narrow dock
     m_compareTable->setObjectName(QStringLiteral("compareTable"));
     cbl->addWidget(m_compareTable); // the table first: it is what a comparison is for
     cbl->addWidget(new QLabel(tr("Kernel patches of run B (dashed curves):")));
@@ -394,7 +396,7 @@ void MainWindow::buildDocks()
     // On a small screen (a 1280x800 projector) the canvas and the plots get the room: the panels
     // are narrower and the log shorter than they would be on a large one.
     QTimer::singleShot(0, this, [this, patches, logDock] {
-        resizeDocks({ patches }, { std::clamp(width() * 28 / 100, 320, 480) }, Qt::Horizontal);
+        resizeDocks({ patches }, { std::clamp(width() * 30 / 100, 340, 480) }, Qt::Horizontal);
         resizeDocks({ logDock }, { std::clamp(height() / 5, 130, 240) }, Qt::Vertical);
     });
 
@@ -408,6 +410,10 @@ void MainWindow::buildDocks()
         a->setChecked(true);
         connect(a, &QAction::toggled, this, [this, i](bool on) { m_plots->setPlotVisible(static_cast<int>(i), on); });
     }
+    plots->addSeparator();
+    auto* grid = plots->addAction(tr("In two columns"));
+    grid->setCheckable(true);
+    connect(grid, &QAction::toggled, this, [this](bool on) { m_plots->setColumns(on ? 2 : 1); });
 }
 
 bool MainWindow::loadPreset(const QString& name, const std::vector<std::string>& sets)
@@ -596,8 +602,8 @@ void MainWindow::updateCompareTable()
     for (const RunSession& s : m_sessions)
         if (!snaps.emplace_back(s.runner->snapshot()))
             return;
-    const auto cell = [](const QString& text) { return QStringLiteral("<td align=right>%1</td>").arg(text); };
-    QString html = QStringLiteral("<table cellspacing=2 style='font-size:small'><tr><th></th>");
+    const auto cell = [](const QString& text) { return QStringLiteral("<td align=right nowrap>%1</td>").arg(text); };
+    QString html = QStringLiteral("<table cellspacing=2 width='100%' style='font-size:small'><tr><th></th>");
     for (const RunSession& s : m_sessions)
         html += QStringLiteral("<th>%1</th>").arg(s.label);
     for (std::size_t k = 1; k < m_sessions.size(); ++k)
@@ -610,17 +616,22 @@ void MainWindow::updateCompareTable()
         const Metric& m = kMetrics[i];
         if (std::all_of(snaps.begin(), snaps.end(), [i](const auto& snap) { return snap->totals[i] == 0; }))
             continue; // a metric no run exercises
-        html += QStringLiteral("<tr><td>%1</td>")
+        html += QStringLiteral("<tr><td width='26%'>%1</td>")
                     .arg(QString::fromUtf8(m.label.data(), static_cast<qsizetype>(m.label.size())).toHtmlEscaped());
         for (const auto& snap : snaps)
             html += cell(QString::fromStdString(formatMetric(m, snap->totals[i])));
         const double a = snaps.front()->totals[i];
+        // A difference that rounds to zero is written without a sign ("-0.0%" reads as a change).
+        const auto signedText = [](double d, QString text) {
+            if (!text.contains(QRegularExpression(QStringLiteral("[1-9]"))))
+                return text.startsWith(QLatin1Char('-')) ? text.mid(1) : text;
+            return d > 0 ? QLatin1Char('+') + text : text;
+        };
         for (std::size_t k = 1; k < snaps.size(); ++k) {
             const double d = snaps[k]->totals[i] - a;
-            const QString sign = d > 0 ? QStringLiteral("+") : QString();
-            html += cell(sign + QString::fromStdString(formatMetric(m, d)));
-            html += cell(
-                a != 0 ? sign + QString::number(100.0 * d / a, 'f', 1) + QLatin1Char('%') : QStringLiteral("–"));
+            html += cell(signedText(d, QString::fromStdString(formatMetric(m, d))));
+            html += cell(a != 0 ? signedText(d, QString::number(100.0 * d / a, 'f', 1)) + QLatin1Char('%')
+                                : QStringLiteral("–"));
         }
         html += QStringLiteral("</tr>");
     }
@@ -1097,7 +1108,9 @@ QString MainWindow::exportChart(const QString& path, int plot, QSize size)
             plots.push_back(p);
     QBuffer out;
     out.open(QIODevice::WriteOnly);
-    if (!TimePlot::renderGrid(out, QFileInfo(path).suffix().toLower(), size, plots, m_plots->runsText()))
+    // Compared runs: their table beside their curves.
+    const QString table = m_sessions.size() > 1 ? m_compareTable->text() : QString();
+    if (!TimePlot::renderGrid(out, QFileInfo(path).suffix().toLower(), size, plots, m_plots->runsText(), table))
         return tr("could not render the chart to %1").arg(path);
     return writeOut(path, out.data());
 }

@@ -54,6 +54,7 @@ public:
     PatchPanel* patchPanel() const { return m_patches; }
     PlotPanel* plotPanel() const { return m_plots; }
     TopologyScene* scene() const { return m_scene; }
+    QGraphicsView* canvasView() const { return m_view; }
     EventLogModel* eventLog() const { return m_log; }
     QSortFilterProxyModel* eventLogFilter() const { return m_logFilter; }
     QLabel* stallBanner() const { return m_banner; }

@@ -61,6 +61,7 @@ PatchPanel::PatchPanel(QWidget* parent)
             thread = sw.from.thread;
             group = new QGroupBox(groupTitle(thread), this);
             form = new QFormLayout(group);
+            form->setRowWrapPolicy(QFormLayout::WrapLongRows); // a narrow dock: the field under its label
             layout->addWidget(group);
             const bool anyRestart = std::any_of(KernelSwitches::all().begin(), KernelSwitches::all().end(),
                 [&](const KernelSwitch& o) { return !o.live && o.from.thread == thread; });
@@ -68,6 +69,7 @@ PatchPanel::PatchPanel(QWidget* parent)
                 auto* note
                     = new QLabel(tr("%1 restarts the run from t = 0 (same seed).").arg(restartMark.trimmed()), group);
                 note->setToolTip(restartTip);
+                note->setWordWrap(true);
                 note->setStyleSheet(QStringLiteral("color: #7e5109;"));
                 form->addRow(note);
             }
@@ -93,6 +95,9 @@ PatchPanel::PatchPanel(QWidget* parent)
         } else {
             row.combo = new QComboBox(group);
             row.combo->setObjectName(q(sw.key));
+            // Long choices ("v4.15: blk-mq: ...") elide in the box instead of widening the dock.
+            row.combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+            row.combo->setMinimumContentsLength(16);
             for (const SwitchChoice& c : sw.choices) {
                 const QString label
                     = c.from.subject.empty() || sw.key == "restart" ? q(c.name) : q(c.name + ": " + c.from.subject);

@@ -5,6 +5,7 @@
 #include <QLabel>
 #include <QTextDocumentFragment>
 #include <QScrollArea>
+#include <QGridLayout>
 #include <QVBoxLayout>
 
 namespace blkmq {
@@ -28,7 +29,7 @@ PlotPanel::PlotPanel(QWidget* parent)
     auto* scroll = new QScrollArea(this);
     scroll->setWidgetResizable(true);
     auto* inner = new QWidget(scroll);
-    m_layout = new QVBoxLayout(inner);
+    m_layout = new QGridLayout(inner);
     m_layout->setContentsMargins(2, 2, 2, 2);
     scroll->setWidget(inner);
     outer->addWidget(scroll);
@@ -41,7 +42,7 @@ PlotPanel::PlotPanel(QWidget* parent)
         auto g = std::find(groups.begin(), groups.end(), m.group);
         if (g == groups.end()) {
             auto* p = new TimePlot(q(m.group), QString::fromUtf8(unitInfo(m.unit).axis), this);
-            m_layout->addWidget(p);
+            m_layout->addWidget(p, static_cast<int>(m_plots.size()), 0);
             m_plots.push_back(p);
             groups.push_back(m.group);
             g = groups.end() - 1;
@@ -155,6 +156,28 @@ void PlotPanel::replot()
             p->replot();
 }
 
-void PlotPanel::setPlotVisible(int i, bool visible) { m_plots[static_cast<std::size_t>(i)]->setVisible(visible); }
+void PlotPanel::setPlotVisible(int i, bool visible)
+{
+    m_plots[static_cast<std::size_t>(i)]->setVisible(visible);
+    relayout();
+}
+
+void PlotPanel::setColumns(int columns)
+{
+    m_columns = std::max(1, columns);
+    relayout();
+}
+
+void PlotPanel::relayout()
+{
+    // The shown plots fill the grid in table order, without holes where a hidden one was.
+    for (TimePlot* p : m_plots)
+        m_layout->removeWidget(p);
+    int k = 0;
+    for (TimePlot* p : m_plots) {
+        m_layout->addWidget(p, k / m_columns, k % m_columns);
+        k += p->isHidden() ? 0 : 1;
+    }
+}
 
 } // namespace blkmq

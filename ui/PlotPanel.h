@@ -8,7 +8,7 @@
 #include <vector>
 
 class QLabel;
-class QVBoxLayout;
+class QGridLayout;
 
 namespace blkmq {
 
@@ -39,6 +39,9 @@ public:
     // The plot that draws `metric`, or nullptr when the metric is not plotted.
     TimePlot* plotOf(int metric) const;
     void setPlotVisible(int i, bool visible);
+    // One column (a narrow panel) or a grid of several (a wide screen, a projector's whole width).
+    void setColumns(int columns);
+    int columns() const { return m_columns; }
 
 private:
     struct Curve {
@@ -47,7 +50,9 @@ private:
     };
     std::vector<TimePlot*> m_plots;
     std::vector<Curve> m_curves; // every plotted metric, in table order (= curve order in its plot)
-    QVBoxLayout* m_layout;
+    QGridLayout* m_layout;
+    int m_columns = 1;
+    void relayout();
     QLabel* m_runs; // what each line style is, when runs are compared
     QString m_runsText;
     std::vector<std::vector<double>> m_values; // append()'s per-plot row, kept to reuse its storage

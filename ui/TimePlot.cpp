@@ -5,6 +5,7 @@
 #include <QImage>
 #include <QPdfWriter>
 #include <QSvgGenerator>
+#include <QTextDocument>
 #include <QVBoxLayout>
 
 namespace blkmq {
@@ -240,8 +241,8 @@ void TimePlot::paint(QCPPainter& painter, QRect where)
     painter.restore();
 }
 
-bool TimePlot::renderGrid(
-    QIODevice& out, const QString& format, QSize size, const std::vector<TimePlot*>& plots, const QString& caption)
+bool TimePlot::renderGrid(QIODevice& out, const QString& format, QSize size, const std::vector<TimePlot*>& plots,
+    const QString& caption, const QString& table)
 {
     if (plots.empty())
         return false;
@@ -250,7 +251,8 @@ bool TimePlot::renderGrid(
     const int rows = (n + cols - 1) / cols;
     const double s = exportScale(size);
     const int top = caption.isEmpty() ? 0 : static_cast<int>(22 * s); // a line saying what each line style is
-    const QSize tile(size.width() / cols, (size.height() - top) / rows);
+    const int side = table.isEmpty() ? 0 : size.width() * 30 / 100; // the A/B table's panel
+    const QSize tile((size.width() - side) / cols, (size.height() - top) / rows);
     const auto paintAll = [&](QPaintDevice& device) {
         QCPPainter painter;
         if (!painter.begin(&device))
@@ -266,6 +268,20 @@ bool TimePlot::renderGrid(
         for (int i = 0; i < n; ++i)
             plots[static_cast<std::size_t>(i)]->paint(
                 painter, QRect(QPoint((i % cols) * tile.width(), top + (i / cols) * tile.height()), tile));
+        if (side > 0) { // drawn at 960x540 size and scaled, like the charts
+            QTextDocument doc;
+            QFont f = plots.front()->font();
+            f.setPointSizeF(7.5);
+            doc.setDefaultFont(f);
+            doc.setDocumentMargin(4);
+            doc.setHtml(table);
+            doc.setTextWidth((side - 8 * s) / s);
+            painter.save();
+            painter.translate(size.width() - side + 4 * s, top + 4 * s);
+            painter.scale(s, s);
+            doc.drawContents(&painter);
+            painter.restore();
+        }
         return painter.end();
     };
     if (format == QLatin1String("png")) {

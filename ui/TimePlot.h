@@ -49,9 +49,10 @@ public:
     // the size (exportScale); false for another format or when rendering fails.
     bool render(QIODevice& out, const QString& format, QSize size);
     // Several charts as one picture, in a grid of 1 to 3 columns.
-    // `caption`, when given, is a line over them (what each line style is when runs are compared).
+    // `caption`, when given, is a line over them (what each line style is when runs are compared);
+    // `table`, rich text, a panel at their right (the A/B table beside its curves).
     static bool renderGrid(QIODevice& out, const QString& format, QSize size, const std::vector<TimePlot*>& plots,
-        const QString& caption = {});
+        const QString& caption = {}, const QString& table = {});
     static double exportScale(QSize size);
     QCustomPlot* plot() const { return m_plot; }
 

@@ -124,7 +124,7 @@ std::vector<KernelSwitch> build()
                     "Ming Lei", "5e3d02bbafad", "v4.15 ..",
                     "The scheduler (or the software queues, one request at a time) is asked only if hctx->dispatch "
                     "was empty or made progress without BLK_STS_RESOURCE." } } }));
-    t.push_back(flag("tag_fair_share", "tags", "fair tag sharing (0d2602ca30e4; false only to teach)",
+    t.push_back(flag("tag_fair_share", "tags", "fair tag sharing (0d2602ca30e4)",
         [](KernelSpec& k) -> bool& { return k.tag_fair_share; },
         { kRestart, "blk-mq: improve support for shared tags maps (hctx_may_queue())", "Jens Axboe", "0d2602ca30e4",
             "v3.16 ..",

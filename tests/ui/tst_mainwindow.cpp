@@ -17,6 +17,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
+#include <QGridLayout>
 #include <QJsonDocument>
 #include <QImage>
 #include <QLabel>
@@ -266,6 +267,10 @@ private slots:
         QCOMPARE(w.exportChart(dir.filePath(u"all.png"_qs), -1, QSize(1280, 720)), QString());
         QCOMPARE(QImage(dir.filePath(u"all.png"_qs)).size(), QSize(1280, 720));
         QCOMPARE(w.exportChart(dir.filePath(u"all.svg"_qs), -1), QString());
+        // A/B curves come with their table: its rows are in the picture.
+        const QByteArray svg = head(dir.filePath(u"all.svg"_qs), 1 << 24);
+        QVERIFY(svg.contains("complete-llist on")); // the caption over the charts
+        QVERIFY2(svg.contains("Δ%"), "no A/B table in the SVG");
         QCOMPARE(w.exportChart(dir.filePath(u"all.pdf"_qs), -1), QString());
         QCOMPARE(head(dir.filePath(u"all.pdf"_qs), 5), QByteArray("%PDF-"));
         // The CSV has B's columns at the same times and the live change in its interval.
@@ -587,6 +592,25 @@ private slots:
         QCOMPARE(w.seriesRows().size(), std::size_t(1));
         QCOMPARE(iops->pointCount(0), 2); // the sample at 1 ms, then the interval so far
         QCOMPARE(iops->plot()->graph(0)->data()->at(0)->key, 1.0);
+    }
+
+    void plotsInAGrid()
+    {
+        PlotPanel panel;
+        auto* grid = qobject_cast<QGridLayout*>(panel.plots().front()->parentWidget()->layout());
+        QVERIFY(grid);
+        const auto cellOf = [grid](QWidget* w) {
+            int row = -1, col = -1, rs = 0, cs = 0;
+            grid->getItemPosition(grid->indexOf(w), &row, &col, &rs, &cs);
+            return QPoint(col, row);
+        };
+        QCOMPARE(cellOf(panel.plots()[1]), QPoint(0, 1)); // one column
+        panel.setColumns(2);
+        QCOMPARE(cellOf(panel.plots()[1]), QPoint(1, 0));
+        QCOMPARE(cellOf(panel.plots()[2]), QPoint(0, 1));
+        panel.setPlotVisible(0, false); // no hole where a hidden plot was
+        QCOMPARE(cellOf(panel.plots()[1]), QPoint(0, 0));
+        QCOMPARE(cellOf(panel.plots()[2]), QPoint(1, 0));
     }
 
     void bigMachinesAreAggregated()

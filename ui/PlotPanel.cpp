@@ -28,6 +28,7 @@ PlotPanel::PlotPanel(QWidget* parent)
     outer->addWidget(m_runs);
     auto* scroll = new QScrollArea(this);
     scroll->setWidgetResizable(true);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     auto* inner = new QWidget(scroll);
     m_layout = new QGridLayout(inner);
     m_layout->setContentsMargins(2, 2, 2, 2);

@@ -39,10 +39,11 @@ TimePlot::TimePlot(const QString& title, const QString& unit, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_plot);
-    m_plot->setMinimumHeight(150);
+    // Narrower than a long title if it must be (a 1280x800 screen): no horizontal scrolling.
+    m_plot->setMinimumSize(240, 150);
     m_plot->plotLayout()->insertRow(0);
     auto* caption = new QCPTextElement(
-        m_plot, title + (unit.isEmpty() ? QString() : u" ("_qs + unit + u')'), QFont(font().family(), 9, QFont::Bold));
+        m_plot, title + (unit.isEmpty() ? QString() : u" ("_qs + unit + u')'), QFont(font().family(), 8, QFont::Bold));
     m_plot->plotLayout()->addElement(0, 0, caption);
     m_plot->xAxis->setLabel(u"simulated time (ms)"_qs);
     // The legend sits in a row of its own under the axis rect, never over the curves.

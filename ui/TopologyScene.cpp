@@ -391,8 +391,9 @@ void TopologyScene::update(const Snapshot& snap, const std::vector<TraceRecord>&
         case RqState::Complete:
         case RqState::Free: {
             // On the CPU whose queue holds it: the vector's CPU, then (by IPI) the submitter.
+            // Along the tile's bottom edge, clear of its text.
             const int cpu = r.atCpu >= 0 ? r.atCpu : r.cpu;
-            base = cpuCenter(cpu) + QPointF(-14, 8);
+            base = cpuEdge(cpu, false) + QPointF(-kTileW / 2 + 6, 0);
             place = 1000000 + cpu;
             break;
         }

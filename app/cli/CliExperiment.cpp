@@ -1,8 +1,8 @@
-// blkmqlab-cli explore (Monte Carlo over seeds) and sweep (one parameter over
-// values): many independent engines on TBB workers, reported in a fixed order
-// so the output does not depend on the thread count.
+// blkmqlab-cli explore (Monte Carlo over seeds): many independent engines on TBB workers, reported
+// in a fixed order so the output does not depend on the thread count.
 #include "Cli.h"
 #include "CliOptions.h"
+#include "CliProgress.h"
 
 #include "experiment/Experiment.h"
 #include "io/Limits.h"
@@ -95,7 +95,14 @@ int exploreCommand(const std::vector<std::string>& args)
     std::uint64_t firstSeed = 0;
     int stalls = 0;
     int racy = 0; // seeds in which an allocator's race lost a tag or hid one from a waiter
-    const std::string failed = experiment.run({ o.threads, false, 256 }, [&](RunResult&& r) {
+    Progress progress("explore");
+    InterruptGuard interrupt;
+    Experiment::Options options;
+    options.threads = o.threads;
+    options.chunk = 256;
+    options.stop = interrupt.flag();
+    options.progress = [&](std::uint64_t done, std::uint64_t total) { progress.update(done, total); };
+    const auto status = experiment.run(options, [&](RunResult&& r) {
         if (r.stalled && !stalls++) {
             firstExplanation = r.stallExplanation;
             firstSeed = r.seed;
@@ -104,10 +111,13 @@ int exploreCommand(const std::vector<std::string>& args)
         rows.push_back({ r.seed, r.stalled, r.firstStallNs, r.metrics[metricIndex("iops")], std::move(r.fingerprint),
             r.lostTags, r.missedWakeups });
     });
-    if (!failed.empty()) {
-        std::cerr << "blkmqlab-cli: " << failed << '\n';
+    progress.done();
+    if (!status.error.empty()) {
+        std::cerr << "blkmqlab-cli: " << status.error << '\n';
         return kExitUsage;
     }
+    if (status.interrupted) // the report covers the seeds that ran
+        seeds = status.done;
     const auto base = experiment.scenario(0);
     const std::string name = base ? base->name : std::string();
     nlohmann::json doc;
@@ -135,86 +145,12 @@ int exploreCommand(const std::vector<std::string>& args)
                               << " missed wake-up(s)\n";
         }
     }
-    return finish(o, doc, stalls > 0);
-}
-
-int sweepCommand(const std::vector<std::string>& args)
-{
-    ScenarioOptions o;
-    std::string vary;
-    const auto err
-        = parseScenarioOptions(args, o, [&](const std::string& a, const NextValue& value, std::string& error) {
-              if (a != "--vary")
-                  return false;
-              if (!value(vary) || vary.find('=') == std::string::npos)
-                  error = "--vary needs key=v1,v2,...";
-              return true;
-          });
-    if (err.empty() && vary.empty()) {
-        std::cerr << "blkmqlab-cli sweep: --vary key=v1,v2,... is required (see blkmqlab-cli help)\n";
-        return kExitUsage;
+    const int code = finish(o, doc, stalls > 0);
+    if (status.interrupted && code != kExitIo) {
+        std::cerr << "blkmqlab-cli explore: interrupted after " << status.done << " seeds; the report holds those\n";
+        return kExitInterrupted;
     }
-    if (!err.empty()) {
-        std::cerr << "blkmqlab-cli sweep: " << err << " (see blkmqlab-cli help)\n";
-        return kExitUsage;
-    }
-    const std::string key = vary.substr(0, vary.find('='));
-    std::vector<std::string> values;
-    std::stringstream ss(vary.substr(vary.find('=') + 1));
-    for (std::string v; std::getline(ss, v, ',');)
-        values.push_back(v);
-    if (key.empty() || values.empty()) {
-        std::cerr << "blkmqlab-cli sweep: --vary '" << vary << "' names no " << (key.empty() ? "key" : "values")
-                  << " (use key=v1,v2,...)\n";
-        return kExitUsage;
-    }
-    if (static_cast<std::int64_t>(values.size()) > limits::kSweepValues) {
-        std::cerr << "blkmqlab-cli sweep: --vary gives " << values.size() << " values, more than the limit of "
-                  << limits::kSweepValues << " (docs/limits.md)\n";
-        return kExitUsage;
-    }
-    if (!outputWritable(o))
-        return kExitIo;
-    const Experiment experiment(
-        [&](const std::vector<std::string>& sets) { return o.load(sets); }, { Axis::values(key, values) });
-    for (std::uint64_t i = 0; i < experiment.size(); ++i) // every value is checked before anything runs
-        if (auto sc = experiment.scenario(i); !sc) {
-            std::cerr << "blkmqlab-cli: " << sc.error() << '\n';
-            return kExitUsage;
-        }
-    // Columns: metrics of the table (core/metrics/Metrics.h) by id, each value with its unit.
-    static constexpr int columns[] = { metricIndex("iops"), metricIndex("lat_p99_ns"), metricIndex("remote_pct"),
-        metricIndex("ipis_per_s"), metricIndex("ksoftirqd_wakeups_per_s"), metricIndex("restart_cpu_pct") };
-    nlohmann::json doc
-        = { { "scenario", experiment.scenario(0)->name }, { "vary", key }, { "runs", nlohmann::json::array() } };
-    bool stalled = false;
-    if (o.jsonOut != "-") {
-        std::cout << "| " << key;
-        for (const int c : columns)
-            std::cout << " | " << kMetrics[static_cast<std::size_t>(c)].id;
-        std::cout << " | stall |\n|---";
-        for (std::size_t i = 0; i <= std::size(columns); ++i)
-            std::cout << "|---";
-        std::cout << "|\n";
-    }
-    const std::string failed = experiment.run({ o.threads, true, 256 }, [&](RunResult&& r) {
-        const auto& v = r.labels.front();
-        stalled |= r.stalled;
-        if (o.jsonOut != "-") {
-            std::cout << "| " << v;
-            for (const int c : columns)
-                std::cout << " | "
-                          << formatMetric(
-                                 kMetrics[static_cast<std::size_t>(c)], r.metrics[static_cast<std::size_t>(c)]);
-            std::cout << " | " << (r.stalled ? "yes" : "no") << " |\n";
-        }
-        doc["runs"].push_back({ { "value", v }, { "summary", std::move(r.summary) } });
-    });
-    if (!failed.empty()) {
-        std::cerr << "blkmqlab-cli: " << failed << '\n';
-        return kExitUsage;
-    }
-    return finish(o, doc, stalled);
+    return code;
 }
 
 } // namespace blkmq::cli

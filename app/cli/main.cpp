@@ -14,8 +14,11 @@ usage:
                    [--function-profile blk_mq_sched_restart]
   blkmqlab-cli explore [FILE] [--preset NAME] [--set key=value]... [--seeds N] [--first-seed S]
                        [--duration D] [--threads T] [--json FILE|-] [--fail-on-stall]
-  blkmqlab-cli sweep [FILE] [--preset NAME] --vary key=v1,v2,... [--set key=value]...
-                     [--duration D] [--threads T] [--json FILE|-]
+  blkmqlab-cli sweep SWEEP.json [--set key=value]... [--threads T] [--csv FILE|-] [--json FILE|-]
+                     [--shard I/N] [--yes] [--fail-on-stall]
+                     a grid over scenario fields, kernel switches and seeds (docs/sweep.md)
+  blkmqlab-cli sweep [FILE] [--preset NAME] --vary key=v1,v2,... [...]   one field, the shorthand
+  blkmqlab-cli merge SHARD.csv... [--csv FILE|-]   joins the shards of one sweep into its CSV
   blkmqlab-cli presets
   blkmqlab-cli lessons        the guided lessons, and the values their expectations name
   blkmqlab-cli lesson NAME|FILE [--check]   plays a lesson step by step; --check prints only
@@ -31,7 +34,8 @@ usage:
 Durations take ns, us, ms or s (e.g. 100ms). --set overrides any scenario field
 by dotted path; array elements by index or by name (devices.nvme0.rq_affinity=2).
 Exit status: 0 ok, 1 output not written, 2 usage or validation error, 3 stall
-(with --fail-on-stall), 4 a lesson's expectation does not hold. Scenario format: docs/scenario.md.
+(with --fail-on-stall), 4 a lesson's expectation does not hold, 130 interrupted
+(Ctrl-C: sweep and explore write the complete rows so far). Scenario format: docs/scenario.md.
 
 --function-profile prints ftrace's function profile of a kernel function:
 per CPU, calls, wall time from entry to return (interrupts nested inside
@@ -62,6 +66,8 @@ int main(int argc, char** argv)
         return blkmq::cli::exploreCommand(args);
     if (cmd == "sweep")
         return blkmq::cli::sweepCommand(args);
+    if (cmd == "merge")
+        return blkmq::cli::mergeCommand(args);
     if (cmd == "presets")
         return blkmq::cli::presetsCommand(args);
     if (cmd == "topology")
@@ -80,9 +86,9 @@ int main(int argc, char** argv)
         return blkmq::cli::lessonsCommand(args);
     if (cmd == "lesson")
         return blkmq::cli::lessonCommand(args);
-    std::cerr
-        << "blkmqlab-cli: unknown command '" << cmd
-        << "' (commands: run, explore, sweep, presets, lessons, lesson, topology, patches, costs, metrics, limits, "
-           "validate, help)\n";
+    std::cerr << "blkmqlab-cli: unknown command '" << cmd
+              << "' (commands: run, explore, sweep, merge, presets, lessons, lesson, topology, patches, costs, "
+                 "metrics, limits, "
+                 "validate, help)\n";
     return blkmq::cli::kExitUsage;
 }

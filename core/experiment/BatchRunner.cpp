@@ -34,8 +34,11 @@ std::vector<RunOutcome> BatchRunner::runSerial(const std::vector<Scenario>& scen
     return out;
 }
 
-std::vector<RunOutcome> BatchRunner::runParallel(const std::vector<Scenario>& scenarios, int threads, bool withSummary)
+std::vector<RunOutcome> BatchRunner::runParallel(const std::vector<Scenario>& scenarios, int threads, bool withSummary,
+    const std::atomic<bool>* stop, std::vector<char>* ran)
 {
+    if (ran)
+        ran->assign(scenarios.size(), 0);
     std::unique_ptr<tbb::global_control> limit;
     if (threads > 0)
         limit = std::make_unique<tbb::global_control>(
@@ -44,7 +47,11 @@ std::vector<RunOutcome> BatchRunner::runParallel(const std::vector<Scenario>& sc
     TbbHandoff::pass();
     tbb::parallel_for(std::size_t(0), scenarios.size(), [&](std::size_t i) {
         TbbHandoff::pass();
+        if (stop && stop->load(std::memory_order_relaxed))
+            return;
         out[i] = runOne(scenarios[i], withSummary);
+        if (ran)
+            (*ran)[i] = 1;
         TbbHandoff::pass();
     });
     TbbHandoff::pass();

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -30,9 +31,10 @@ public:
     // withSummary = false leaves RunOutcome::summary null (a stall hunt over many seeds needs only
     // the typed fields).
     static std::vector<RunOutcome> runSerial(const std::vector<Scenario>& scenarios, bool withSummary = true);
-    // threads <= 0: TBB's default concurrency.
-    static std::vector<RunOutcome> runParallel(
-        const std::vector<Scenario>& scenarios, int threads = 0, bool withSummary = true);
+    // threads <= 0: TBB's default concurrency. Once *stop is true no further run starts (those in
+    // flight finish); `ran`, when given, says which ran.
+    static std::vector<RunOutcome> runParallel(const std::vector<Scenario>& scenarios, int threads = 0,
+        bool withSummary = true, const std::atomic<bool>* stop = nullptr, std::vector<char>* ran = nullptr);
 };
 
 } // namespace blkmq

@@ -86,27 +86,69 @@ Result<Scenario> Experiment::scenario(std::uint64_t index) const
     return m_base(sets);
 }
 
-std::string Experiment::run(const Options& options, const std::function<void(RunResult&&)>& sink) const
+Result<Experiment::Shard> Experiment::Shard::parse(const std::string& text)
 {
-    const std::uint64_t n = size();
+    const auto slash = text.find('/');
+    const auto number = [](const std::string& s, std::uint64_t& out) {
+        if (s.empty() || s.size() > 12 || s.find_first_not_of("0123456789") != std::string::npos)
+            return false;
+        out = std::stoull(s);
+        return true;
+    };
+    Shard shard;
+    if (slash == std::string::npos || !number(text.substr(0, slash), shard.index)
+        || !number(text.substr(slash + 1), shard.count))
+        return Result<Shard>::failure("'" + text + "' is not I/N (the I-th of N shards, counted from 0)");
+    if (shard.count == 0)
+        return Result<Shard>::failure("'" + text + "': N must be at least 1");
+    if (shard.index >= shard.count)
+        return Result<Shard>::failure(
+            "'" + text + "': I must be below N (0 to " + std::to_string(shard.count - 1) + ")");
+    return shard;
+}
+
+std::uint64_t Experiment::Shard::sizeOf(std::uint64_t gridSize) const
+{
+    return gridSize > index ? (gridSize - index + count - 1) / count : 0;
+}
+
+Experiment::Status Experiment::run(const Options& options, const std::function<void(RunResult&&)>& sink) const
+{
+    Status status;
+    const std::uint64_t n = options.shard.sizeOf(size());
     const std::uint64_t chunk = std::max<std::size_t>(1, options.chunk);
     for (std::uint64_t begin = 0; begin < n; begin += chunk) {
+        if (options.stop && options.stop->load()) {
+            status.interrupted = true;
+            return status;
+        }
         const std::uint64_t end = std::min(n, begin + chunk);
         std::vector<Scenario> runs;
         runs.reserve(static_cast<std::size_t>(end - begin));
         for (std::uint64_t i = begin; i < end; ++i) {
-            auto s = scenario(i);
-            if (!s)
-                return s.error();
+            auto s = scenario(gridIndex(options.shard, i));
+            if (!s) {
+                status.error = s.error();
+                return status;
+            }
             runs.push_back(std::move(*s));
         }
-        auto out = BatchRunner::runParallel(runs, options.threads, options.keepSummaries);
+        std::vector<char> ran;
+        auto out = BatchRunner::runParallel(runs, options.threads, options.keepSummaries, options.stop, &ran);
         for (std::size_t j = 0; j < out.size(); ++j) {
-            RunResult r { std::move(out[j]), begin + j, labels(begin + j), runs[j].seed };
+            if (!ran[j]) { // stopped: only the prefix that ran in full
+                status.interrupted = true;
+                return status;
+            }
+            const std::uint64_t index = gridIndex(options.shard, begin + j);
+            RunResult r { std::move(out[j]), index, labels(index), runs[j].seed };
             sink(std::move(r));
+            ++status.done;
         }
+        if (options.progress)
+            options.progress(status.done, n);
     }
-    return {};
+    return status;
 }
 
 } // namespace blkmq

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -63,14 +64,34 @@ public:
     std::vector<std::string> labels(std::uint64_t index) const;
     Result<Scenario> scenario(std::uint64_t index) const;
 
+    // A deterministic slice of the grid: the points whose index % count == index (round robin, so
+    // the slow and the fast corners of a grid spread over the shards). {0, 1}: all of it.
+    struct Shard {
+        std::uint64_t index = 0;
+        std::uint64_t count = 1;
+        // "I/N" with 0 <= I < N; an error names what is wrong with it.
+        static Result<Shard> parse(const std::string& text);
+        std::uint64_t sizeOf(std::uint64_t gridSize) const;
+    };
     struct Options {
         int threads = 0; // <= 0: TBB's default
         bool keepSummaries = false;
         std::size_t chunk = 256; // runs built and held at a time
+        Shard shard;
+        const std::atomic<bool>* stop = nullptr; // set (by a signal): no further run starts
+        std::function<void(std::uint64_t done, std::uint64_t total)> progress; // after each chunk
     };
-    // Calls `sink` with every result in grid order; returns "" or the error of the first point
-    // whose scenario does not load (nothing of that chunk is run then).
-    std::string run(const Options& options, const std::function<void(RunResult&&)>& sink) const;
+    struct Status {
+        std::string error; // "" or the error of the first point whose scenario does not load
+        bool interrupted = false; // *stop was set: the results given are a prefix of the grid order
+        std::uint64_t done = 0;
+    };
+    // Calls `sink` with every result of the shard in grid order (nothing of a chunk runs if one of
+    // its points does not load). Interrupted, it gives the results up to the first run that did not
+    // run, so what a client writes is complete rows in order.
+    Status run(const Options& options, const std::function<void(RunResult&&)>& sink) const;
+    // The index of the shard's i-th point in the grid.
+    static std::uint64_t gridIndex(const Shard& shard, std::uint64_t i) { return shard.index + i * shard.count; }
 
 private:
     Loader m_base;

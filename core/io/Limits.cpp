@@ -26,7 +26,9 @@ const std::vector<LimitInfo>& allLimits()
         { "workload.script steps", kScriptSteps, "", "scripts are written by hand; the stall script has 10 steps" },
         { "workload.net_rx loads", kNetRxLoads, "", "one load per CPU is the most that has a meaning" },
         { "explore --seeds", kExploreSeeds, "", "seeds are streamed; the report keeps one row per seed" },
-        { "sweep values", kSweepValues, "", "one run and one report row per value" },
+        { "sweep values", kSweepValues, "", "values of one axis: one run and one report row per value" },
+        { "sweep runs without --yes", kSweepRuns, "", "a grid this large is a mistake more often than a plan" },
+        { "sweep runs", kSweepRunsMax, "", "the grid's CSV rows are held until it is written atomically" },
         { "--threads", kThreads, "", "TBB worker threads; 0 means one per CPU" },
     };
     return table;

@@ -24,7 +24,9 @@ inline constexpr std::int64_t kIosInFlight = 1 << 20;
 inline constexpr std::int64_t kScriptSteps = 10000;
 inline constexpr std::int64_t kNetRxLoads = 4096;
 inline constexpr std::int64_t kExploreSeeds = 100000;
-inline constexpr std::int64_t kSweepValues = 10000;
+inline constexpr std::int64_t kSweepValues = 10000; // per axis
+inline constexpr std::int64_t kSweepRuns = 10000; // a grid larger than this runs only with --yes
+inline constexpr std::int64_t kSweepRunsMax = 1000000; // ... and never larger than this
 inline constexpr std::int64_t kThreads = 1024;
 } // namespace limits
 

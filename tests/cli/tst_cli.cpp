@@ -9,6 +9,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <csignal>
 #include <sys/stat.h>
 
 class TestCli : public QObject {
@@ -27,6 +28,12 @@ class TestCli : public QObject {
             return {};
         return { p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2,
             QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError()) };
+    }
+
+    static QByteArray head(const QString& path)
+    {
+        QFile f(path);
+        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
     }
 
 private slots:
@@ -59,10 +66,8 @@ private slots:
         const QString path = dir.filePath(u"wrong.json"_qs);
         QFile f(path);
         QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(R"({"format": 1, "name": "wrong", "title": "A wrong claim",
-  "steps": [ { "title": "The stall preset with the fix", "text": "It cannot stall.",
-    "scenario": { "preset": "shared-hctx-stall", "set": ["kernel.restart=rr-shared-tags-counter"] },
-    "until": "time:1ms", "expect": ["stalled == 1"] } ] })");
+        f.write(
+            R"({"format": 1, "name": "wrong", "title": "A wrong claim", "steps": [ { "title": "The stall preset with the fix", "text": "It cannot stall.", "scenario": { "preset": "shared-hctx-stall", "set": ["kernel.restart=rr-shared-tags-counter"] }, "until": "time:1ms", "expect": ["stalled == 1"] } ] })");
         f.close();
         const auto r = cli({ u"lesson"_qs, path, u"--check"_qs });
         QCOMPARE(r.code, 4);
@@ -378,6 +383,142 @@ private slots:
         QCOMPARE(bad.code, 2);
         QVERIFY(bad.err.contains(u"devices[0].rq_affinity"_qs));
         QCOMPARE(cli({ u"sweep"_qs }).code, 2);
+    }
+
+    // A grid from a sweep file: rows in grid order, the same bytes at 1 and 2 threads, and the merge
+    // of its shards is byte for byte the unsharded CSV.
+    void sweepGridIsTheSameAtAnyThreadCountAndShardSplit()
+    {
+        QTemporaryDir dir;
+        const QString grid = dir.filePath(u"grid.json"_qs);
+        QFile f(grid);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(
+            R"({"base": {"preset": "default", "set": ["duration=2ms"]}, "axes": [{"path": "devices.nvme0.rq_affinity", "values": [0, 1, 2]}, {"path": "kernel.patches.complete-llist", "values": [false, true]}, {"path": "seed", "from": 1, "to": 3}], "metrics": ["iops", "ipis_per_s", "remote_pct"]})");
+        f.close();
+        const auto csvOf = [&](const QStringList& extra, const QString& name) {
+            const auto r = cli(QStringList { u"sweep"_qs, grid, u"--csv"_qs, dir.filePath(name) } + extra);
+            return r.code == 0 ? head(dir.filePath(name))
+                               : QByteArray("exit ") + QByteArray::number(r.code) + r.err.toUtf8();
+        };
+        const QByteArray one = csvOf({ u"--threads"_qs, u"1"_qs }, u"one.csv"_qs);
+        const QList<QByteArray> lines = one.trimmed().split('\n');
+        QCOMPARE(lines.size(), 2 + 18); // the grid line, the header, 3 x 2 x 3 runs
+        QVERIFY(lines[0].startsWith("# blkmqlab-cli sweep grid="));
+        QVERIFY(lines[0].endsWith(" runs=18 shard=0/1"));
+        QCOMPARE(lines[1],
+            QByteArray("index,devices.nvme0.rq_affinity,kernel.patches.complete-llist,seed,iops,"
+                       "ipis_per_s,remote_pct,stalled,first_stuck_ns,fingerprint"));
+        QVERIFY(lines[2].startsWith("0,0,false,1,"));
+        QVERIFY(lines[19].startsWith("17,2,true,3,"));
+        QVERIFY(lines[8].split(',')[5].toDouble() > 0); // rq_affinity 1 sends IPIs
+        QCOMPARE(lines[2].split(',')[5], QByteArray("0")); // rq_affinity 0 does not
+        QCOMPARE(csvOf({ u"--threads"_qs, u"2"_qs }, u"two.csv"_qs), one);
+        QStringList shards;
+        for (int i = 0; i < 4; ++i) {
+            shards << dir.filePath(u"s%1.csv"_qs.arg(i));
+            QCOMPARE(cli({ u"sweep"_qs, grid, u"--shard"_qs, u"%1/4"_qs.arg(i), u"--csv"_qs, shards.last() }).code, 0);
+        }
+        const auto merged = cli(QStringList { u"merge"_qs, shards[2], shards[0], shards[3], shards[1] });
+        QCOMPARE(merged.code, 0);
+        QCOMPARE(merged.out.toUtf8(), one);
+        // What merge refuses: a missing shard, one given twice, a shard of another grid.
+        const auto missing = cli(QStringList { u"merge"_qs, shards[0], shards[1], shards[3] });
+        QCOMPARE(missing.code, 2);
+        QVERIFY2(missing.err.contains(u"2/4 missing"_qs), qPrintable(missing.err));
+        QCOMPARE(cli(QStringList { u"merge"_qs, shards[0], shards[0], shards[1], shards[2] }).code, 2);
+        const QString other = dir.filePath(u"other.csv"_qs);
+        QCOMPARE(
+            cli({ u"sweep"_qs, grid, u"--set"_qs, u"seed=9"_qs, u"--shard"_qs, u"3/4"_qs, u"--csv"_qs, other }).code,
+            0);
+        const auto foreign = cli(QStringList { u"merge"_qs, shards[0], shards[1], shards[2], other });
+        QCOMPARE(foreign.code, 2);
+        QVERIFY2(foreign.err.contains(u"another grid"_qs), qPrintable(foreign.err));
+    }
+
+    void sweepRefusesBadGridsBeforeRunning_data()
+    {
+        QTest::addColumn<QByteArray>("file");
+        QTest::addColumn<QStringList>("extra");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("unknown axis") << QByteArray(R"({"axes": [{"path": "kernel.nope", "values": [1]}]})")
+                                      << QStringList() << u"kernel.nope"_qs;
+        QTest::newRow("empty range") << QByteArray(R"({"axes": [{"path": "seed", "from": 5, "to": 1}]})")
+                                     << QStringList() << u"axes[0]: the range 5 to 1 is empty"_qs;
+        QTest::newRow("empty list") << QByteArray(R"({"axes": [{"path": "seed", "values": []}]})") << QStringList()
+                                    << u"axes[0].values"_qs;
+        QTest::newRow("bad log range") << QByteArray(R"({"axes": [{"path": "seed", "from": 0, "to": 8, "factor": 2}]})")
+                                       << QStringList() << u"axes[0].factor"_qs;
+        QTest::newRow("unknown field") << QByteArray(R"({"axes": [{"path": "seed", "vals": [1]}]})") << QStringList()
+                                       << u"axes[0].vals: unknown field"_qs;
+        QTest::newRow("too large") << QByteArray(
+            R"({"axes": [{"path": "seed", "from": 1, "to": 200}, {"path": "workload.jobs.0.iodepth", "from": 1, "to": 100}]})")
+                                   << QStringList() << u"20000 runs, more than 10000"_qs;
+        QTest::newRow("shard 0/0") << QByteArray(R"({"axes": [{"path": "seed", "values": [1]}]})")
+                                   << QStringList { u"--shard"_qs, u"0/0"_qs } << u"--shard: '0/0'"_qs;
+        QTest::newRow("shard 3/2") << QByteArray(R"({"axes": [{"path": "seed", "values": [1]}]})")
+                                   << QStringList { u"--shard"_qs, u"3/2"_qs } << u"I must be below N"_qs;
+        QTest::newRow("unknown metric") << QByteArray(
+            R"({"axes": [{"path": "seed", "values": [1]}], "metrics": ["nope"]})")
+                                        << QStringList() << u"'nope' is not a metric id"_qs;
+    }
+    void sweepRefusesBadGridsBeforeRunning()
+    {
+        QFETCH(QByteArray, file);
+        QFETCH(QStringList, extra);
+        QFETCH(QString, message);
+        QTemporaryDir dir;
+        QFile f(dir.filePath(u"grid.json"_qs));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(file);
+        f.close();
+        const QString csv = dir.filePath(u"out.csv"_qs);
+        const auto r = cli(QStringList { u"sweep"_qs, f.fileName(), u"--csv"_qs, csv } + extra);
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains(message), qPrintable(r.err));
+        QVERIFY(!QFileInfo::exists(csv));
+        QVERIFY(r.out.isEmpty()); // refused before any run
+        // An output that cannot be written: exit 1, before anything runs.
+        if (QTest::currentDataTag() == QByteArray("empty range")) {
+            f.open(QIODevice::WriteOnly);
+            f.write(R"({"axes": [{"path": "seed", "values": [1]}]})");
+            f.close();
+            QCOMPARE(cli({ u"sweep"_qs, f.fileName(), u"--csv"_qs, u"/nonexistent/x.csv"_qs }).code, 1);
+        }
+    }
+
+    // Ctrl-C: no further run starts, the CSV gets the complete rows so far (a prefix of the grid
+    // order, every row whole) and the exit status is 130.
+    void sweepInterruptedWritesCompleteRows()
+    {
+        QTemporaryDir dir;
+        QFile f(dir.filePath(u"long.json"_qs));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(
+            R"({"base": {"preset": "default", "set": ["duration=20ms"]}, "axes": [{"path": "seed", "from": 1, "to": 5000}]})");
+        f.close();
+        const QString csv = dir.filePath(u"part.csv"_qs);
+        QProcess p;
+        p.start(
+            QStringLiteral(BLKMQLAB_CLI), { u"sweep"_qs, f.fileName(), u"--csv"_qs, csv, u"--threads"_qs, u"2"_qs });
+        QVERIFY(p.waitForStarted());
+        QTest::qWait(1500);
+        QCOMPARE(p.state(), QProcess::Running); // 5,000 runs take longer than that
+        ::kill(static_cast<pid_t>(p.processId()), SIGINT);
+        QVERIFY(p.waitForFinished(120000));
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), 130);
+        QVERIFY(QString::fromUtf8(p.readAllStandardError()).contains(u"interrupted after"_qs));
+        const QList<QByteArray> lines = head(csv).split('\n');
+        QVERIFY(lines.size() >= 3);
+        QVERIFY(lines.last().isEmpty()); // the file ends with a whole line
+        const int columns = static_cast<int>(lines[1].count(',')) + 1;
+        int rows = 0;
+        for (int i = 2; i + 1 < lines.size(); ++i, ++rows) {
+            QCOMPARE(lines[i].split(',').size(), columns);
+            QCOMPARE(lines[i].split(',')[0].toInt(), rows); // a prefix of the grid order
+        }
+        QVERIFY(rows < 5000);
     }
 
     void invalidScenarioLeavesNoOutputFile()

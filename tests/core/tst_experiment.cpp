@@ -21,10 +21,19 @@ Experiment::Loader preset(const std::string& name, std::vector<std::string> base
     };
 }
 
+Experiment::Options opts(int threads, bool keepSummaries, std::size_t chunk)
+{
+    Experiment::Options o;
+    o.threads = threads;
+    o.keepSummaries = keepSummaries;
+    o.chunk = chunk;
+    return o;
+}
+
 std::vector<RunResult> runAll(const Experiment& x, Experiment::Options o)
 {
     std::vector<RunResult> out;
-    const std::string err = x.run(o, [&](RunResult&& r) { out.push_back(std::move(r)); });
+    const std::string err = x.run(o, [&](RunResult&& r) { out.push_back(std::move(r)); }).error;
     if (!err.empty())
         qFatal("%s", err.c_str());
     return out;
@@ -57,8 +66,8 @@ private slots:
     void resultsDoNotDependOnThreadsOrChunks()
     {
         const Experiment x(preset("shared-hctx-stall-random", { "duration=2ms" }), { Axis::seeds(1, 12) });
-        const auto one = runAll(x, { 1, false, 256 });
-        const auto two = runAll(x, { 2, false, 5 });
+        const auto one = runAll(x, opts(1, false, 256));
+        const auto two = runAll(x, opts(2, false, 5));
         QCOMPARE(one.size(), std::size_t(12));
         QCOMPARE(two.size(), one.size());
         for (std::size_t i = 0; i < one.size(); ++i) {
@@ -81,7 +90,7 @@ private slots:
     {
         const Experiment x(
             preset("shared-hctx-stall"), { Axis::values("kernel.restart", { "rr-shared-queue-counter", "own-hctx" }) });
-        const auto r = runAll(x, { 0, true, 256 });
+        const auto r = runAll(x, opts(0, true, 256));
         QCOMPARE(r.size(), std::size_t(2));
         for (const auto& one : r) {
             QCOMPARE(one.stalled, one.summary["stall"]["detected"].get<bool>());
@@ -100,11 +109,47 @@ private slots:
         QCOMPARE(a.point(0).sets, std::vector<std::string> { "seed=7" });
     }
 
+    // Shards split the grid round robin; their results, put together by index, are the whole grid's.
+    void shardsPartitionTheGrid()
+    {
+        const Experiment x(
+            preset("default"), { Axis::values("duration", { "\"1ms\"", "\"2ms\"" }), Axis::seeds(1, 5) }); // 10 runs
+        std::vector<std::string> whole(10);
+        QCOMPARE(
+            x.run(opts(2, false, 3), [&](RunResult&& r) { whole[r.index] = r.fingerprint; }).done, std::uint64_t(10));
+        std::vector<std::string> joined(10);
+        for (std::uint64_t i = 0; i < 3; ++i) {
+            Experiment::Options o;
+            o.threads = 1;
+            o.chunk = 2;
+            o.shard = *Experiment::Shard::parse(std::to_string(i) + "/3");
+            std::vector<std::uint64_t> order;
+            const auto status = x.run(o, [&](RunResult&& r) {
+                QCOMPARE(r.index % 3, i);
+                order.push_back(r.index);
+                joined[r.index] = r.fingerprint;
+            });
+            QCOMPARE(status.done, o.shard.sizeOf(10));
+            QVERIFY(std::is_sorted(order.begin(), order.end()));
+        }
+        QCOMPARE(joined, whole);
+        // A stop flag set before the run: nothing runs, and it says it was interrupted.
+        std::atomic<bool> stop { true };
+        Experiment::Options o;
+        o.stop = &stop;
+        const auto status = x.run(o, [](RunResult&&) { QFAIL("a run after the stop"); });
+        QVERIFY(status.interrupted);
+        QCOMPARE(status.done, std::uint64_t(0));
+        for (const char* bad : { "0/0", "3/2", "1", "a/b", "-1/2", "" })
+            QVERIFY2(!Experiment::Shard::parse(bad), bad);
+        QCOMPARE(Experiment::Shard::parse("3/4")->sizeOf(10), std::uint64_t(2)); // 3 and 7
+    }
+
     void aPointThatDoesNotLoadStopsTheRun()
     {
         const Experiment x(preset("default"), { Axis::values("workload.jobs.0.iodepth", { "4", "zero" }) });
         int ran = 0;
-        const std::string err = x.run({ 1, false, 256 }, [&](RunResult&&) { ++ran; });
+        const std::string err = x.run(opts(1, false, 256), [&](RunResult&&) { ++ran; }).error;
         QVERIFY2(err.find("iodepth") != std::string::npos, err.c_str());
         QCOMPARE(ran, 0);
     }

@@ -1,0 +1,581 @@
+// blkmqlab-cli sweep (a grid over scenario fields, kernel switches and seeds, from a sweep file or
+// the --vary shorthand) and merge (the shards of one grid, run apart, joined into what one
+// unsharded sweep writes). Runs go through core/experiment's Experiment on TBB workers and come
+// back in grid order, so every output is the same at any thread count and in any shard split.
+#include "Cli.h"
+#include "CliOptions.h"
+#include "CliProgress.h"
+
+#include "experiment/Experiment.h"
+#include "io/Limits.h"
+#include "io/SafeFile.h"
+#include "metrics/Format.h"
+#include "metrics/Metrics.h"
+#include "scenario/ScenarioLoader.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+namespace blkmq::cli {
+
+namespace {
+
+// One grid: what it runs on, its axes (the last varies fastest) and the metric columns.
+struct Sweep {
+    std::string base; // in words, for the report
+    Experiment::Loader load;
+    std::vector<Axis> axes;
+    std::vector<int> metrics; // indices into kMetrics
+    std::string identity; // base, axes and columns as text: its hash names the grid
+};
+
+constexpr int kDefaultColumns[] = { metricIndex("iops"), metricIndex("lat_p99_ns"), metricIndex("remote_pct"),
+    metricIndex("ipis_per_s"), metricIndex("ksoftirqd_wakeups_per_s"), metricIndex("restart_cpu_pct") };
+
+std::string hex64(std::uint64_t v)
+{
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+    return buf;
+}
+
+// FNV-1a: the grid's name in its outputs, so shards of different grids are never merged.
+std::string gridHash(const Sweep& s)
+{
+    std::uint64_t h = 1469598103934665603ULL;
+    for (const unsigned char c : s.identity) {
+        h ^= c;
+        h *= 1099511628211ULL;
+    }
+    return hex64(h);
+}
+
+// The shortest text that reads back as the same double: the same bytes on every machine and run.
+std::string number(double v)
+{
+    if (std::isnan(v))
+        return "nan";
+    char buf[32];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    return std::string(buf, r.ptr);
+}
+
+// An axis value as a --set value (JSON) and as a label (a string without its quotes).
+std::string label(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+Result<Axis> parseAxis(const nlohmann::json& a, const std::string& where)
+{
+    using R = Result<Axis>;
+    if (!a.is_object())
+        return R::failure(where + ": an axis is an object such as {\"path\": \"seed\", \"values\": [1, 2]}");
+    for (const auto& [key, value] : a.items())
+        if (key != "path" && key != "values" && key != "from" && key != "to" && key != "step" && key != "factor")
+            return R::failure(where + "." + key + ": unknown field (path, values, from, to, step, factor)");
+    if (!a.contains("path") || !a["path"].is_string() || a["path"].get<std::string>().empty())
+        return R::failure(where + ".path: the dotted path of a scenario field or kernel switch is required");
+    const std::string path = a["path"];
+    std::vector<nlohmann::json> values;
+    if (a.contains("values")) {
+        if (a.contains("from") || a.contains("to") || a.contains("step") || a.contains("factor"))
+            return R::failure(where + ": give values or a range (from, to, step or factor), not both");
+        if (!a["values"].is_array() || a["values"].empty())
+            return R::failure(where + ".values: a non-empty list is required");
+        for (std::size_t i = 0; i < a["values"].size(); ++i) {
+            const auto& v = a["values"][i];
+            if (!v.is_primitive() || v.is_null())
+                return R::failure(where + ".values[" + std::to_string(i) + "]: a number, string or true/false");
+            values.push_back(v);
+        }
+    } else {
+        for (const char* k : { "from", "to" })
+            if (!a.contains(k) || !a[k].is_number())
+                return R::failure(where + "." + k + ": a number is required (or give values)");
+        if (a.contains("step") && a.contains("factor"))
+            return R::failure(where + ": give step (a linear range) or factor (a log range), not both");
+        const double from = a["from"], to = a["to"];
+        const bool integral = a["from"].is_number_integer() && a["to"].is_number_integer()
+            && (!a.contains("step") || a["step"].is_number_integer()) && !a.contains("factor");
+        if (to < from)
+            return R::failure(where + ": the range " + number(from) + " to " + number(to) + " is empty");
+        const auto push = [&](double v) {
+            if (integral || (a.contains("factor") && a["from"].is_number_integer() && a["factor"].is_number_integer()))
+                values.emplace_back(static_cast<std::int64_t>(std::llround(v)));
+            else
+                values.emplace_back(v);
+        };
+        if (a.contains("factor")) {
+            if (!a["factor"].is_number() || a["factor"].get<double>() <= 1 || from <= 0)
+                return R::failure(where + ".factor: a log range needs factor > 1 and from > 0");
+            const double f = a["factor"];
+            for (double v = from; v <= to * (1 + 1e-12) && values.size() <= limits::kSweepValues; v *= f)
+                push(v);
+        } else {
+            const double step = a.contains("step") ? a["step"].get<double>() : 1.0;
+            if (!a.contains("step") ? false : (!a["step"].is_number() || step <= 0))
+                return R::failure(where + ".step: a positive number is required");
+            if ((to - from) / step >= static_cast<double>(limits::kSweepValues))
+                return R::failure(where + ": the range gives more than " + std::to_string(limits::kSweepValues)
+                    + " values, the limit of an axis (docs/limits.md)");
+            for (std::int64_t i = 0;; ++i) {
+                const double v = from + static_cast<double>(i) * step;
+                if (v > to * (1 + 1e-12) + 1e-12)
+                    break;
+                push(v);
+            }
+        }
+    }
+    if (static_cast<std::int64_t>(values.size()) > limits::kSweepValues)
+        return R::failure(where + ": " + std::to_string(values.size()) + " values, more than the limit of "
+            + std::to_string(limits::kSweepValues) + " (docs/limits.md)");
+    std::vector<AxisPoint> points;
+    for (const auto& v : values)
+        points.push_back({ label(v), { path + "=" + v.dump() } });
+    return Axis::configurations(path, std::move(points));
+}
+
+// A sweep file (docs/sweep.md): {"base": ..., "axes": [...], "metrics": [...]}.
+Result<Sweep> parseSweepFile(const std::string& path, const nlohmann::json& j, const std::vector<std::string>& sets)
+{
+    using R = Result<Sweep>;
+    for (const auto& [key, value] : j.items())
+        if (key != "base" && key != "axes" && key != "metrics" && key != "comment")
+            return R::failure(path + ": " + key + ": unknown field (base, axes, metrics, comment)");
+    Sweep s;
+    // The base: a preset name, {"preset", "set"}, {"file", "set"} or {"scenario": {...}, "set"}.
+    const nlohmann::json base = j.contains("base") ? j["base"] : nlohmann::json("default");
+    std::vector<std::string> baseSets;
+    if (base.is_object() && base.contains("set")) {
+        if (!base["set"].is_array())
+            return R::failure(path + ": base.set: a list of \"path=value\" strings");
+        for (const auto& v : base["set"]) {
+            if (!v.is_string())
+                return R::failure(path + ": base.set: a list of \"path=value\" strings");
+            baseSets.push_back(v);
+        }
+    }
+    baseSets.insert(baseSets.end(), sets.begin(), sets.end());
+    std::string identity;
+    if (base.is_string() || (base.is_object() && base.contains("preset"))) {
+        const std::string name = base.is_string() ? base.get<std::string>() : base["preset"].get<std::string>();
+        s.base = "preset " + name;
+        identity = "preset:" + name;
+        s.load = [name, baseSets](const std::vector<std::string>& more) {
+            auto all = baseSets;
+            all.insert(all.end(), more.begin(), more.end());
+            return ScenarioLoader::fromPreset(name, all);
+        };
+    } else if (base.is_object() && base.contains("file") && base["file"].is_string()) {
+        std::filesystem::path file = base["file"].get<std::string>();
+        if (file.is_relative()) // beside the sweep file
+            file = std::filesystem::path(path).parent_path() / file;
+        std::string text;
+        if (const std::string err = SafeFile::read(file.string(), limits::kScenarioFileBytes, text); !err.empty())
+            return R::failure(path + ": base.file: " + err);
+        s.base = file.string();
+        identity = "file:" + text;
+        const std::string name = file.stem().string();
+        s.load = [text, name, baseSets](const std::vector<std::string>& more) {
+            auto all = baseSets;
+            all.insert(all.end(), more.begin(), more.end());
+            return ScenarioLoader::fromText(text, name, all);
+        };
+    } else if (base.is_object() && base.contains("scenario") && base["scenario"].is_object()) {
+        const std::string text = base["scenario"].dump();
+        s.base = "the scenario in " + path;
+        identity = "scenario:" + text;
+        s.load = [text, baseSets](const std::vector<std::string>& more) {
+            auto all = baseSets;
+            all.insert(all.end(), more.begin(), more.end());
+            return ScenarioLoader::fromText(text, "sweep", all);
+        };
+    } else {
+        return R::failure(path
+            + ": base: a preset name, {\"preset\": NAME}, {\"file\": PATH} or {\"scenario\": {...}}, "
+              "each with an optional \"set\" list");
+    }
+    for (const auto& v : baseSets)
+        identity += "\nset " + v;
+    if (!j.contains("axes") || !j["axes"].is_array() || j["axes"].empty())
+        return R::failure(path + ": axes: a non-empty list of axes is required");
+    for (std::size_t i = 0; i < j["axes"].size(); ++i) {
+        auto axis = parseAxis(j["axes"][i], path + ": axes[" + std::to_string(i) + "]");
+        if (!axis)
+            return R::failure(axis.error());
+        s.axes.push_back(std::move(*axis));
+    }
+    if (j.contains("metrics")) {
+        if (!j["metrics"].is_array() || j["metrics"].empty())
+            return R::failure(path + ": metrics: a non-empty list of metric ids (blkmqlab-cli metrics)");
+        for (const auto& m : j["metrics"]) {
+            const int i = m.is_string() ? findMetric(m.get<std::string>()) : -1;
+            if (i < 0)
+                return R::failure(path + ": metrics: '" + (m.is_string() ? m.get<std::string>() : m.dump())
+                    + "' is not a metric id (blkmqlab-cli metrics lists them)");
+            s.metrics.push_back(i);
+        }
+    } else {
+        s.metrics.assign(std::begin(kDefaultColumns), std::end(kDefaultColumns));
+    }
+    s.identity = identity;
+    return s;
+}
+
+void finishIdentity(Sweep& s)
+{
+    for (const Axis& a : s.axes) {
+        s.identity.append("\naxis ").append(a.name());
+        for (std::uint64_t i = 0; i < a.size(); ++i)
+            s.identity.append(i ? "," : "=").append(a.point(i).label);
+    }
+    s.identity += "\ncolumns";
+    for (const int m : s.metrics)
+        s.identity.append(" ").append(kMetrics[static_cast<std::size_t>(m)].id);
+}
+
+// Every axis value on the base alone: an unknown path or a bad value is refused before anything runs.
+std::string checkAxes(const Sweep& s)
+{
+    if (auto base = s.load({}); !base)
+        return base.error();
+    for (std::size_t k = 0; k < s.axes.size(); ++k)
+        for (std::uint64_t i = 0; i < s.axes[k].size(); ++i)
+            if (auto sc = s.load(s.axes[k].point(i).sets); !sc)
+                return "axes[" + std::to_string(k) + "] (" + s.axes[k].name() + " = " + s.axes[k].point(i).label
+                    + "): " + sc.error();
+    return {};
+}
+
+// The CSV (docs/sweep.md): a comment line naming the grid and the shard, a header, then one row per
+// run in grid order. One unsharded run and the merge of its shards write the same bytes.
+std::string csvPreamble(const Sweep& s, const std::string& hash, std::uint64_t size, const Experiment::Shard& shard)
+{
+    std::string out = "# blkmqlab-cli sweep grid=" + hash + " runs=" + std::to_string(size)
+        + " shard=" + std::to_string(shard.index) + "/" + std::to_string(shard.count) + "\nindex";
+    for (const Axis& a : s.axes)
+        out.append(",").append(a.name());
+    for (const int m : s.metrics)
+        out.append(",").append(kMetrics[static_cast<std::size_t>(m)].id);
+    return out + ",stalled,first_stuck_ns,fingerprint\n";
+}
+
+std::string csvField(const std::string& v)
+{
+    if (v.find_first_of(",\"\n") == std::string::npos)
+        return v;
+    std::string out = "\"";
+    for (const char c : v)
+        out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+
+std::string csvRow(const Sweep& s, const RunResult& r)
+{
+    std::string out = std::to_string(r.index);
+    for (const auto& l : r.labels)
+        out.append(",").append(csvField(l));
+    for (const int m : s.metrics)
+        out.append(",").append(number(r.metrics[static_cast<std::size_t>(m)]));
+    return out.append(r.stalled ? ",1," : ",0,")
+        .append(std::to_string(r.firstStallNs))
+        .append(",")
+        .append(r.fingerprint + "\n");
+}
+
+int sweepUsage(const std::string& err)
+{
+    std::cerr << "blkmqlab-cli sweep: " << err << " (see blkmqlab-cli help)\n";
+    return kExitUsage;
+}
+
+} // namespace
+
+int sweepCommand(const std::vector<std::string>& args)
+{
+    ScenarioOptions o;
+    std::string vary, csvOut, shardText;
+    bool yes = false;
+    const auto err
+        = parseScenarioOptions(args, o, [&](const std::string& a, const NextValue& value, std::string& error) {
+              if (a == "--vary") {
+                  if (!value(vary) || vary.find('=') == std::string::npos)
+                      error = "--vary needs key=v1,v2,...";
+              } else if (a == "--csv") {
+                  if (!value(csvOut) || csvOut.empty())
+                      error = "--csv needs a file name or -";
+              } else if (a == "--shard") {
+                  if (!value(shardText))
+                      error = "--shard needs I/N";
+              } else if (a == "--yes") {
+                  yes = true;
+              } else {
+                  return false;
+              }
+              return true;
+          });
+    if (!err.empty())
+        return sweepUsage(err);
+    // A sweep file (it has "axes"), or a scenario (FILE or --preset) with --vary.
+    Sweep sweep;
+    bool fromFile = false;
+    if (o.hasFile && vary.empty()) {
+        std::string text;
+        if (const std::string e = SafeFile::read(o.file, limits::kScenarioFileBytes, text); !e.empty())
+            return sweepUsage(e);
+        const auto j = nlohmann::json::parse(text, nullptr, false);
+        if (j.is_discarded() || !j.is_object() || !j.contains("axes"))
+            return sweepUsage(o.file
+                + " is not a sweep file ({\"base\": ..., \"axes\": [...]}; docs/sweep.md); "
+                  "a scenario file takes --vary");
+        if (!o.preset.empty())
+            return sweepUsage("a sweep file names its base: give it or --preset, not both");
+        auto parsed = parseSweepFile(o.file, j, o.sets);
+        if (!parsed)
+            return sweepUsage(parsed.error());
+        sweep = std::move(*parsed);
+        fromFile = true;
+    } else {
+        if (vary.empty())
+            return sweepUsage("give a sweep file, or a scenario with --vary key=v1,v2,...");
+        const std::string key = vary.substr(0, vary.find('='));
+        std::vector<std::string> values;
+        std::stringstream ss(vary.substr(vary.find('=') + 1));
+        for (std::string v; std::getline(ss, v, ',');)
+            values.push_back(v);
+        if (key.empty() || values.empty())
+            return sweepUsage(
+                "--vary '" + vary + "' names no " + (key.empty() ? "key" : "values") + " (use key=v1,v2,...)");
+        if (static_cast<std::int64_t>(values.size()) > limits::kSweepValues)
+            return sweepUsage("--vary gives " + std::to_string(values.size()) + " values, more than the limit of "
+                + std::to_string(limits::kSweepValues) + " (docs/limits.md)");
+        sweep.base = o.hasFile ? o.file : "preset " + (o.preset.empty() ? std::string("default") : o.preset);
+        sweep.load = [&o](const std::vector<std::string>& sets) { return o.load(sets); };
+        sweep.axes.push_back(Axis::values(key, values));
+        sweep.metrics.assign(std::begin(kDefaultColumns), std::end(kDefaultColumns));
+        std::string text;
+        if (o.hasFile)
+            (void)SafeFile::read(o.file, limits::kScenarioFileBytes, text);
+        sweep.identity = (o.hasFile ? "file:" + text : "preset:" + (o.preset.empty() ? "default" : o.preset));
+        for (const auto& v : o.sets)
+            sweep.identity += "\nset " + v;
+    }
+    finishIdentity(sweep);
+    Experiment::Shard shard;
+    if (!shardText.empty()) {
+        auto s = Experiment::Shard::parse(shardText);
+        if (!s)
+            return sweepUsage("--shard: " + s.error());
+        shard = *s;
+    }
+    const Experiment experiment(sweep.load, sweep.axes);
+    const std::uint64_t size = experiment.size();
+    if (size > static_cast<std::uint64_t>(limits::kSweepRunsMax))
+        return sweepUsage("the grid has " + std::to_string(size) + " runs, more than the limit of "
+            + std::to_string(limits::kSweepRunsMax) + " (docs/limits.md)");
+    if (size > static_cast<std::uint64_t>(limits::kSweepRuns) && !yes)
+        return sweepUsage("the grid has " + std::to_string(size) + " runs, more than "
+            + std::to_string(limits::kSweepRuns)
+            + " (docs/limits.md): add --yes to run it, or --shard I/N to run a part");
+    if (const std::string e = checkAxes(sweep); !e.empty()) {
+        std::cerr << "blkmqlab-cli: " << e << '\n';
+        return kExitUsage;
+    }
+    int onStdout = 0;
+    for (const auto& [option, path] : { std::pair { "--json", o.jsonOut }, std::pair { "--csv", csvOut } })
+        if (const std::string e = checkOutput(option, path, onStdout); !e.empty()) {
+            std::cerr << "blkmqlab-cli: " << e << '\n';
+            return kExitIo;
+        }
+    if (onStdout > 1)
+        return sweepUsage("only one of --json and --csv can be - (standard output)");
+    const bool table = onStdout == 0; // the human table on stdout unless a format has it
+    const std::string hash = gridHash(sweep);
+    std::string csv = csvPreamble(sweep, hash, size, shard);
+    nlohmann::json doc = { { "base", sweep.base }, { "grid", hash }, { "runs_in_grid", size },
+        { "shard", std::to_string(shard.index) + "/" + std::to_string(shard.count) },
+        { "runs", nlohmann::json::array() } };
+    if (!fromFile) // the --vary form's document, as before: each value with its run summary
+        doc = { { "scenario", experiment.scenario(0)->name }, { "vary", sweep.axes.front().name() },
+            { "runs", nlohmann::json::array() } };
+    if (table) {
+        std::cout << "|";
+        for (const Axis& a : sweep.axes)
+            std::cout << " " << a.name() << " |";
+        for (const int c : sweep.metrics)
+            std::cout << " " << kMetrics[static_cast<std::size_t>(c)].id << " |";
+        std::cout << " stall |\n|";
+        for (std::size_t i = 0; i < sweep.axes.size() + sweep.metrics.size() + 1; ++i)
+            std::cout << "---|";
+        std::cout << "\n";
+    }
+    bool stalled = false;
+    const int threads = o.threads > 0 ? o.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    Progress progress("sweep");
+    InterruptGuard interrupt;
+    Experiment::Options options;
+    options.threads = o.threads;
+    options.keepSummaries = !fromFile && !o.jsonOut.empty();
+    options.chunk = static_cast<std::size_t>(threads) * 4;
+    options.shard = shard;
+    options.stop = interrupt.flag();
+    options.progress = [&](std::uint64_t done, std::uint64_t total) { progress.update(done, total); };
+    const auto status = experiment.run(options, [&](RunResult&& r) {
+        stalled |= r.stalled;
+        csv += csvRow(sweep, r);
+        if (table) {
+            std::cout << "|";
+            for (const auto& l : r.labels)
+                std::cout << " " << l << " |";
+            for (const int c : sweep.metrics)
+                std::cout << " "
+                          << formatMetric(kMetrics[static_cast<std::size_t>(c)], r.metrics[static_cast<std::size_t>(c)])
+                          << " |";
+            std::cout << " " << (r.stalled ? "yes" : "no") << " |\n";
+        }
+        if (o.jsonOut.empty())
+            return;
+        if (!fromFile) {
+            doc["runs"].push_back({ { "value", r.labels.front() }, { "summary", std::move(r.summary) } });
+            return;
+        }
+        nlohmann::json run = { { "index", r.index }, { "stalled", r.stalled }, { "first_stuck_ns", r.firstStallNs },
+            { "fingerprint", r.fingerprint } };
+        for (std::size_t k = 0; k < sweep.axes.size(); ++k)
+            run["point"][sweep.axes[k].name()] = r.labels[k];
+        for (const int c : sweep.metrics)
+            run["metrics"][std::string(kMetrics[static_cast<std::size_t>(c)].id)]
+                = r.metrics[static_cast<std::size_t>(c)];
+        doc["runs"].push_back(std::move(run));
+    });
+    progress.done();
+    if (!status.error.empty()) {
+        std::cerr << "blkmqlab-cli: " << status.error << '\n';
+        return kExitUsage;
+    }
+    if (!csvOut.empty())
+        if (const std::string e = SafeFile::write(csvOut, csv); !e.empty()) {
+            std::cerr << "blkmqlab-cli: --csv: " << e << '\n';
+            return kExitIo;
+        }
+    if (!o.jsonOut.empty())
+        if (const std::string e = SafeFile::write(o.jsonOut, doc.dump(2) + "\n"); !e.empty()) {
+            std::cerr << "blkmqlab-cli: --json: " << e << '\n';
+            return kExitIo;
+        }
+    if (!flushStdout())
+        return kExitIo;
+    if (status.interrupted) {
+        std::cerr << "blkmqlab-cli sweep: interrupted after " << status.done << " of " << shard.sizeOf(size)
+                  << " runs; the outputs hold those rows\n";
+        return kExitInterrupted;
+    }
+    return o.failOnStall && stalled ? kExitStall : kExitOk;
+}
+
+int mergeCommand(const std::vector<std::string>& args)
+{
+    std::vector<std::string> files;
+    std::string out = "-";
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == "--csv") {
+            if (i + 1 >= args.size() || args[i + 1].empty()) {
+                std::cerr << "blkmqlab-cli merge: --csv needs a file name or -\n";
+                return kExitUsage;
+            }
+            out = args[++i];
+        } else if (!args[i].empty() && args[i][0] == '-') {
+            std::cerr << "blkmqlab-cli merge: unknown option '" << args[i] << "' (see blkmqlab-cli help)\n";
+            return kExitUsage;
+        } else {
+            files.push_back(args[i]);
+        }
+    }
+    const auto fail = [](const std::string& why) {
+        std::cerr << "blkmqlab-cli merge: " << why << '\n';
+        return kExitUsage;
+    };
+    if (files.empty())
+        return fail("give the CSV files of a sharded sweep (sweep --shard I/N --csv FILE)");
+    int onStdout = 0;
+    if (const std::string e = checkOutput("--csv", out == "-" ? std::string() : out, onStdout); !e.empty()) {
+        std::cerr << "blkmqlab-cli: " << e << '\n';
+        return kExitIo;
+    }
+    std::string grid, header;
+    std::uint64_t runs = 0, count = 0;
+    std::map<std::uint64_t, std::string> shards; // shard index -> file
+    std::map<std::uint64_t, std::string> rows; // grid index -> row
+    for (const std::string& file : files) {
+        std::string text;
+        if (const std::string e = SafeFile::read(file, std::size_t(1) << 30, text); !e.empty())
+            return fail(e);
+        std::istringstream in(text);
+        std::string first, head;
+        std::getline(in, first);
+        std::getline(in, head);
+        char g[17] = {};
+        unsigned long long r = 0, si = 0, sn = 0;
+        if (std::sscanf(
+                first.c_str(), "# blkmqlab-cli sweep grid=%16[0-9a-f] runs=%llu shard=%llu/%llu", g, &r, &si, &sn)
+                != 4
+            || sn == 0 || si >= sn)
+            return fail(file + ": not the CSV of blkmqlab-cli sweep (its first line names the grid and the shard)");
+        if (grid.empty()) {
+            grid = g;
+            runs = r;
+            count = sn;
+            header = head;
+        } else if (grid != g || runs != r || header != head) {
+            return fail(
+                file + ": a shard of another grid (grid=" + g + ", not " + grid + "): merge the shards of one sweep");
+        } else if (count != sn) {
+            return fail(file + ": a shard of a split into " + std::to_string(sn) + ", the others are of "
+                + std::to_string(count));
+        }
+        if (!shards.emplace(si, file).second)
+            return fail(file + ": shard " + std::to_string(si) + "/" + std::to_string(sn) + " is given twice (also "
+                + shards[si] + ")");
+        const Experiment::Shard shard { si, sn };
+        std::uint64_t n = 0;
+        for (std::string line; std::getline(in, line); ++n) {
+            std::uint64_t index = 0;
+            const auto [p, ec] = std::from_chars(line.data(), line.data() + line.size(), index);
+            if (ec != std::errc() || *p != ',' || index >= runs || index % sn != si)
+                return fail(file + ": row " + std::to_string(n + 1) + " is not a row of shard " + std::to_string(si)
+                    + "/" + std::to_string(sn));
+            rows.emplace(index, line);
+        }
+        if (n != shard.sizeOf(runs))
+            return fail(file + ": shard " + std::to_string(si) + "/" + std::to_string(sn) + " has " + std::to_string(n)
+                + " of its " + std::to_string(shard.sizeOf(runs)) + " rows (was it interrupted?)");
+    }
+    if (shards.size() != count) {
+        std::string missing;
+        for (std::uint64_t i = 0; i < count; ++i)
+            if (!shards.count(i))
+                missing += (missing.empty() ? "" : ", ") + std::to_string(i) + "/" + std::to_string(count);
+        return fail("shard(s) " + missing + " missing");
+    }
+    std::string merged
+        = "# blkmqlab-cli sweep grid=" + grid + " runs=" + std::to_string(runs) + " shard=0/1\n" + header + "\n";
+    for (const auto& [index, row] : rows)
+        merged.append(row).append("\n");
+    if (out == "-") {
+        std::cout << merged;
+        return flushStdout() ? kExitOk : kExitIo;
+    }
+    if (const std::string e = SafeFile::write(out, merged); !e.empty()) {
+        std::cerr << "blkmqlab-cli: --csv: " << e << '\n';
+        return kExitIo;
+    }
+    return kExitOk;
+}
+
+} // namespace blkmq::cli

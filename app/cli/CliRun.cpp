@@ -1,6 +1,7 @@
 #include "Cli.h"
 #include "CliOptions.h"
 
+#include "engine/ChromeTrace.h"
 #include "io/SafeFile.h"
 #include "block/BlockLayer.h"
 #include "metrics/Format.h"
@@ -15,6 +16,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 namespace blkmq::cli {
@@ -143,6 +145,8 @@ int runCommand(const std::vector<std::string>& args)
     std::string csvOut;
     std::string until;
     std::string profiled;
+    std::string traceOut, traceWindow;
+    std::size_t traceCap = 1'000'000;
     bool quiet = false;
     const auto err
         = parseScenarioOptions(args, o, [&](const std::string& a, const NextValue& value, std::string& error) {
@@ -164,6 +168,25 @@ int runCommand(const std::vector<std::string>& args)
                       error = "--function-profile: no profile for '" + profiled + "' (known: " + known.front() + ")";
                   return true;
               }
+              if (a == "--trace") {
+                  if (!value(traceOut) || traceOut.empty())
+                      error = "--trace needs a file name (Chrome trace-event JSON, docs/trace.md)";
+                  return true;
+              }
+              if (a == "--trace-window") {
+                  if (!value(traceWindow) || traceWindow.find(':') == std::string::npos)
+                      error = "--trace-window needs FROM:TO, e.g. 1ms:2ms";
+                  return true;
+              }
+              if (a == "--trace-cap") {
+                  std::string v;
+                  if (!value(v) || v.empty() || v.size() > 9 || v.find_first_not_of("0123456789") != std::string::npos
+                      || std::stoull(v) == 0)
+                      error = "--trace-cap needs a positive number of events (at most 999999999)";
+                  else
+                      traceCap = std::stoull(v);
+                  return true;
+              }
               if (a == "--quiet" || a == "-q")
                   return quiet = true;
               return false;
@@ -182,8 +205,30 @@ int runCommand(const std::vector<std::string>& args)
                      "them a file name\n";
         return kExitUsage;
     }
+    ChromeTrace::Options traceOptions;
+    traceOptions.maxEvents = traceCap;
+    if (!traceWindow.empty()) {
+        const auto from = parseDuration(traceWindow.substr(0, traceWindow.find(':')));
+        const auto to = parseDuration(traceWindow.substr(traceWindow.find(':') + 1));
+        if (!from || !to || from->ns() < 0 || *to < *from) {
+            std::cerr << "blkmqlab-cli run: --trace-window: '" << traceWindow
+                      << "' is not FROM:TO with 0 <= FROM <= TO (e.g. 1ms:2ms)\n";
+            return kExitUsage;
+        }
+        traceOptions.from = *from;
+        traceOptions.to = *to;
+    }
+    if (traceOut.empty() && (!traceWindow.empty() || traceCap != 1'000'000)) {
+        std::cerr << "blkmqlab-cli run: --trace-window and --trace-cap need --trace FILE\n";
+        return kExitUsage;
+    }
+    if (traceOut == "-") {
+        std::cerr << "blkmqlab-cli run: --trace needs a file name, not standard output\n";
+        return kExitUsage;
+    }
     int onStdout = 0;
-    for (const auto& [option, path] : { std::pair { "--json", &o.jsonOut }, std::pair { "--csv", &csvOut } })
+    for (const auto& [option, path] :
+        { std::pair { "--json", &o.jsonOut }, std::pair { "--csv", &csvOut }, std::pair { "--trace", &traceOut } })
         if (const std::string werr = checkOutput(option, *path, onStdout); !werr.empty()) {
             std::cerr << "blkmqlab-cli: " << werr << '\n';
             return kExitIo;
@@ -198,11 +243,23 @@ int runCommand(const std::vector<std::string>& args)
         stop = std::move(*parsed);
     }
     Engine engine(*scenario);
+    std::unique_ptr<ChromeTrace> trace;
+    if (!traceOut.empty()) {
+        trace = std::make_unique<ChromeTrace>(engine, traceOptions);
+        engine.addTraceSink(trace.get());
+    }
     bool reached = false;
     if (stop)
         reached = engine.runUntil(*stop);
+    if (!reached && trace) // in sample intervals, so the trace's counters have a value at each
+        for (SimTime t = scenario->sample_interval; !engine.finished(); t = t + scenario->sample_interval) {
+            engine.runUntil(std::min(t, scenario->duration));
+            trace->sample(engine);
+        }
     if (!reached)
         engine.run();
+    if (trace)
+        trace->sample(engine);
     nlohmann::json summary = engine.summary();
     if (stop)
         summary["until"] = { { "condition", until }, { "what", stop->describe() }, { "reached", reached },
@@ -228,6 +285,15 @@ int runCommand(const std::vector<std::string>& args)
         if (auto werr = SafeFile::write(csvOut, csv); !werr.empty()) {
             std::cerr << "blkmqlab-cli: --csv: " << werr << '\n';
             rc = kExitIo;
+        }
+    }
+    if (trace) {
+        if (auto werr = SafeFile::write(traceOut, trace->finish(engine)); !werr.empty()) {
+            std::cerr << "blkmqlab-cli: --trace: " << werr << '\n';
+            rc = kExitIo;
+        } else if (trace->truncated()) {
+            std::cerr << "blkmqlab-cli: --trace: stopped at the cap of " << traceCap
+                      << " events (--trace-cap, --trace-window)\n";
         }
     }
     if (!flushStdout())

@@ -12,6 +12,7 @@ usage:
   blkmqlab-cli run [FILE] [--preset NAME] [--set key=value]... [--duration D] [--seed N]
                    [--json FILE|-] [--csv FILE] [--fail-on-stall] [--quiet] [--until COND]
                    [--function-profile blk_mq_sched_restart]
+                   [--trace FILE.json [--trace-window FROM:TO] [--trace-cap N]]
   blkmqlab-cli explore [FILE] [--preset NAME] [--set key=value]... [--seeds N] [--first-seed S]
                        [--duration D] [--threads T] [--json FILE|-] [--fail-on-stall]
   blkmqlab-cli sweep SWEEP.json [--set key=value]... [--threads T] [--csv FILE|-] [--json FILE|-]

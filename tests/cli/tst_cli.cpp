@@ -521,6 +521,37 @@ private slots:
         QVERIFY(rows < 5000);
     }
 
+    void runWritesAPerfettoTrace()
+    {
+        QTemporaryDir dir;
+        const QString file = dir.filePath(u"t.json"_qs);
+        const auto r = cli({ u"run"_qs, u"--preset"_qs, u"default"_qs, u"--duration"_qs, u"2ms"_qs, u"--trace"_qs, file,
+            u"--trace-window"_qs, u"500us:1500us"_qs, u"-q"_qs });
+        QCOMPARE(r.code, 0);
+        const QJsonObject doc = QJsonDocument::fromJson(head(file)).object();
+        QCOMPARE(doc[u"displayTimeUnit"_qs].toString(), u"ns"_qs);
+        const QJsonArray events = doc[u"traceEvents"_qs].toArray();
+        int slices = 0;
+        for (const auto& e : events) {
+            const QJsonObject o = e.toObject();
+            if (o[u"ph"_qs].toString() != u"X"_qs)
+                continue;
+            ++slices;
+            QVERIFY(o[u"ts"_qs].toDouble() + o[u"dur"_qs].toDouble() >= 500 && o[u"ts"_qs].toDouble() <= 1500);
+        }
+        QVERIFY(slices > 100);
+        const auto capped = cli({ u"run"_qs, u"--preset"_qs, u"default"_qs, u"--duration"_qs, u"1ms"_qs, u"--trace"_qs,
+            file, u"--trace-cap"_qs, u"10"_qs, u"-q"_qs });
+        QCOMPARE(capped.code, 0);
+        QVERIFY2(capped.err.contains(u"cap of 10 events"_qs), qPrintable(capped.err));
+        QVERIFY(QJsonDocument::fromJson(head(file)).object()[u"otherData"_qs].toObject()[u"truncated"_qs].toBool());
+        const auto window = cli({ u"run"_qs, u"--trace"_qs, file, u"--trace-window"_qs, u"2ms:1ms"_qs });
+        QCOMPARE(window.code, 2);
+        QVERIFY(window.err.contains(u"--trace-window"_qs));
+        QCOMPARE(cli({ u"run"_qs, u"--trace-cap"_qs, u"5"_qs }).code, 2); // without --trace
+        QCOMPARE(cli({ u"run"_qs, u"--trace"_qs, u"/nonexistent/t.json"_qs }).code, 1);
+    }
+
     void invalidScenarioLeavesNoOutputFile()
     {
         QTemporaryDir dir;

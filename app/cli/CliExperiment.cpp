@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+#include <cstdio>
 #include <iostream>
 #include <sstream>
 
@@ -55,15 +57,65 @@ struct SeedRow {
     std::uint64_t missedWakeups = 0;
 };
 
+// What one kernel variant's seeds came to: how many stalled and the earliest stall (the smallest
+// first_stuck time, then the fewest events to it, then the lowest seed).
+struct VariantStats {
+    std::string label;
+    std::uint64_t runs = 0, stalls = 0, racy = 0;
+    std::uint64_t earliestIndex = 0, earliestSeed = 0, earliestEvents = 0;
+    std::int64_t earliestNs = -1;
+    std::string explanation;
+    std::vector<SeedRow> rows;
+    bool earlierThan(std::int64_t ns, std::uint64_t events) const
+    {
+        return earliestNs < 0 || ns < earliestNs || (ns == earliestNs && events < earliestEvents);
+    }
+};
+
+// The 95% Wilson score interval of a proportion k/n (good at 0 and n, where the normal one is not).
+std::pair<double, double> wilson(std::uint64_t k, std::uint64_t n)
+{
+    if (n == 0)
+        return { 0, 1 };
+    const double z = 1.959963984540054, p = static_cast<double>(k) / static_cast<double>(n);
+    const double nn = static_cast<double>(n), denom = 1 + z * z / nn;
+    const double centre = (p + z * z / (2 * nn)) / denom;
+    const double half = z * std::sqrt(p * (1 - p) / nn + z * z / (4 * nn * nn)) / denom;
+    return { std::max(0.0, centre - half), std::min(1.0, centre + half) };
+}
+
+std::string percent(double v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f%%", 100 * v);
+    return buf;
+}
+
 } // namespace
 
 int exploreCommand(const std::vector<std::string>& args)
 {
     ScenarioOptions o;
     std::uint64_t seeds = 20, first = 1;
+    std::vector<std::string> variants;
+    std::string counterexample;
     const auto err
         = parseScenarioOptions(args, o, [&](const std::string& a, const NextValue& value, std::string& error) {
               std::string v;
+              if (a == "--variant") {
+                  if (!value(v) || v.find('=') == std::string::npos)
+                      error = "--variant needs kernel settings, path=value[,path=value...]";
+                  else if (variants.size() >= 32)
+                      error = "--variant: at most 32 variants";
+                  else
+                      variants.push_back(v);
+                  return true;
+              }
+              if (a == "--save-counterexample") {
+                  if (!value(counterexample) || counterexample.empty() || counterexample == "-")
+                      error = "--save-counterexample needs a file name";
+                  return true;
+              }
               if (a != "--seeds" && a != "--first-seed")
                   return false;
               if (!value(v) || v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 18)
@@ -85,16 +137,33 @@ int exploreCommand(const std::vector<std::string>& args)
     }
     if (!outputWritable(o))
         return kExitIo;
-    // An experiment over seeds: they are built and run a chunk at a time, so memory does not grow
-    // with --seeds beyond one small row each.
-    const Experiment experiment(
-        [&](const std::vector<std::string>& sets) { return o.load(sets); }, { Axis::seeds(first, seeds) });
-    std::vector<SeedRow> rows;
-    rows.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(seeds, 4096)));
-    std::string firstExplanation;
-    std::uint64_t firstSeed = 0;
-    int stalls = 0;
-    int racy = 0; // seeds in which an allocator's race lost a tag or hid one from a waiter
+    if (!counterexample.empty())
+        if (const std::string e = SafeFile::checkWritable(counterexample); !e.empty()) {
+            std::cerr << "blkmqlab-cli: --save-counterexample: " << e << '\n';
+            return kExitIo;
+        }
+    // Variants (each a list of settings) times seeds, the seeds fastest: they are built and run a
+    // chunk at a time, so memory does not grow with --seeds beyond one small row each.
+    std::vector<AxisPoint> points;
+    for (const std::string& v : variants) {
+        AxisPoint p { v, {} };
+        std::stringstream ss(v);
+        for (std::string set; std::getline(ss, set, ',');)
+            p.sets.push_back(set);
+        points.push_back(std::move(p));
+    }
+    if (points.empty())
+        points.push_back({ "as given", {} });
+    const Experiment experiment([&](const std::vector<std::string>& sets) { return o.load(sets); },
+        { Axis::configurations("variant", points), Axis::seeds(first, seeds) });
+    for (std::size_t v = 0; v < points.size(); ++v) // every variant loads before anything runs
+        if (auto sc = experiment.scenario(v * seeds); !sc) {
+            std::cerr << "blkmqlab-cli: --variant " << points[v].label << ": " << sc.error() << '\n';
+            return kExitUsage;
+        }
+    std::vector<VariantStats> stats(points.size());
+    for (std::size_t v = 0; v < points.size(); ++v)
+        stats[v].label = points[v].label;
     Progress progress("explore");
     InterruptGuard interrupt;
     Experiment::Options options;
@@ -103,51 +172,106 @@ int exploreCommand(const std::vector<std::string>& args)
     options.stop = interrupt.flag();
     options.progress = [&](std::uint64_t done, std::uint64_t total) { progress.update(done, total); };
     const auto status = experiment.run(options, [&](RunResult&& r) {
-        if (r.stalled && !stalls++) {
-            firstExplanation = r.stallExplanation;
-            firstSeed = r.seed;
+        VariantStats& st = stats[static_cast<std::size_t>(r.index / seeds)];
+        ++st.runs;
+        st.racy += r.lostTags + r.missedWakeups > 0;
+        if (r.stalled) {
+            ++st.stalls;
+            if (st.earlierThan(r.firstStallNs, r.stallEvents)) {
+                st.earliestNs = r.firstStallNs;
+                st.earliestEvents = r.stallEvents;
+                st.earliestSeed = r.seed;
+                st.earliestIndex = r.index;
+                st.explanation = r.stallExplanation;
+            }
         }
-        racy += r.lostTags + r.missedWakeups > 0;
-        rows.push_back({ r.seed, r.stalled, r.firstStallNs, r.metrics[metricIndex("iops")], std::move(r.fingerprint),
-            r.lostTags, r.missedWakeups });
+        // Every row of the first variant for --json; else only the seeds the report lists.
+        if ((!o.jsonOut.empty() && r.index < seeds) || r.stalled || r.lostTags + r.missedWakeups > 0)
+            st.rows.push_back({ r.seed, r.stalled, r.firstStallNs, r.metrics[metricIndex("iops")],
+                std::move(r.fingerprint), r.lostTags, r.missedWakeups });
     });
     progress.done();
     if (!status.error.empty()) {
         std::cerr << "blkmqlab-cli: " << status.error << '\n';
         return kExitUsage;
     }
-    if (status.interrupted) // the report covers the seeds that ran
-        seeds = status.done;
     const auto base = experiment.scenario(0);
     const std::string name = base ? base->name : std::string();
+    std::uint64_t stalls = 0, racy = 0;
+    const VariantStats* worst = nullptr; // the earliest stall of all variants: the counterexample
+    for (const VariantStats& st : stats) {
+        stalls += st.stalls;
+        racy += st.racy;
+        if (st.stalls && (!worst || worst->earlierThan(st.earliestNs, st.earliestEvents)))
+            worst = &st;
+    }
+    const std::uint64_t ran = stats.front().runs; // seeds of the first variant (all, unless interrupted)
     nlohmann::json doc;
     if (!o.jsonOut.empty()) {
-        doc = { { "scenario", name }, { "seeds", seeds }, { "runs", nlohmann::json::array() },
-            { "stalled_runs", stalls }, { "tag_race_runs", racy } };
-        for (const auto& r : rows)
+        const VariantStats& st = stats.front();
+        doc = { { "scenario", name }, { "seeds", ran }, { "runs", nlohmann::json::array() },
+            { "stalled_runs", st.stalls }, { "tag_race_runs", st.racy }, { "variants", nlohmann::json::array() } };
+        for (const auto& r : st.rows) // all of them: kept for --json
             doc["runs"].push_back({ { "seed", r.seed }, { "stalled", r.stalled }, { "first_stuck_ns", r.firstStuckNs },
                 { "iops", r.iops }, { "lost_tags", r.lostTags }, { "missed_wakeups", r.missedWakeups },
                 { "fingerprint", r.fingerprint } });
+        for (const VariantStats& v : stats) {
+            const auto [lo, hi] = wilson(v.stalls, v.runs);
+            nlohmann::json j = { { "variant", v.label }, { "seeds", v.runs }, { "stalled", v.stalls },
+                { "p", v.runs ? static_cast<double>(v.stalls) / static_cast<double>(v.runs) : 0.0 },
+                { "p_95_wilson", { lo, hi } }, { "tag_race_runs", v.racy } };
+            if (v.stalls)
+                j["earliest"] = { { "seed", v.earliestSeed }, { "first_stuck_ns", v.earliestNs },
+                    { "events", v.earliestEvents } };
+            doc["variants"].push_back(std::move(j));
+        }
     }
     if (o.jsonOut != "-") {
-        std::cout << name << ": " << stalls << " of " << seeds << " seeds (" << first << ".." << first + seeds - 1
-                  << ") stalled\n";
-        for (const auto& r : rows)
-            if (r.stalled)
-                std::cout << "  seed " << r.seed << ": stuck at " << formatDuration(SimTime(r.firstStuckNs)) << '\n';
-        if (stalls)
-            std::cout << "first stall (seed " << firstSeed << "): " << firstExplanation << '\n';
-        if (racy) {
-            std::cout << name << ": a tag allocator race in " << racy << " of " << seeds << " seeds\n";
-            for (const auto& r : rows)
-                if (r.lostTags + r.missedWakeups > 0)
-                    std::cout << "  seed " << r.seed << ": " << r.lostTags << " tag(s) lost, " << r.missedWakeups
-                              << " missed wake-up(s)\n";
+        for (const VariantStats& st : stats) {
+            const auto [lo, hi] = wilson(st.stalls, st.runs);
+            std::cout << name << (stats.size() > 1 ? " [" + st.label + "]" : std::string()) << ": " << st.stalls
+                      << " of " << st.runs << " seeds (" << first << ".." << first + st.runs - 1 << ") stalled, p = "
+                      << percent(st.runs ? static_cast<double>(st.stalls) / static_cast<double>(st.runs) : 0)
+                      << " (95% Wilson score interval " << percent(lo) << " to " << percent(hi) << ")\n";
+            for (const auto& r : st.rows)
+                if (r.stalled)
+                    std::cout << "  seed " << r.seed << ": stuck at " << formatDuration(SimTime(r.firstStuckNs))
+                              << '\n';
+            if (st.stalls)
+                std::cout << "  earliest: seed " << st.earliestSeed << ", stuck at "
+                          << formatDuration(SimTime(st.earliestNs)) << " after " << st.earliestEvents << " events\n";
+            if (st.racy) {
+                std::cout << "  a tag allocator race in " << st.racy << " of " << st.runs << " seeds\n";
+                for (const auto& r : st.rows)
+                    if (r.lostTags + r.missedWakeups > 0)
+                        std::cout << "  seed " << r.seed << ": " << r.lostTags << " tag(s) lost, " << r.missedWakeups
+                                  << " missed wake-up(s)\n";
+            }
+        }
+        if (worst)
+            std::cout << "earliest stall (" << (stats.size() > 1 ? worst->label + ", " : std::string()) << "seed "
+                      << worst->earliestSeed << "): " << worst->explanation << '\n';
+    }
+    if (!counterexample.empty()) {
+        if (!worst) {
+            std::cerr << "blkmqlab-cli explore: --save-counterexample: no seed stalled, nothing written\n";
+        } else {
+            auto sc = experiment.scenario(worst->earliestIndex);
+            auto doc2 = nlohmann::json::parse(sc->sourceJson);
+            doc2["name"] = name + "-seed-" + std::to_string(worst->earliestSeed);
+            doc2["description"] = "The earliest stall blkmqlab-cli explore found: " + name + ", "
+                + (stats.size() > 1 ? worst->label + ", " : std::string()) + "seed "
+                + std::to_string(worst->earliestSeed) + " (pinned), stuck at "
+                + formatDuration(SimTime(worst->earliestNs)) + ". " + doc2.value("description", std::string());
+            if (auto e = SafeFile::write(counterexample, doc2.dump(2) + "\n"); !e.empty()) {
+                std::cerr << "blkmqlab-cli: --save-counterexample: " << e << '\n';
+                return kExitIo;
+            }
         }
     }
     const int code = finish(o, doc, stalls > 0);
     if (status.interrupted && code != kExitIo) {
-        std::cerr << "blkmqlab-cli explore: interrupted after " << status.done << " seeds; the report holds those\n";
+        std::cerr << "blkmqlab-cli explore: interrupted after " << status.done << " runs; the report holds those\n";
         return kExitInterrupted;
     }
     return code;

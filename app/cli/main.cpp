@@ -15,6 +15,9 @@ usage:
                    [--trace FILE.json [--trace-window FROM:TO] [--trace-cap N]]
   blkmqlab-cli explore [FILE] [--preset NAME] [--set key=value]... [--seeds N] [--first-seed S]
                        [--duration D] [--threads T] [--json FILE|-] [--fail-on-stall]
+                       [--variant SETTINGS]... [--save-counterexample FILE]
+                       stall hunting: per kernel variant, the seeds that stall, p with its 95%
+                       Wilson interval, and the earliest stall (saved as a replayable scenario)
   blkmqlab-cli sweep SWEEP.json [--set key=value]... [--threads T] [--csv FILE|-] [--json FILE|-]
                      [--shard I/N] [--yes] [--fail-on-stall]
                      a grid over scenario fields, kernel switches and seeds (docs/sweep.md)

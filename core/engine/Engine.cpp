@@ -216,6 +216,7 @@ void Engine::checkStalls()
         return;
     m_stallDetected = true;
     m_firstStall = m_sim->now;
+    m_stallEvents = m_events;
     m_stallExplanation = std::move(r.explanation);
     m_stallSteps = std::move(r.steps);
     for (int rq : m_stuck)

@@ -94,6 +94,7 @@ public:
     // sample and at the end), what it explained then, and what is stuck now.
     bool stallDetected() const { return m_stallDetected; }
     SimTime firstStall() const { return m_firstStall; }
+    std::uint64_t eventsAtFirstStall() const { return m_stallEvents; } // events processed when it fired
     const std::vector<int>& stuckRequests() const { return m_stuck; }
     const std::string& stallExplanation() const { return m_stallExplanation; }
     const std::vector<StallStep>& stallSteps() const { return m_stallSteps; } // the same, as steps in time order
@@ -131,6 +132,7 @@ private:
     std::vector<Marker> m_markers;
     bool m_stallDetected = false;
     SimTime m_firstStall;
+    std::uint64_t m_stallEvents = 0;
     std::vector<int> m_stuck; // latest check
     std::vector<std::string> m_stuckSubmitters; // latest check: asleep for a tag longer than stall_age
     std::vector<std::string> m_firstStuckNames; // at the first detection

@@ -20,7 +20,7 @@ RunOutcome runOne(const Scenario& s, bool withSummary)
     return { engine.fingerprint(), engine.totals(), engine.stallDetected(),
         engine.stallDetected() ? engine.firstStall().ns() : -1, engine.stallExplanation(), engine.events(),
         withSummary ? engine.summary() : nlohmann::json(), engine.counters().tag_lost,
-        engine.counters().tag_missed_wakeups };
+        engine.counters().tag_missed_wakeups, engine.stallDetected() ? engine.eventsAtFirstStall() : 0 };
 }
 
 } // namespace

@@ -21,6 +21,7 @@ struct RunOutcome {
     nlohmann::json summary; // null unless asked for
     std::uint64_t lostTags = 0; // an allocator's races (ida-lock-split)
     std::uint64_t missedWakeups = 0;
+    std::uint64_t stallEvents = 0; // events processed when the stall detector fired (0: no stall)
 };
 
 // Runs many independent scenarios: one engine per scenario, each engine

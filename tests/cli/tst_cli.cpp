@@ -362,6 +362,46 @@ private slots:
         QCOMPARE(bad.code, 3);
     }
 
+    // Per kernel variant: the share of seeds that stall with its interval, the earliest stall, and
+    // that case saved as a scenario with its seed pinned, which replays the same run.
+    void exploreComparesVariantsAndSavesTheEarliestStall()
+    {
+        QTemporaryDir dir;
+        const QString ce = dir.filePath(u"ce.json"_qs);
+        const auto r = cli({ u"explore"_qs, u"--preset"_qs, u"shared-hctx-stall-random"_qs, u"--seeds"_qs, u"300"_qs,
+            u"--variant"_qs, u"kernel.restart=rr-shared-queue-counter"_qs, u"--variant"_qs,
+            u"kernel.restart=rr-shared-tags-counter"_qs, u"--save-counterexample"_qs, ce, u"--json"_qs, u"-"_qs });
+        QCOMPARE(r.code, 0);
+        const QJsonObject doc = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        const QJsonArray variants = doc[u"variants"_qs].toArray();
+        QCOMPARE(variants.size(), 2);
+        const QJsonObject counter = variants[0].toObject(), tags = variants[1].toObject();
+        const int k = counter[u"stalled"_qs].toInt();
+        QVERIFY(k > 0 && k < 30);
+        QCOMPARE(tags[u"stalled"_qs].toInt(), 0); // Roman's fix: no seed stalls
+        const QJsonArray ci = counter[u"p_95_wilson"_qs].toArray();
+        QVERIFY(ci[0].toDouble() > 0 && ci[0].toDouble() < k / 300.0 && ci[1].toDouble() > k / 300.0);
+        QVERIFY(tags[u"p_95_wilson"_qs].toArray()[1].toDouble() > 0.005); // 0 of 300 is not p = 0 for sure
+        const int seed = counter[u"earliest"_qs].toObject()[u"seed"_qs].toInt();
+        const QJsonArray runs = doc[u"runs"_qs].toArray(); // the first variant's seeds 1..300
+        const QJsonObject run = runs[seed - 1].toObject();
+        QVERIFY(run[u"stalled"_qs].toBool());
+        // The earliest: no stalled seed is stuck sooner, or as soon with fewer events.
+        for (const auto& other : runs)
+            if (other.toObject()[u"stalled"_qs].toBool())
+                QVERIFY(other.toObject()[u"first_stuck_ns"_qs].toDouble() >= run[u"first_stuck_ns"_qs].toDouble());
+        const auto replay = cli({ u"run"_qs, ce, u"--json"_qs, u"-"_qs, u"-q"_qs });
+        QCOMPARE(replay.code, 0);
+        const QJsonObject summary = QJsonDocument::fromJson(replay.out.toUtf8()).object();
+        QCOMPARE(summary[u"fingerprint"_qs].toString(), run[u"fingerprint"_qs].toString());
+        QVERIFY(summary[u"stall"_qs].toObject()[u"detected"_qs].toBool());
+        // The report says which interval it is.
+        const auto text
+            = cli({ u"explore"_qs, u"--preset"_qs, u"shared-hctx-stall-random"_qs, u"--seeds"_qs, u"50"_qs });
+        QVERIFY2(text.out.contains(u"95% Wilson score interval"_qs), qPrintable(text.out));
+        QCOMPARE(cli({ u"explore"_qs, u"--variant"_qs, u"kernel.nope=1"_qs }).code, 2);
+    }
+
     void sweepTabulatesOneRunPerValue()
     {
         const auto r = cli({ u"sweep"_qs, u"--preset"_qs, u"default"_qs, u"--vary"_qs,

@@ -26,6 +26,7 @@ int validateCommand(const std::vector<std::string>& args);
 int exploreCommand(const std::vector<std::string>& args);
 int sweepCommand(const std::vector<std::string>& args);
 int mergeCommand(const std::vector<std::string>& args);
+int abCommand(const std::vector<std::string>& args);
 int lessonsCommand(const std::vector<std::string>& args);
 int lessonCommand(const std::vector<std::string>& args);
 

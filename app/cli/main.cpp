@@ -23,6 +23,10 @@ usage:
                      a grid over scenario fields, kernel switches and seeds (docs/sweep.md)
   blkmqlab-cli sweep [FILE] [--preset NAME] --vary key=v1,v2,... [...]   one field, the shorthand
   blkmqlab-cli merge SHARD.csv... [--csv FILE|-]   joins the shards of one sweep into its CSV
+  blkmqlab-cli ab [FILE] [--preset NAME] [--a SETTINGS] --b SETTINGS [--seeds K] [--first-seed S]
+                  [--set key=value]... [--threads T] [--json FILE|-]
+                  A and B on the same K seeds: per metric A, B, B/A +- its spread, and whether a
+                  paired t-test over the seeds (95%) finds B different from A
   blkmqlab-cli presets
   blkmqlab-cli lessons        the guided lessons, and the values their expectations name
   blkmqlab-cli lesson NAME|FILE [--check]   plays a lesson step by step; --check prints only
@@ -72,6 +76,8 @@ int main(int argc, char** argv)
         return blkmq::cli::sweepCommand(args);
     if (cmd == "merge")
         return blkmq::cli::mergeCommand(args);
+    if (cmd == "ab")
+        return blkmq::cli::abCommand(args);
     if (cmd == "presets")
         return blkmq::cli::presetsCommand(args);
     if (cmd == "topology")
@@ -91,7 +97,7 @@ int main(int argc, char** argv)
     if (cmd == "lesson")
         return blkmq::cli::lessonCommand(args);
     std::cerr << "blkmqlab-cli: unknown command '" << cmd
-              << "' (commands: run, explore, sweep, merge, presets, lessons, lesson, topology, patches, costs, "
+              << "' (commands: run, explore, sweep, merge, ab, presets, lessons, lesson, topology, patches, costs, "
                  "metrics, limits, "
                  "validate, help)\n";
     return blkmq::cli::kExitUsage;

@@ -402,6 +402,40 @@ private slots:
         QCOMPARE(cli({ u"explore"_qs, u"--variant"_qs, u"kernel.nope=1"_qs }).code, 2);
     }
 
+    // A/B over seeds: the llist patch sends fewer IPIs on every seed (a paired t-test says so); the
+    // scenario against itself differs in nothing.
+    void abComparesOnTheSameSeeds()
+    {
+        const QStringList base { u"ab"_qs, u"--preset"_qs, u"default"_qs, u"--duration"_qs, u"3ms"_qs, u"--seeds"_qs,
+            u"6"_qs, u"--json"_qs, u"-"_qs };
+        const auto r = cli(base + QStringList { u"--b"_qs, u"kernel.patches.complete-llist=true"_qs });
+        QCOMPARE(r.code, 0);
+        const QJsonObject doc = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QVERIFY(doc[u"test"_qs].toString().startsWith(u"paired t-test"_qs));
+        QCOMPARE(doc[u"t_critical"_qs].toDouble(), 2.571); // t(0.975, 5)
+        QJsonObject ipis, p99;
+        for (const auto& m : doc[u"metrics"_qs].toArray()) {
+            if (m.toObject()[u"id"_qs].toString() == u"ipis_per_s"_qs)
+                ipis = m.toObject();
+            if (m.toObject()[u"id"_qs].toString() == u"lat_p99_ns"_qs)
+                p99 = m.toObject();
+        }
+        QVERIFY(ipis[u"b_over_a"_qs].toDouble() < 0.97);
+        QVERIFY(ipis[u"t"_qs].toDouble() < -doc[u"t_critical"_qs].toDouble());
+        QVERIFY(ipis[u"differs"_qs].toBool());
+        QVERIFY(!p99[u"differs"_qs].toBool());
+        const auto same = cli(base + QStringList { u"--b"_qs, QString() });
+        QCOMPARE(same.code, 0);
+        for (const auto& m : QJsonDocument::fromJson(same.out.toUtf8()).object()[u"metrics"_qs].toArray()) {
+            QVERIFY(!m.toObject()[u"differs"_qs].toBool());
+            QCOMPARE(m.toObject()[u"t"_qs].toDouble(), 0.0);
+        }
+        QCOMPARE(cli({ u"ab"_qs, u"--preset"_qs, u"default"_qs }).code, 2); // no --b
+        QCOMPARE(cli({ u"ab"_qs, u"--b"_qs, u"kernel.nope=1"_qs }).code, 2);
+        QCOMPARE(
+            cli({ u"ab"_qs, u"--b"_qs, u"kernel.patches.complete-llist=true"_qs, u"--seeds"_qs, u"1"_qs }).code, 2);
+    }
+
     void sweepTabulatesOneRunPerValue()
     {
         const auto r = cli({ u"sweep"_qs, u"--preset"_qs, u"default"_qs, u"--vary"_qs,

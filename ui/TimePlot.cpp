@@ -1,5 +1,7 @@
 #include "TimePlot.h"
 
+#include "SiTicker.h"
+
 #include <qcustomplot.h>
 
 #include <QImage>
@@ -10,26 +12,7 @@
 
 namespace blkmq {
 
-namespace {
-// Tick labels with SI prefixes (400k, 1.2M), not "4·10⁵".
-class SiTicker final : public QCPAxisTicker {
-protected:
-    QString getTickLabel(double tick, const QLocale& locale, QChar, int) override
-    {
-        return TimePlot::siLabel(tick, locale);
-    }
-};
-} // namespace
-
-QString TimePlot::siLabel(double v, const QLocale& locale)
-{
-    static constexpr std::pair<double, char> kPrefixes[] = { { 1e12, 'T' }, { 1e9, 'G' }, { 1e6, 'M' }, { 1e3, 'k' } };
-    const double a = std::abs(v);
-    for (const auto& [scale, prefix] : kPrefixes)
-        if (a >= scale)
-            return locale.toString(v / scale, 'g', 3) + QLatin1Char(prefix);
-    return locale.toString(std::abs(v) < 1e-12 ? 0.0 : v, 'g', 3);
-}
+QString TimePlot::siLabel(double v, const QLocale& locale) { return blkmq::siLabel(v, locale); }
 
 TimePlot::TimePlot(const QString& title, const QString& unit, QWidget* parent)
     : QWidget(parent)

@@ -13,10 +13,15 @@
 #include "metrics/Metrics.h"
 #include "scenario/ScenarioLoader.h"
 
+#if BLKMQLAB_CHARTS
+#include "SweepChart.h"
+#endif
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -289,6 +294,72 @@ std::string csvRow(const Sweep& s, const RunResult& r)
         .append(r.fingerprint + "\n");
 }
 
+// One point of a chart: the run's value of the charted metric, and its coordinates.
+struct ChartPoint {
+    std::vector<std::string> labels;
+    double value;
+};
+
+#if BLKMQLAB_CHARTS
+// The metric against axis `x`: a line per combination of the other axes but the seed, each point
+// the mean over the seeds with its min and max.
+SweepChart chartOf(const Sweep& s, std::size_t x, int metric, const std::vector<ChartPoint>& points)
+{
+    const Metric& m = kMetrics[static_cast<std::size_t>(metric)];
+    const UnitInfo& unit = unitInfo(m.unit);
+    SweepChart chart;
+    chart.title = std::string(m.label);
+    chart.xLabel = s.axes[x].name();
+    chart.yLabel = std::string(m.label) + (std::string(unit.axis).empty() ? "" : " (" + std::string(unit.axis) + ")");
+    bool numeric = true;
+    std::vector<double> xs;
+    for (std::uint64_t i = 0; i < s.axes[x].size(); ++i) {
+        const std::string l = s.axes[x].point(i).label;
+        char* end = nullptr;
+        const double v = std::strtod(l.c_str(), &end);
+        numeric &= !l.empty() && end && *end == '\0';
+        xs.push_back(v);
+    }
+    if (!numeric) {
+        for (std::uint64_t i = 0; i < s.axes[x].size(); ++i) {
+            chart.xTicks.push_back(s.axes[x].point(i).label);
+            xs[i] = static_cast<double>(i);
+        }
+    }
+    std::map<std::string, std::size_t> xIndex;
+    for (std::uint64_t i = 0; i < s.axes[x].size(); ++i)
+        xIndex[s.axes[x].point(i).label] = static_cast<std::size_t>(i);
+    // line key -> x -> values over the seeds
+    std::map<std::string, std::map<std::size_t, std::vector<double>>> lines;
+    std::vector<std::string> order;
+    for (const ChartPoint& p : points) {
+        std::string key;
+        for (std::size_t k = 0; k < s.axes.size(); ++k)
+            if (k != x && s.axes[k].name() != "seed")
+                key += (key.empty() ? "" : ", ") + s.axes[k].name() + "=" + p.labels[k];
+        if (!lines.count(key))
+            order.push_back(key);
+        lines[key][xIndex[p.labels[x]]].push_back(p.value * unit.plotScale);
+    }
+    for (const std::string& key : order) {
+        SweepChartLine line;
+        line.label = key;
+        for (const auto& [xi, values] : lines[key]) {
+            double sum = 0;
+            for (const double v : values)
+                sum += v;
+            line.x.push_back(xs[xi]);
+            line.mean.push_back(sum / static_cast<double>(values.size()));
+            line.min.push_back(*std::min_element(values.begin(), values.end()));
+            line.max.push_back(*std::max_element(values.begin(), values.end()));
+            chart.seeds = static_cast<int>(values.size());
+        }
+        chart.lines.push_back(std::move(line));
+    }
+    return chart;
+}
+#endif
+
 int sweepUsage(const std::string& err)
 {
     std::cerr << "blkmqlab-cli sweep: " << err << " (see blkmqlab-cli help)\n";
@@ -300,7 +371,7 @@ int sweepUsage(const std::string& err)
 int sweepCommand(const std::vector<std::string>& args)
 {
     ScenarioOptions o;
-    std::string vary, csvOut, shardText;
+    std::string vary, csvOut, shardText, chartOut, chartMetric, chartX;
     bool yes = false;
     const auto err
         = parseScenarioOptions(args, o, [&](const std::string& a, const NextValue& value, std::string& error) {
@@ -315,6 +386,12 @@ int sweepCommand(const std::vector<std::string>& args)
                       error = "--shard needs I/N";
               } else if (a == "--yes") {
                   yes = true;
+              } else if (a == "--chart" || a == "--metric" || a == "--x") {
+                  std::string& target = a == "--chart" ? chartOut : a == "--metric" ? chartMetric : chartX;
+                  if (!value(target) || target.empty())
+                      error = a == "--chart" ? "--chart needs FILE.png, FILE.svg or FILE.pdf"
+                          : a == "--metric"  ? "--metric needs a metric id (blkmqlab-cli metrics)"
+                                             : "--x needs the name of an axis";
               } else {
                   return false;
               }
@@ -374,6 +451,40 @@ int sweepCommand(const std::vector<std::string>& args)
             return sweepUsage("--shard: " + s.error());
         shard = *s;
     }
+    // --chart FILE --metric ID [--x AXIS]: one metric against one axis (default the first that is
+    // not the seed).
+    int chartMetricIndex = -1;
+    std::size_t chartAxis = 0;
+    if (chartOut.empty() && (!chartMetric.empty() || !chartX.empty()))
+        return sweepUsage("--metric and --x go with --chart FILE");
+    if (!chartOut.empty()) {
+#if !BLKMQLAB_CHARTS
+        return sweepUsage("--chart: this build has no charts (it was built without the GUI, BLKMQLAB_BUILD_GUI=OFF)");
+#endif
+        const std::string ext = std::filesystem::path(chartOut).extension().string();
+        if (ext != ".png" && ext != ".svg" && ext != ".pdf")
+            return sweepUsage("--chart: '" + chartOut + "' is not a .png, .svg or .pdf file");
+        if (chartMetric.empty())
+            return sweepUsage("--chart needs --metric ID (blkmqlab-cli metrics)");
+        chartMetricIndex = findMetric(chartMetric);
+        if (chartMetricIndex < 0)
+            return sweepUsage("--metric: '" + chartMetric + "' is not a metric id (blkmqlab-cli metrics lists them)");
+        if (!shardText.empty())
+            return sweepUsage("--chart draws the whole grid: run it unsharded, or merge the shards first");
+        std::size_t k = 0;
+        if (chartX.empty()) {
+            while (k < sweep.axes.size() && sweep.axes[k].name() == "seed")
+                ++k;
+            if (k == sweep.axes.size())
+                return sweepUsage("--chart: every axis is the seed; give the grid an axis to draw against");
+        } else {
+            while (k < sweep.axes.size() && sweep.axes[k].name() != chartX)
+                ++k;
+            if (k == sweep.axes.size())
+                return sweepUsage("--x: '" + chartX + "' is not an axis of this sweep");
+        }
+        chartAxis = k;
+    }
     const Experiment experiment(sweep.load, sweep.axes);
     const std::uint64_t size = experiment.size();
     if (size > static_cast<std::uint64_t>(limits::kSweepRunsMax))
@@ -388,7 +499,8 @@ int sweepCommand(const std::vector<std::string>& args)
         return kExitUsage;
     }
     int onStdout = 0;
-    for (const auto& [option, path] : { std::pair { "--json", o.jsonOut }, std::pair { "--csv", csvOut } })
+    for (const auto& [option, path] :
+        { std::pair { "--json", o.jsonOut }, std::pair { "--csv", csvOut }, std::pair { "--chart", chartOut } })
         if (const std::string e = checkOutput(option, path, onStdout); !e.empty()) {
             std::cerr << "blkmqlab-cli: " << e << '\n';
             return kExitIo;
@@ -426,9 +538,12 @@ int sweepCommand(const std::vector<std::string>& args)
     options.shard = shard;
     options.stop = interrupt.flag();
     options.progress = [&](std::uint64_t done, std::uint64_t total) { progress.update(done, total); };
+    std::vector<ChartPoint> chartPoints;
     const auto status = experiment.run(options, [&](RunResult&& r) {
         stalled |= r.stalled;
         csv += csvRow(sweep, r);
+        if (chartMetricIndex >= 0)
+            chartPoints.push_back({ r.labels, r.metrics[static_cast<std::size_t>(chartMetricIndex)] });
         if (table) {
             std::cout << "|";
             for (const auto& l : r.labels)
@@ -469,6 +584,14 @@ int sweepCommand(const std::vector<std::string>& args)
             std::cerr << "blkmqlab-cli: --json: " << e << '\n';
             return kExitIo;
         }
+#if BLKMQLAB_CHARTS
+    if (chartMetricIndex >= 0 && !status.interrupted)
+        if (const std::string e = renderSweepChart(chartOf(sweep, chartAxis, chartMetricIndex, chartPoints), chartOut);
+            !e.empty()) {
+            std::cerr << "blkmqlab-cli: --chart: " << e << '\n';
+            return kExitIo;
+        }
+#endif
     if (!flushStdout())
         return kExitIo;
     if (status.interrupted) {

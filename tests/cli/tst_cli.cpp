@@ -510,6 +510,52 @@ private slots:
         QVERIFY2(foreign.err.contains(u"another grid"_qs), qPrintable(foreign.err));
     }
 
+    // One metric against one axis, a line per value of the other axes, mean and min-max over seeds.
+    void sweepDrawsAChart()
+    {
+        QTemporaryDir dir;
+        const QString grid = dir.filePath(u"grid.json"_qs);
+        QFile f(grid);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(
+            R"({"base": {"preset": "default", "set": ["duration=2ms"]}, "axes": [{"path": "kernel.patches.complete-llist", "values": [false, true]}, {"path": "workload.jobs.0.iodepth", "from": 1, "to": 16, "factor": 2}, {"path": "seed", "from": 1, "to": 3}]})");
+        f.close();
+        const QString png = dir.filePath(u"ipis.png"_qs), svg = dir.filePath(u"ipis.svg"_qs);
+        QCOMPARE(cli({ u"sweep"_qs, grid, u"--chart"_qs, png, u"--metric"_qs, u"ipis_per_s"_qs, u"--x"_qs,
+                         u"workload.jobs.0.iodepth"_qs })
+                     .code,
+            0);
+        const QByteArray bytes = head(png);
+        QVERIFY(bytes.startsWith("\x89PNG"));
+        const auto be32 = [&](int at) {
+            return (uchar(bytes[at]) << 24) | (uchar(bytes[at + 1]) << 16) | (uchar(bytes[at + 2]) << 8)
+                | uchar(bytes[at + 3]);
+        };
+        QCOMPARE(be32(16), 1920u); // IHDR width, height
+        QCOMPARE(be32(20), 1080u);
+        QCOMPARE(cli({ u"sweep"_qs, grid, u"--chart"_qs, svg, u"--metric"_qs, u"ipis_per_s"_qs, u"--x"_qs,
+                         u"workload.jobs.0.iodepth"_qs })
+                     .code,
+            0);
+        const QByteArray text = head(svg);
+        QVERIFY(text.contains("kernel.patches.complete-llist=false")); // a line per other axis value
+        QVERIFY(text.contains("kernel.patches.complete-llist=true"));
+        QVERIFY(text.contains("mean of 3 seeds"));
+        QVERIFY(text.contains("workload.jobs.0.iodepth"));
+        const auto bad = [&](const QStringList& extra, const QString& message) {
+            const auto r = cli(QStringList { u"sweep"_qs, grid } + extra);
+            return r.code == 2 && r.err.contains(message);
+        };
+        QVERIFY(
+            bad({ u"--chart"_qs, dir.filePath(u"x.txt"_qs), u"--metric"_qs, u"iops"_qs }, u".png, .svg or .pdf"_qs));
+        QVERIFY(bad({ u"--chart"_qs, png }, u"--metric"_qs));
+        QVERIFY(bad({ u"--chart"_qs, png, u"--metric"_qs, u"nope"_qs }, u"'nope' is not a metric id"_qs));
+        QVERIFY(bad({ u"--chart"_qs, png, u"--metric"_qs, u"iops"_qs, u"--x"_qs, u"nope"_qs }, u"not an axis"_qs));
+        QVERIFY(bad({ u"--metric"_qs, u"iops"_qs }, u"go with --chart"_qs));
+        QCOMPARE(
+            cli({ u"sweep"_qs, grid, u"--chart"_qs, u"/nonexistent/c.png"_qs, u"--metric"_qs, u"iops"_qs }).code, 1);
+    }
+
     void sweepRefusesBadGridsBeforeRunning_data()
     {
         QTest::addColumn<QByteArray>("file");

@@ -10,6 +10,8 @@
 #include "TagMapItem.h"
 #include "TokenLayer.h"
 #include "io/SafeFile.h"
+#include "engine/ChromeTrace.h"
+#include "engine/Engine.h"
 #include "experiment/Experiment.h"
 #include "scenario/ScenarioLoader.h"
 #include "sim/Duration.h"
@@ -50,6 +52,7 @@
 #include <QStatusBar>
 #include <QTableView>
 #include <QTextBrowser>
+#include <QThread>
 #include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
@@ -197,7 +200,11 @@ void MainWindow::restoreSettings()
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    for (QThread* t : m_traceWorkers) // a trace export still writing: let it finish its file
+        t->wait();
+}
 
 void MainWindow::buildActions()
 {
@@ -286,6 +293,22 @@ void MainWindow::buildActions()
         if (!path.isEmpty())
             if (const QString err = exportCsv(path); !err.isEmpty())
                 QMessageBox::critical(this, tr("Export failed"), err);
+    });
+    file->addAction(tr("Export trace for Perfetto (JSON)…"), this, [this] {
+        const QString path
+            = QFileDialog::getSaveFileName(this, tr("Export trace"), QString(), tr("Chrome trace-event JSON (*.json)"));
+        if (path.isEmpty())
+            return;
+        if (const QString err = exportTrace(path); !err.isEmpty())
+            QMessageBox::critical(this, tr("Export failed"), err);
+        else
+            statusBar()->showMessage(tr("Writing the trace to %1…").arg(path));
+    });
+    connect(this, &MainWindow::traceExported, this, [this](const QString& path, const QString& error) {
+        if (!error.isEmpty())
+            QMessageBox::critical(this, tr("Export failed"), error);
+        else
+            statusBar()->showMessage(tr("Trace written to %1: open it in ui.perfetto.dev").arg(path), 10000);
     });
     file->addAction(tr("Save canvas as PNG…"), this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Save canvas"), QString(), tr("PNG (*.png)"));
@@ -1129,6 +1152,37 @@ int MainWindow::chartIndex(const QString& id) const
             if (TimePlot* p = m_plots->plotOf(static_cast<int>(i)))
                 return static_cast<int>(std::find(plots.begin(), plots.end(), p) - plots.begin());
     return -2;
+}
+
+QString MainWindow::exportTrace(const QString& path)
+{
+    if (m_shownNs <= 0)
+        return tr("nothing to trace yet: run the scenario first");
+    if (const std::string err = SafeFile::checkWritable(path.toStdString()); !err.empty())
+        return QString::fromStdString(err);
+    auto scenario = ScenarioLoader::fromText(m_runner->liveScenarioJson(), "scenario");
+    if (!scenario)
+        return QString::fromStdString(scenario.error());
+    const SimTime until(m_shownNs);
+    auto* worker = QThread::create([this, sc = std::move(*scenario), until, path] {
+        Engine engine(sc);
+        ChromeTrace trace(engine, {});
+        engine.addTraceSink(&trace);
+        for (SimTime t = sc.sample_interval; engine.now() < until && !engine.finished(); t = t + sc.sample_interval) {
+            engine.runUntil(std::min(t, until));
+            trace.sample(engine);
+        }
+        const std::string err = SafeFile::write(path.toStdString(), trace.finish(engine));
+        QMetaObject::invokeMethod(
+            this, [this, path, err] { emit traceExported(path, QString::fromStdString(err)); }, Qt::QueuedConnection);
+    });
+    connect(worker, &QThread::finished, worker, &QObject::deleteLater);
+    m_traceWorkers.push_back(worker);
+    connect(worker, &QObject::destroyed, this, [this, worker] {
+        m_traceWorkers.erase(std::remove(m_traceWorkers.begin(), m_traceWorkers.end(), worker), m_traceWorkers.end());
+    });
+    worker->start();
+    return {};
 }
 
 QString MainWindow::exportCsv(const QString& path) const

@@ -21,8 +21,10 @@ class QLabel;
 class QLineEdit;
 class QSlider;
 class QSortFilterProxyModel;
+class QThread;
 class QTableView;
 class QTextBrowser;
+class QThread;
 class QTimer;
 
 namespace blkmq {
@@ -104,8 +106,16 @@ public:
     QString exportCsv(const QString& path) const;
     QString exportScenario(const QString& path) const;
     QString exportCanvas(const QString& path);
+    // A Perfetto trace (docs/trace.md) of the run up to the shown time: the scenario with the settings
+    // in force now, run again from t = 0 on a thread of its own (the GUI thread never simulates).
+    // Returns an error at once (nothing to trace, an unwritable path), else "" and emits
+    // traceExported(path, error) when the file is written.
+    QString exportTrace(const QString& path);
     // Shows "cpu:N" or "hctx:N" in the inspector, as a click on it would; an error names what is wrong.
     QString inspect(const QString& what);
+
+signals:
+    void traceExported(const QString& path, const QString& error);
 
 public slots:
     void runOrPause();
@@ -184,6 +194,7 @@ private:
     QSlider* m_speed;
     QComboBox* m_presets;
     QTimer* m_timer;
+    std::vector<QThread*> m_traceWorkers; // trace exports still running (waited for on close)
     QAction* m_runAction;
     QAction* m_pauseOnStall;
     std::vector<SeriesRow> m_rows;

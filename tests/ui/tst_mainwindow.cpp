@@ -22,6 +22,7 @@
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
+#include <QSignalSpy>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStatusBar>
@@ -592,6 +593,34 @@ private slots:
         QCOMPARE(w.seriesRows().size(), std::size_t(1));
         QCOMPARE(iops->pointCount(0), 2); // the sample at 1 ms, then the interval so far
         QCOMPARE(iops->plot()->graph(0)->data()->at(0)->key, 1.0);
+    }
+
+    void exportsAPerfettoTrace()
+    {
+        MainWindow w;
+        QVERIFY(w.loadPreset(QStringLiteral("default")));
+        QTemporaryDir dir;
+        const QString path = dir.filePath(u"t.json"_qs);
+        QVERIFY(!w.exportTrace(path).isEmpty()); // nothing run yet
+        w.runner()->stepUntil(stop::at(usec(1500)));
+        QTRY_VERIFY_WITH_TIMEOUT(w.runner()->snapshot()->now >= usec(1500) && !w.runner()->busy(), 10000);
+        w.frame();
+        QSignalSpy done(&w, &MainWindow::traceExported);
+        QCOMPARE(w.exportTrace(path), QString());
+        QTRY_COMPARE_WITH_TIMEOUT(done.size(), 1, 20000);
+        QCOMPARE(done.front().at(1).toString(), QString());
+        const QJsonObject doc = QJsonDocument::fromJson(head(path, 1 << 26)).object();
+        // The same run as the window's, up to the time it shows.
+        QCOMPARE(doc[u"otherData"_qs].toObject()[u"fingerprint"_qs].toString(),
+            QString::fromStdString(w.runner()->snapshot()->fingerprint));
+        int slices = 0, threads = 0;
+        for (const auto& e : doc[u"traceEvents"_qs].toArray()) {
+            slices += e.toObject()[u"ph"_qs].toString() == u"X"_qs;
+            threads += e.toObject()[u"name"_qs].toString() == u"thread_name"_qs;
+        }
+        QVERIFY(slices > 100);
+        QCOMPARE(threads, 8);
+        QVERIFY(!w.exportTrace(u"/nonexistent/t.json"_qs).isEmpty());
     }
 
     void plotsInAGrid()

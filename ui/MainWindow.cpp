@@ -13,6 +13,7 @@
 #include "engine/ChromeTrace.h"
 #include "engine/Engine.h"
 #include "experiment/Experiment.h"
+#include "experiment/SeedComparison.h"
 #include "scenario/ScenarioLoader.h"
 #include "sim/Duration.h"
 #include "tags/TagRegistry.h"
@@ -52,6 +53,8 @@
 #include <QStatusBar>
 #include <QTableView>
 #include <QTextBrowser>
+#include <QHBoxLayout>
+#include <QPushButton>
 #include <QThread>
 #include <QTimer>
 #include <QToolBar>
@@ -358,6 +361,29 @@ void MainWindow::buildDocks()
     m_compareTable->setWordWrap(true); // the metric names wrap, so Δ and Δ% fit a narrow dock
     m_compareTable->setObjectName(QStringLiteral("compareTable"));
     cbl->addWidget(m_compareTable); // the table first: it is what a comparison is for
+    // The same comparison over seeds (blkmqlab-cli ab): A as loaded and B on N seeds, a paired t-test.
+    auto* seedsRow = new QHBoxLayout;
+    m_seedsCount = new QSpinBox;
+    m_seedsCount->setRange(2, 1000);
+    m_seedsCount->setValue(10);
+    m_seedsCount->setSuffix(tr(" seeds"));
+    auto* seedsButton = new QPushButton(tr("Compare over"));
+    seedsButton->setToolTip(tr("Run A and B to the scenario's end on the same seeds (from the scenario's), in the "
+                               "background, and say per metric whether B differs from A by more than the spread "
+                               "over the seeds (paired t-test, 95%)"));
+    connect(seedsButton, &QPushButton::clicked, this, [this] {
+        if (const QString err = compareOverSeeds(m_seedsCount->value()); !err.isEmpty())
+            m_seedsTable->setText(err.toHtmlEscaped());
+    });
+    seedsRow->addWidget(seedsButton);
+    seedsRow->addWidget(m_seedsCount);
+    seedsRow->addStretch(1);
+    cbl->addLayout(seedsRow);
+    m_seedsTable = new QLabel;
+    m_seedsTable->setTextFormat(Qt::RichText);
+    m_seedsTable->setWordWrap(true);
+    m_seedsTable->setObjectName(QStringLiteral("seedsTable"));
+    cbl->addWidget(m_seedsTable);
     cbl->addWidget(new QLabel(tr("Kernel patches of run B (dashed curves):")));
     cbl->addWidget(m_patchesB);
     m_patchesB->setEnabled(false);
@@ -1152,6 +1178,70 @@ int MainWindow::chartIndex(const QString& id) const
             if (TimePlot* p = m_plots->plotOf(static_cast<int>(i)))
                 return static_cast<int>(std::find(plots.begin(), plots.end(), p) - plots.begin());
     return -2;
+}
+
+QString MainWindow::compareOverSeeds(int seeds)
+{
+    if (m_sessions.size() < 2)
+        return tr("Turn on \"Run B beside A\" first: the comparison is between A and B's patch set.");
+    const std::string base = m_runner->scenario().sourceJson;
+    const std::vector<std::string> bSets = m_sessions[1].patches->currentSets(true);
+    const std::uint64_t first = m_runner->scenario().seed;
+    const QString bLabel = m_sessions[1].label;
+    m_seedsTable->setText(tr("Running A and B on %1 seeds…").arg(seeds));
+    auto* worker = QThread::create([this, base, bSets, first, seeds, bLabel] {
+        auto result = blkmq::compareOverSeeds(
+            [&base](const std::vector<std::string>& sets) { return ScenarioLoader::fromText(base, "scenario", sets); },
+            {}, bSets, first, static_cast<std::uint64_t>(seeds));
+        QString html;
+        if (!result) {
+            html = QString::fromStdString(result.error()).toHtmlEscaped();
+        } else {
+            const SeedComparison& c = result.value();
+            html = tr("<b>%1 seeds</b> (%2 to %3), to the scenario's end; B/A: mean of the per-seed ratios ± their "
+                      "standard deviation; ✔: B differs from A by more than the spread, a paired t-test over the "
+                      "seeds, two-sided 95% (|t| > %4). "
+                      "Stalled: A %5, B %6.")
+                       .arg(seeds)
+                       .arg(first)
+                       .arg(first + static_cast<std::uint64_t>(seeds) - 1)
+                       .arg(c.tCritical, 0, 'f', 3)
+                       .arg(c.stalledA)
+                       .arg(c.stalledB);
+            html += QStringLiteral("<table cellspacing=2 width='100%' style='font-size:small'><tr><th></th><th>A</th>"
+                                   "<th>%1</th><th>%1/A</th><th title='differs (paired t-test, 95%)'>≠</th></tr>")
+                        .arg(bLabel);
+            for (const MetricComparison& m : c.metrics) {
+                const Metric& metric = kMetrics[static_cast<std::size_t>(m.metric)];
+                const QString ratio = m.hasRatio
+                    ? QStringLiteral("%1±%2").arg(m.ratioMean, 0, 'f', 3).arg(m.ratioSd, 0, 'f', 3)
+                    : QStringLiteral("–");
+                const QString t = std::isfinite(m.t) ? QString::number(m.t, 'f', 2) : QStringLiteral("∞");
+                html += QStringLiteral("<tr title='t = %6'><td width='30%'>%1</td><td align=right nowrap>%2</td>"
+                                       "<td align=right nowrap>%3</td><td align=right nowrap>%4</td><td>%5</td></tr>")
+                            .arg(QString::fromUtf8(metric.label.data(), static_cast<qsizetype>(metric.label.size()))
+                                     .toHtmlEscaped(),
+                                QString::fromStdString(formatMetric(metric, m.aMean)),
+                                QString::fromStdString(formatMetric(metric, m.bMean)), ratio,
+                                m.differs ? QStringLiteral("<b title='differs'>✔</b>") : QString(), t);
+            }
+            html += QStringLiteral("</table>");
+        }
+        QMetaObject::invokeMethod(
+            this,
+            [this, html] {
+                m_seedsTable->setText(html);
+                emit seedsCompared();
+            },
+            Qt::QueuedConnection);
+    });
+    connect(worker, &QThread::finished, worker, &QObject::deleteLater);
+    m_traceWorkers.push_back(worker);
+    connect(worker, &QObject::destroyed, this, [this, worker] {
+        m_traceWorkers.erase(std::remove(m_traceWorkers.begin(), m_traceWorkers.end(), worker), m_traceWorkers.end());
+    });
+    worker->start();
+    return {};
 }
 
 QString MainWindow::exportTrace(const QString& path)

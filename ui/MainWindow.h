@@ -114,8 +114,15 @@ public:
     // Shows "cpu:N" or "hctx:N" in the inspector, as a click on it would; an error names what is wrong.
     QString inspect(const QString& what);
 
+    // A and B (its patch set) on `seeds` seeds from the scenario's, to the scenario's end, in the
+    // background (core/experiment/SeedComparison): per metric B/A with its spread and a paired t-test,
+    // shown under the A/B table; emits seedsCompared() then. An error at once, or "".
+    QString compareOverSeeds(int seeds);
+    QLabel* seedsTable() const { return m_seedsTable; }
+
 signals:
     void traceExported(const QString& path, const QString& error);
+    void seedsCompared();
 
 public slots:
     void runOrPause();
@@ -194,7 +201,9 @@ private:
     QSlider* m_speed;
     QComboBox* m_presets;
     QTimer* m_timer;
-    std::vector<QThread*> m_traceWorkers; // trace exports still running (waited for on close)
+    std::vector<QThread*> m_traceWorkers; // trace exports and seed comparisons still running (waited for on close)
+    QSpinBox* m_seedsCount = nullptr;
+    QLabel* m_seedsTable = nullptr;
     QAction* m_runAction;
     QAction* m_pauseOnStall;
     std::vector<SeriesRow> m_rows;

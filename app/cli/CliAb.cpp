@@ -5,7 +5,7 @@
 #include "CliOptions.h"
 #include "CliProgress.h"
 
-#include "experiment/Experiment.h"
+#include "experiment/SeedComparison.h"
 #include "io/Limits.h"
 #include "io/SafeFile.h"
 #include "metrics/Format.h"
@@ -21,40 +21,6 @@
 namespace blkmq::cli {
 
 namespace {
-
-// Student's t at 0.975 (two-sided 95%) for df = 1..30; above, a Cornish-Fisher expansion of z.
-double tCritical(std::uint64_t df)
-{
-    static constexpr double kT[]
-        = { 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-              2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042 };
-    if (df == 0)
-        return INFINITY;
-    if (df <= 30)
-        return kT[df - 1];
-    const double z = 1.959963984540054, n = static_cast<double>(df);
-    return z + (z * z * z + z) / (4 * n) + (5 * std::pow(z, 5) + 16 * z * z * z + 3 * z) / (96 * n * n);
-}
-
-struct Stats {
-    double mean = 0, sd = 0;
-};
-
-Stats stats(const std::vector<double>& v)
-{
-    Stats s;
-    if (v.empty())
-        return s;
-    for (const double x : v)
-        s.mean += x;
-    s.mean /= static_cast<double>(v.size());
-    if (v.size() > 1) {
-        for (const double x : v)
-            s.sd += (x - s.mean) * (x - s.mean);
-        s.sd = std::sqrt(s.sd / static_cast<double>(v.size() - 1));
-    }
-    return s;
-}
 
 std::vector<std::string> splitSets(const std::string& text)
 {
@@ -113,89 +79,53 @@ int abCommand(const std::vector<std::string>& args)
     }
     const std::string labelA = hasA && !a.empty() ? a : "as given";
     const std::string labelB = b.empty() ? "as given" : b;
-    const Experiment experiment([&](const std::vector<std::string>& sets) { return o.load(sets); },
-        { Axis::configurations("side", { { "A", splitSets(a) }, { "B", splitSets(b) } }), Axis::seeds(first, seeds) });
-    for (std::uint64_t side = 0; side < 2; ++side)
-        if (auto sc = experiment.scenario(side * seeds); !sc) {
-            std::cerr << "blkmqlab-cli: --" << (side ? "b " : "a ") << (side ? b : a) << ": " << sc.error() << '\n';
-            return kExitUsage;
-        }
-    // values[side][metric][seed]
-    std::vector<std::vector<std::vector<double>>> values(2, std::vector<std::vector<double>>(kMetrics.size()));
-    std::uint64_t stalls[2] = { 0, 0 };
     Progress progress("ab");
     InterruptGuard interrupt;
     Experiment::Options options;
     options.threads = o.threads;
     options.stop = interrupt.flag();
     options.progress = [&](std::uint64_t done, std::uint64_t total) { progress.update(done, total); };
-    const auto status = experiment.run(options, [&](RunResult&& r) {
-        const std::size_t side = r.index < seeds ? 0 : 1;
-        stalls[side] += r.stalled;
-        for (std::size_t m = 0; m < kMetrics.size(); ++m)
-            values[side][m].push_back(r.metrics[m]);
-    });
+    auto compared = compareOverSeeds([&](const std::vector<std::string>& sets) { return o.load(sets); }, splitSets(a),
+        splitSets(b), first, seeds, options);
     progress.done();
-    if (!status.error.empty()) {
-        std::cerr << "blkmqlab-cli: " << status.error << '\n';
+    if (!compared) {
+        std::cerr << "blkmqlab-cli: " << compared.error() << '\n';
         return kExitUsage;
     }
-    if (status.interrupted) { // a comparison needs both sides on the same seeds
-        std::cerr << "blkmqlab-cli ab: interrupted after " << status.done << " runs; nothing reported\n";
+    const SeedComparison& c = compared.value();
+    if (c.interrupted) { // a comparison needs both sides on the same seeds
+        std::cerr << "blkmqlab-cli ab: interrupted; nothing reported\n";
         return kExitInterrupted;
     }
-    const auto scenario = experiment.scenario(0);
-    const double tc = tCritical(seeds - 1);
+    const auto scenario = o.load();
     nlohmann::json doc = { { "scenario", scenario->name }, { "a", labelA }, { "b", labelB }, { "seeds", seeds },
-        { "first_seed", first }, { "stalled", { { "a", stalls[0] }, { "b", stalls[1] } } },
-        { "test",
-            "paired t-test over the seeds, two-sided, 95%: a difference is significant when |t| > t(0.975, "
-            "seeds - 1)" },
-        { "t_critical", tc }, { "metrics", nlohmann::json::array() } };
+        { "first_seed", first }, { "stalled", { { "a", c.stalledA }, { "b", c.stalledB } } },
+        { "test", SeedComparison::kTest }, { "t_critical", c.tCritical }, { "metrics", nlohmann::json::array() } };
     const bool text = o.jsonOut != "-";
     if (text) {
         std::cout << scenario->name << ", " << seeds << " seeds (" << first << ".." << first + seeds - 1
                   << ") on both sides: A = " << labelA << ", B = " << labelB << "\n";
         std::cout << "B/A is the mean of the per-seed ratios +- their standard deviation; 'yes' when a paired t-test "
                      "over the seeds finds B - A larger than its spread (two-sided 95%, |t| > "
-                  << fixed(tc, 3) << ")\n\n";
+                  << fixed(c.tCritical, 3) << ")\n\n";
         std::cout << "| metric | A | B | B/A | paired t | differs |\n|---|---|---|---|---|---|\n";
     }
-    for (std::size_t m = 0; m < kMetrics.size(); ++m) {
-        const auto& va = values[0][m];
-        const auto& vb = values[1][m];
-        const Stats sa = stats(va), sb = stats(vb);
-        if (sa.mean == 0 && sb.mean == 0)
-            continue; // a metric neither side exercises
-        std::vector<double> diff, ratio;
-        for (std::size_t i = 0; i < va.size(); ++i) {
-            diff.push_back(vb[i] - va[i]);
-            if (va[i] != 0)
-                ratio.push_back(vb[i] / va[i]);
-        }
-        const Stats sd = stats(diff), sr = stats(ratio);
-        const double n = static_cast<double>(diff.size());
-        // t of the mean paired difference; an exactly repeated difference (sd 0) is certain.
-        const double t = sd.sd > 0 ? sd.mean / (sd.sd / std::sqrt(n)) : (sd.mean == 0 ? 0.0 : INFINITY);
-        const bool differs = std::fabs(t) > tc;
-        const Metric& metric = kMetrics[m];
-        nlohmann::json row = { { "id", std::string(metric.id) }, { "a_mean", sa.mean }, { "a_sd", sa.sd },
-            { "b_mean", sb.mean }, { "b_sd", sb.sd }, { "differs", differs } };
-        if (std::isfinite(t))
-            row["t"] = t;
-        else
-            row["t"] = nullptr;
-        if (!ratio.empty()) {
-            row["b_over_a"] = sr.mean;
-            row["b_over_a_sd"] = sr.sd;
+    for (const MetricComparison& m : c.metrics) {
+        const Metric& metric = kMetrics[static_cast<std::size_t>(m.metric)];
+        nlohmann::json row = { { "id", std::string(metric.id) }, { "a_mean", m.aMean }, { "a_sd", m.aSd },
+            { "b_mean", m.bMean }, { "b_sd", m.bSd }, { "differs", m.differs } };
+        row["t"] = std::isfinite(m.t) ? nlohmann::json(m.t) : nlohmann::json(nullptr);
+        if (m.hasRatio) {
+            row["b_over_a"] = m.ratioMean;
+            row["b_over_a_sd"] = m.ratioSd;
         }
         doc["metrics"].push_back(row);
         if (text)
-            std::cout << "| " << metric.id << " | " << formatMetric(metric, sa.mean) << " | "
-                      << formatMetric(metric, sb.mean) << " | "
-                      << (ratio.empty() ? std::string("-") : fixed(sr.mean, 3) + " +- " + fixed(sr.sd, 3)) << " | "
-                      << (std::isfinite(t) ? fixed(t, 2) : std::string("inf")) << " | " << (differs ? "yes" : "no")
-                      << " |\n";
+            std::cout << "| " << metric.id << " | " << formatMetric(metric, m.aMean) << " | "
+                      << formatMetric(metric, m.bMean) << " | "
+                      << (m.hasRatio ? fixed(m.ratioMean, 3) + " +- " + fixed(m.ratioSd, 3) : std::string("-")) << " | "
+                      << (std::isfinite(m.t) ? fixed(m.t, 2) : std::string(m.t > 0 ? "inf" : "-inf")) << " | "
+                      << (m.differs ? "yes" : "no") << " |\n";
     }
     if (!o.jsonOut.empty())
         if (auto e = SafeFile::write(o.jsonOut, doc.dump(2) + "\n"); !e.empty()) {
@@ -204,7 +134,7 @@ int abCommand(const std::vector<std::string>& args)
         }
     if (!flushStdout())
         return kExitIo;
-    return o.failOnStall && (stalls[0] + stalls[1]) > 0 ? kExitStall : kExitOk;
+    return o.failOnStall && c.stalledA + c.stalledB > 0 ? kExitStall : kExitOk;
 }
 
 } // namespace blkmq::cli

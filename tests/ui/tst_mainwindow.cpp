@@ -623,6 +623,27 @@ private slots:
         QVERIFY(!w.exportTrace(u"/nonexistent/t.json"_qs).isEmpty());
     }
 
+    void compareOverSeedsSaysWhatDiffers()
+    {
+        MainWindow w;
+        QVERIFY(w.loadPreset(QStringLiteral("default"), { "duration=\"3ms\"" }));
+        QVERIFY(!w.compareOverSeeds(4).isEmpty()); // no B yet
+        QVERIFY(w.compareWith({ "kernel.patches.complete-llist=true" }).isEmpty());
+        QSignalSpy done(&w, &MainWindow::seedsCompared);
+        QCOMPARE(w.compareOverSeeds(4), QString());
+        QTRY_COMPARE_WITH_TIMEOUT(done.size(), 1, 60000);
+        const QString text = w.seedsTable()->text();
+        QVERIFY2(text.contains(u"<b>4 seeds</b> (1 to 4)"_qs), qPrintable(text));
+        // the llist patch's fewer IPIs differ on every seed; the p99 latency does not
+        const auto row = [&](const QString& label) {
+            const auto at = text.indexOf(u"<td width='30%'>"_qs + label + u"</td>"_qs);
+            return at < 0 ? QString() : text.mid(at, text.indexOf(u"</tr>"_qs, at) - at);
+        };
+        QVERIFY2(row(u"IPIs"_qs).contains(u"title='differs'"_qs), qPrintable(row(u"IPIs"_qs)));
+        QVERIFY(!row(u"p99 latency"_qs).isEmpty());
+        QVERIFY(!row(u"p99 latency"_qs).contains(u"title='differs'"_qs));
+    }
+
     void plotsInAGrid()
     {
         PlotPanel panel;

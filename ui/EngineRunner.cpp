@@ -67,9 +67,10 @@ void EngineRunner::startWorker()
         std::lock_guard lock(m_impl->mutex);
         m_impl->active = true;
     }
-    // What the GUI thread did before starting the worker (load a new engine,
-    // post) happens-before the loop, in a way ThreadSanitizer sees.
-    TbbHandoff::pass();
+    // What the GUI thread did before starting the worker (load a new engine, post) and the task it
+    // builds here happen-before the loop, in a way ThreadSanitizer sees: the task is built and queued
+    // while the hand-off is held, and the worker passes it before it reads what the task captured.
+    const auto handoff = TbbHandoff::hold();
     m_impl->arena.enqueue([this, gen] {
         TbbHandoff::pass();
         workerLoop(gen);

@@ -370,6 +370,7 @@ int sweepUsage(const std::string& err)
 
 int sweepCommand(const std::vector<std::string>& args)
 {
+    InterruptGuard interrupt; // from the start: Ctrl-C while the grid is checked stops it before any run
     ScenarioOptions o;
     std::string vary, csvOut, shardText, chartOut, chartMetric, chartX;
     bool yes = false;
@@ -530,7 +531,6 @@ int sweepCommand(const std::vector<std::string>& args)
     bool stalled = false;
     const int threads = o.threads > 0 ? o.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
     Progress progress("sweep");
-    InterruptGuard interrupt;
     Experiment::Options options;
     options.threads = o.threads;
     options.keepSummaries = !fromFile && !o.jsonOut.empty();

@@ -622,7 +622,19 @@ private slots:
         p.start(
             QStringLiteral(BLKMQLAB_CLI), { u"sweep"_qs, f.fileName(), u"--csv"_qs, csv, u"--threads"_qs, u"1"_qs });
         QVERIFY(p.waitForStarted());
-        QTest::qWait(1500);
+        // Once it catches SIGINT (a sanitizer build takes a while to get there), and a little later,
+        // while the 5,000 runs go on.
+        const auto catchesSigint = [&] {
+            QFile status(u"/proc/%1/status"_qs.arg(p.processId()));
+            if (!status.open(QIODevice::ReadOnly))
+                return false;
+            for (const QByteArray& line : status.readAll().split('\n'))
+                if (line.startsWith("SigCgt:"))
+                    return ((line.mid(7).trimmed().toULongLong(nullptr, 16) >> (SIGINT - 1)) & 1) != 0;
+            return false;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(catchesSigint(), 60000);
+        QTest::qWait(1000);
         QCOMPARE(p.state(), QProcess::Running); // 5,000 runs take longer than that
         ::kill(static_cast<pid_t>(p.processId()), SIGINT);
         QVERIFY(p.waitForFinished(120000));

@@ -14,6 +14,7 @@
 #include "engine/Engine.h"
 #include "experiment/Experiment.h"
 #include "experiment/SeedComparison.h"
+#include "experiment/TbbHandoff.h"
 #include "scenario/ScenarioLoader.h"
 #include "sim/Duration.h"
 #include "tags/TagRegistry.h"
@@ -1227,9 +1228,11 @@ QString MainWindow::compareOverSeeds(int seeds)
             }
             html += QStringLiteral("</table>");
         }
+        const auto handoff = TbbHandoff::hold(); // as in exportTrace
         QMetaObject::invokeMethod(
             this,
             [this, html] {
+                TbbHandoff::pass();
                 m_seedsTable->setText(html);
                 emit seedsCompared();
             },
@@ -1263,8 +1266,16 @@ QString MainWindow::exportTrace(const QString& path)
             trace.sample(engine);
         }
         const std::string err = SafeFile::write(path.toStdString(), trace.finish(engine));
+        // The closure is built and posted while the hand-off is held, and passes it before it reads
+        // what it captured (Qt's event queue is invisible to ThreadSanitizer).
+        const auto handoff = TbbHandoff::hold();
         QMetaObject::invokeMethod(
-            this, [this, path, err] { emit traceExported(path, QString::fromStdString(err)); }, Qt::QueuedConnection);
+            this,
+            [this, path, err] {
+                TbbHandoff::pass();
+                emit traceExported(path, QString::fromStdString(err));
+            },
+            Qt::QueuedConnection);
     });
     connect(worker, &QThread::finished, worker, &QObject::deleteLater);
     m_traceWorkers.push_back(worker);

@@ -1088,6 +1088,26 @@ void MainWindow::renderStallBanner()
     m_banner->setText(html);
 }
 
+namespace {
+// A CPU, an hctx or a tag map that a stall step or a lesson step points at: outlined on the canvas,
+// and the object the inspector shows.
+CanvasSelection markAndSelect(CanvasHighlight::Kind kind, int index, std::vector<CanvasHighlight>& marks)
+{
+    marks.push_back({ kind, index });
+    switch (kind) {
+    case CanvasHighlight::Kind::Cpu:
+        return { CanvasSelection::Kind::Cpu, index };
+    case CanvasHighlight::Kind::Hctx:
+        return { CanvasSelection::Kind::Hctx, index };
+    case CanvasHighlight::Kind::Tags:
+        return { CanvasSelection::Kind::Tags, index };
+    case CanvasHighlight::Kind::Device:
+        break;
+    }
+    return {};
+}
+} // namespace
+
 void MainWindow::selectStallStep(int step)
 {
     if (step < 0 || step >= static_cast<int>(m_stallSteps.size()))
@@ -1102,16 +1122,13 @@ void MainWindow::selectStallStep(int step)
         sel = { CanvasSelection::Kind::Request, st.index };
         break;
     case StallStep::Object::Hctx:
-        marks.push_back({ CanvasHighlight::Kind::Hctx, st.index });
-        sel = { CanvasSelection::Kind::Hctx, st.index };
+        sel = markAndSelect(CanvasHighlight::Kind::Hctx, st.index, marks);
         break;
     case StallStep::Object::Tags:
-        marks.push_back({ CanvasHighlight::Kind::Tags, st.index });
-        sel = { CanvasSelection::Kind::Tags, st.index };
+        sel = markAndSelect(CanvasHighlight::Kind::Tags, st.index, marks);
         break;
     case StallStep::Object::Cpu:
-        marks.push_back({ CanvasHighlight::Kind::Cpu, st.index });
-        sel = { CanvasSelection::Kind::Cpu, st.index };
+        sel = markAndSelect(CanvasHighlight::Kind::Cpu, st.index, marks);
         break;
     case StallStep::Object::None:
         break;
@@ -1548,16 +1565,13 @@ void MainWindow::lessonStepPlayed(int step, const QString& error)
         CanvasSelection sel;
         switch (h.kind) {
         case LessonHighlight::Kind::Cpu:
-            marks.push_back({ CanvasHighlight::Kind::Cpu, h.index });
-            sel = { CanvasSelection::Kind::Cpu, h.index };
+            sel = markAndSelect(CanvasHighlight::Kind::Cpu, h.index, marks);
             break;
         case LessonHighlight::Kind::Hctx:
-            marks.push_back({ CanvasHighlight::Kind::Hctx, h.index });
-            sel = { CanvasSelection::Kind::Hctx, h.index };
+            sel = markAndSelect(CanvasHighlight::Kind::Hctx, h.index, marks);
             break;
         case LessonHighlight::Kind::Tags:
-            marks.push_back({ CanvasHighlight::Kind::Tags, h.index });
-            sel = { CanvasSelection::Kind::Tags, h.index };
+            sel = markAndSelect(CanvasHighlight::Kind::Tags, h.index, marks);
             break;
         case LessonHighlight::Kind::Queue:
             marks.push_back({ CanvasHighlight::Kind::Device, h.index });

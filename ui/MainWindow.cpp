@@ -761,7 +761,7 @@ void MainWindow::frame()
     const bool fresh = snap && snap != m_drawn;
     bool changed = fresh || !out.rows.empty() || !out.markers.empty() || !out.trace.empty();
     if (snap && (changed || m_scene->animating()))
-        m_scene->update(*snap, out.trace, frameMs);
+        m_scene->update(snap, out.trace, frameMs);
     if (fresh) // the interval in progress, so the plots reach the clock between samples
         m_plots->setProvisional(snap->intervalSoFar);
     if (snap)

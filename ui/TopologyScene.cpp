@@ -297,8 +297,11 @@ QPointF TopologyScene::hctxCenter(int hctx) const
 
 int TopologyScene::drawnTokens() const { return m_tokens ? m_tokens->size() : 0; }
 
-void TopologyScene::update(const Snapshot& snap, const std::vector<TraceRecord>& trace, double frameMs)
+void TopologyScene::update(
+    const std::shared_ptr<const Snapshot>& shared, const std::vector<TraceRecord>& trace, double frameMs)
 {
+    m_snap = shared;
+    const Snapshot& snap = *shared;
     const double dt = static_cast<double>(snap.now.ns() - m_lastNow);
     m_busyShare.resize(m_cpus.size());
     for (std::size_t c = 0; dt > 0 && c < m_cpus.size() && c < snap.cpus.size(); ++c) {
@@ -342,11 +345,6 @@ void TopologyScene::update(const Snapshot& snap, const std::vector<TraceRecord>&
                                 .arg(s.tagsInUse)
                                 .arg(s.tagDepth));
     }
-    // What a tag cell's tooltip names: the requests holding tags, and each hctx's tag map.
-    m_requests = snap.requests;
-    m_hctxTagMap.resize(snap.hctxs.size());
-    for (std::size_t h = 0; h < snap.hctxs.size(); ++h)
-        m_hctxTagMap[h] = snap.hctxs[h].tags;
     for (std::size_t d = 0; d < m_queueCounters.size() && d < snap.queueRestartCounters.size(); ++d)
         if (m_queueCounters[d]) {
             const int n = snap.queueRestartCounters[d];
@@ -646,7 +644,10 @@ QString TopologyScene::tagInfoAt(const QPointF& p) const
         const int tag = map->tagAt(p);
         if (tag < 0)
             return {};
-        const int mapIndex = h < m_hctxTagMap.size() ? m_hctxTagMap[h] : -1;
+        if (!m_snap || h >= m_snap->hctxs.size())
+            return {};
+        const auto& hctxs = m_snap->hctxs;
+        const int mapIndex = hctxs[h].tags;
         QString info = QStringLiteral("tag %1: ").arg(tag);
         switch (const int v = map->state(tag)) {
         case kTagFree:
@@ -654,9 +655,9 @@ QString TopologyScene::tagInfoAt(const QPointF& p) const
         case kTagLost:
             return info + QStringLiteral("lost: neither free nor in use again (ida-lock-split's race)");
         case kTagInUse:
-            for (const RequestSnapshot& r : m_requests)
-                if (r.tag == tag && r.hctx >= 0 && static_cast<std::size_t>(r.hctx) < m_hctxTagMap.size()
-                    && m_hctxTagMap[static_cast<std::size_t>(r.hctx)] == mapIndex)
+            for (const RequestSnapshot& r : m_snap->requests)
+                if (r.tag == tag && r.hctx >= 0 && static_cast<std::size_t>(r.hctx) < hctxs.size()
+                    && hctxs[static_cast<std::size_t>(r.hctx)].tags == mapIndex)
                     return info
                         + QStringLiteral("held by %1, submitted on CPU %2 (%3)")
                               .arg(EventLogModel::requestName(r.id, r.script, m_scriptIds))

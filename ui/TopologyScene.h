@@ -54,7 +54,7 @@ public:
     // allocator caches free tags per CPU (percpu_ida), so each CPU tile shows its cache colour.
     void build(const Topology& topo, const std::vector<DeviceLayout>& devices, bool perCpuTagCaches = false);
     // frameMs: wall time since the last frame (for animation)
-    void update(const Snapshot& snap, const std::vector<TraceRecord>& trace, double frameMs);
+    void update(const std::shared_ptr<const Snapshot>& snap, const std::vector<TraceRecord>& trace, double frameMs);
     int drawnTokens() const;
     int requestsInFlight() const;
     bool sampled() const;
@@ -134,8 +134,7 @@ private:
     int m_inFlight = 0;
     bool m_sampled = false;
     QStringList m_scriptIds;
-    std::vector<RequestSnapshot> m_requests; // of the last update, for the tag tooltips
-    std::vector<int> m_hctxTagMap; // per hctx: its Snapshot::tagMaps index
+    std::shared_ptr<const Snapshot> m_snap; // of the last update, for the tag tooltips (shared, not copied)
 };
 
 } // namespace blkmq

@@ -22,16 +22,6 @@ namespace blkmq::cli {
 
 namespace {
 
-std::vector<std::string> splitSets(const std::string& text)
-{
-    std::vector<std::string> out;
-    std::stringstream ss(text);
-    for (std::string s; std::getline(ss, s, ',');)
-        if (!s.empty())
-            out.push_back(s);
-    return out;
-}
-
 std::string fixed(double v, int digits)
 {
     char buf[48];
@@ -57,15 +47,7 @@ int abCommand(const std::vector<std::string>& args)
                 (arg == "--a" ? hasA : hasB) = true;
                 return true;
             }
-            if (arg != "--seeds" && arg != "--first-seed")
-                return false;
-            if (!value(v) || v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 18)
-                error = arg + " needs a positive number";
-            else
-                (arg == "--seeds" ? seeds : first) = std::stoull(v);
-            if (arg == "--seeds" && (seeds < 2 || seeds > static_cast<std::uint64_t>(limits::kExploreSeeds)))
-                error = "--seeds: from 2 (a spread needs two) to " + std::to_string(limits::kExploreSeeds);
-            return true;
+            return seedOption(arg, value, error, seeds, first, 2); // a spread needs two seeds
         });
     if (!err.empty() || !hasB) {
         std::cerr << "blkmqlab-cli ab: " << (err.empty() ? std::string("--b SETTINGS is required") : err)
@@ -85,8 +67,8 @@ int abCommand(const std::vector<std::string>& args)
     options.threads = o.threads;
     options.stop = interrupt.flag();
     options.progress = [&](std::uint64_t done, std::uint64_t total) { progress.update(done, total); };
-    auto compared = compareOverSeeds([&](const std::vector<std::string>& sets) { return o.load(sets); }, splitSets(a),
-        splitSets(b), first, seeds, options);
+    auto compared = compareOverSeeds([&](const std::vector<std::string>& sets) { return o.load(sets); },
+        splitSettings(a), splitSettings(b), first, seeds, options);
     progress.done();
     if (!compared) {
         std::cerr << "blkmqlab-cli: " << compared.error() << '\n';

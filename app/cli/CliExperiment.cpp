@@ -116,20 +116,7 @@ int exploreCommand(const std::vector<std::string>& args)
                       error = "--save-counterexample needs a file name";
                   return true;
               }
-              if (a != "--seeds" && a != "--first-seed")
-                  return false;
-              if (!value(v) || v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 18)
-                  error = a + " needs a positive number";
-              else
-                  (a == "--seeds" ? seeds : first) = std::stoull(v);
-              if (a == "--seeds" && seeds == 0)
-                  error = "--seeds needs a positive number";
-              if (a == "--seeds" && seeds > static_cast<std::uint64_t>(limits::kExploreSeeds))
-                  error = "--seeds: " + v + " is more than the limit of " + std::to_string(limits::kExploreSeeds)
-                      + " (docs/limits.md)";
-              if (a == "--first-seed" && first > (UINT64_MAX >> 1))
-                  error = "--first-seed: " + v + " is too large";
-              return true;
+              return seedOption(a, value, error, seeds, first);
           });
     if (!err.empty()) {
         std::cerr << "blkmqlab-cli explore: " << err << " (see blkmqlab-cli help)\n";
@@ -146,11 +133,7 @@ int exploreCommand(const std::vector<std::string>& args)
     // chunk at a time, so memory does not grow with --seeds beyond one small row each.
     std::vector<AxisPoint> points;
     for (const std::string& v : variants) {
-        AxisPoint p { v, {} };
-        std::stringstream ss(v);
-        for (std::string set; std::getline(ss, set, ',');)
-            p.sets.push_back(set);
-        points.push_back(std::move(p));
+        points.push_back({ v, splitSettings(v) });
     }
     if (points.empty())
         points.push_back({ "as given", {} });

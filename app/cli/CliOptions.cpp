@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <sstream>
 
 namespace blkmq::cli {
 
@@ -83,6 +84,42 @@ std::string parseScenarioOptions(const std::vector<std::string>& args, ScenarioO
     if (o.hasFile && !o.preset.empty())
         return "give a scenario FILE or --preset, not both";
     return {};
+}
+
+std::vector<std::string> splitSettings(const std::string& text)
+{
+    std::vector<std::string> out;
+    std::stringstream ss(text);
+    for (std::string s; std::getline(ss, s, ',');)
+        if (!s.empty())
+            out.push_back(s);
+    return out;
+}
+
+bool seedOption(const std::string& arg, const NextValue& value, std::string& error, std::uint64_t& seeds,
+    std::uint64_t& first, std::uint64_t minSeeds)
+{
+    if (arg != "--seeds" && arg != "--first-seed")
+        return false;
+    std::string v;
+    if (!value(v) || !isCount(v, 18)) {
+        error = arg + " needs a positive number";
+        return true;
+    }
+    const std::uint64_t n = std::stoull(v);
+    if (arg == "--first-seed") {
+        if (n > (UINT64_MAX >> 1))
+            error = "--first-seed: " + v + " is too large";
+        first = n;
+    } else if (n > static_cast<std::uint64_t>(limits::kExploreSeeds)) {
+        error = "--seeds: " + v + " is more than the limit of " + std::to_string(limits::kExploreSeeds)
+            + " (docs/limits.md)";
+    } else if (n < minSeeds) {
+        error = "--seeds: at least " + std::to_string(minSeeds) + (minSeeds > 1 ? " (a spread needs two)" : "");
+    } else {
+        seeds = n;
+    }
+    return true;
 }
 
 std::string checkOutput(const std::string& option, const std::string& path, int& onStdout)

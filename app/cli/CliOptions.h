@@ -3,6 +3,7 @@
 #include "scenario/Scenario.h"
 #include "sim/Result.h"
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -29,6 +30,14 @@ using NextValue = std::function<bool(std::string&)>;
 // A command's own options: returns false if `arg` is not one of them, else
 // consumes its value and sets `error` when the value is bad.
 using ExtraOption = std::function<bool(const std::string& arg, const NextValue& value, std::string& error)>;
+
+// "path=value,path=value" (--variant, --a, --b) as settings; empty parts are dropped.
+std::vector<std::string> splitSettings(const std::string& text);
+
+// --seeds N and --first-seed S of explore and ab: true if `arg` is one of them (its value is then
+// read into `seeds` or `first`, or `error` says what is wrong); `minSeeds` is the fewest it takes.
+bool seedOption(const std::string& arg, const NextValue& value, std::string& error, std::uint64_t& seeds,
+    std::uint64_t& first, std::uint64_t minSeeds = 1);
 
 // Returns an error message naming the option, or empty.
 std::string parseScenarioOptions(const std::vector<std::string>& args, ScenarioOptions& o, const ExtraOption& extra);

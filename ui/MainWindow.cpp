@@ -762,7 +762,9 @@ void MainWindow::frame()
     bool changed = fresh || !out.rows.empty() || !out.markers.empty() || !out.trace.empty();
     if (snap && (changed || m_scene->animating()))
         m_scene->update(snap, out.trace, frameMs);
-    if (fresh) // the interval in progress, so the plots reach the clock between samples
+    // The interval in progress, so the plots reach the clock between samples. New rows drop the
+    // provisional point; the runner may have published this snapshot before a frame drained them.
+    if (snap && (fresh || !out.rows.empty()))
         m_plots->setProvisional(snap->intervalSoFar);
     if (snap)
         m_shownNs = snap->now.ns();
@@ -776,7 +778,7 @@ void MainWindow::frame()
         changed |= !rows.empty() || freshB;
         m_drawnB = snapB;
         m_plots->append(rows, static_cast<int>(i));
-        if (freshB)
+        if (snapB && (freshB || !rows.empty()))
             m_plots->setProvisional(snapB->intervalSoFar, static_cast<int>(i));
     }
     if (m_stepPending && fresh) { // say what a step did, even when nothing on the canvas moved

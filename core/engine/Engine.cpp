@@ -63,7 +63,7 @@ bool Engine::eventDue(SimTime limit)
 {
     if (m_inbox.pending())
         applyCommands();
-    return !m_sim->queue.empty() && m_sim->queue.top().time <= limit;
+    return !m_sim->queue.empty() && m_sim->queue.topTime() <= limit;
 }
 
 bool Engine::step()

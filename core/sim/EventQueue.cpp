@@ -1,51 +1,58 @@
 #include "sim/EventQueue.h"
 
+#include <algorithm>
+#include <stdexcept>
+
 namespace blkmq {
 
-void EventQueue::push(Event e)
+EventQueue::EventQueue(std::size_t reserve)
 {
-    e.seq = m_nextSeq++;
-    m_heap.push_back(e);
-    siftUp(m_heap.size() - 1);
+    m_heap.reserve(reserve);
+    m_payload.reserve(reserve);
+    m_free.reserve(reserve);
 }
 
-Event EventQueue::pop()
+void EventQueue::clear()
 {
-    Event top = m_heap.front();
-    m_heap.front() = m_heap.back();
-    m_heap.pop_back();
-    if (!m_heap.empty())
-        siftDown(0);
-    return top;
+    m_heap.clear();
+    m_payload.clear();
+    m_free.clear();
+    m_nextSeq = 0;
 }
 
-void EventQueue::siftUp(std::size_t i)
+std::uint32_t EventQueue::growSlots()
 {
-    const Event moving = m_heap[i];
-    while (i > 0) {
-        const std::size_t parent = (i - 1) / 4;
-        if (!moving.before(m_heap[parent]))
-            break;
-        m_heap[i] = m_heap[parent];
-        i = parent;
-    }
-    m_heap[i] = moving;
+    // Unreachable within limits.h (requests in flight and CPUs bound the pending events), but a
+    // full slot field must not wrap silently into another event's operands.
+    if (m_payload.size() >= kMaxPending)
+        throw std::length_error("more than 4194304 events pending in one engine");
+    m_payload.emplace_back();
+    return static_cast<std::uint32_t>(m_payload.size() - 1);
 }
 
-void EventQueue::siftDown(std::size_t i)
+void EventQueue::renumber()
+{
+    // A sorted array is a heap; the new sequence numbers keep every pending event's order.
+    std::sort(m_heap.begin(), m_heap.end(), [](const Key& x, const Key& y) { return x.before(y); });
+    std::uint64_t seq = 0;
+    for (Key& k : m_heap)
+        k.order = (k.order & ~(kSeqMax << kSlotBits)) | (seq++ << kSlotBits);
+    m_nextSeq = seq;
+}
+
+void EventQueue::siftDown(Key moving)
 {
     const std::size_t n = m_heap.size();
-    const Event moving = m_heap[i];
+    std::size_t i = 0;
     for (;;) {
         const std::size_t first = 4 * i + 1;
         if (first >= n)
             break;
         std::size_t best = first;
         const std::size_t last = first + 4 < n ? first + 4 : n;
-        for (std::size_t c = first + 1; c < last; ++c) {
+        for (std::size_t c = first + 1; c < last; ++c)
             if (m_heap[c].before(m_heap[best]))
                 best = c;
-        }
         if (!m_heap[best].before(moving))
             break;
         m_heap[i] = m_heap[best];

@@ -71,6 +71,35 @@ private slots:
         }
     }
 
+    // The sequence field is 40 bits: when it fills, the pending events are renumbered and keep
+    // their order, ties included, and the operands stay with their event.
+    void fullSequenceRenumbersInOrder()
+    {
+        EventQueue q;
+        Rng rng(11);
+        const auto push = [&](std::int64_t t, int a) {
+            Event e;
+            e.time = SimTime(t);
+            e.a = a;
+            e.b = -a;
+            q.push(e);
+        };
+        for (int i = 0; i < 300; ++i)
+            push(static_cast<std::int64_t>(rng.below(20)), i);
+        q.skipSequence(EventQueue::kSeqMax - 400); // the next pushes cross the field's end
+        for (int i = 300; i < 600; ++i)
+            push(static_cast<std::int64_t>(rng.below(20)), i);
+        std::vector<std::pair<std::int64_t, int>> got;
+        while (!q.empty()) {
+            const Event e = q.pop();
+            QCOMPARE(e.b, -e.a);
+            got.emplace_back(e.time.ns(), e.a);
+        }
+        // same time: insertion order, which is the order of a
+        QVERIFY(std::is_sorted(got.begin(), got.end()));
+        QCOMPARE(got.size(), std::size_t(600));
+    }
+
     void durations_data()
     {
         QTest::addColumn<QString>("text");

@@ -109,6 +109,8 @@ void BlkMqTags::put(int cpu, int tag, int allocCpu, TagUser& user, TagWakeHost& 
 // sleeping submitter wakes and retries, every parked hctx is rerun.
 void BlkMqTags::wakeAll(int cpu, TagWakeHost& host)
 {
+    if (m_waiting == 0)
+        return;
     for (WaitQueue& ws : m_ws)
         wake(ws, static_cast<int>(ws.tasks.size()), cpu, host);
 }
@@ -120,7 +122,11 @@ BlkMqTags::WaitQueue& BlkMqTags::waitPtr(TagUser& user)
     return ws;
 }
 
-void BlkMqTags::sleep(int task, TagUser& user) { waitPtr(user).tasks.push_back(task); }
+void BlkMqTags::sleep(int task, TagUser& user)
+{
+    waitPtr(user).tasks.push_back(task);
+    ++m_waiting;
+}
 
 bool BlkMqTags::park(TagUser& user)
 {
@@ -128,6 +134,7 @@ bool BlkMqTags::park(TagUser& user)
         return false;
     user.parked = true;
     waitPtr(user).hctxs.push_back(user.hctx);
+    ++m_waiting;
     return true;
 }
 
@@ -137,11 +144,13 @@ void BlkMqTags::unpark(TagUser& user)
         return;
     user.parked = false;
     for (WaitQueue& ws : m_ws)
-        std::erase(ws.hctxs, user.hctx);
+        m_waiting -= static_cast<int>(std::erase(ws.hctxs, user.hctx));
 }
 
 void BlkMqTags::wakeUp(int cpu, TagWakeHost& host)
 {
+    if (m_waiting == 0) // no waiter anywhere: what sbq_wake_ptr() finds after looking at every queue
+        return;
     // sbq_wake_ptr(): the first wait queue with waiters, from the wake index on.
     int index = m_wakeIndex;
     WaitQueue* ws = nullptr;
@@ -166,6 +175,7 @@ void BlkMqTags::wake(WaitQueue& ws, int tasks, int cpu, TagWakeHost& host)
         host.unpark(h); // blk_mq_dispatch_wake(): clear TAG_WAITING, run the hctx
         host.runHwQueueAsync(cpu, h);
     }
+    m_waiting -= static_cast<int>(ws.hctxs.size());
     ws.hctxs.clear();
     const int n = std::min(static_cast<int>(ws.tasks.size()), tasks);
     for (int i = 0; i < n; ++i) {
@@ -174,6 +184,7 @@ void BlkMqTags::wake(WaitQueue& ws, int tasks, int cpu, TagWakeHost& host)
     }
     m_sim.counters.tag_wakeups += static_cast<std::uint64_t>(n);
     ws.tasks.erase(ws.tasks.begin(), ws.tasks.begin() + n);
+    m_waiting -= n;
 }
 
 void BlkMqTags::idle(TagUser& user)

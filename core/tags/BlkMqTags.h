@@ -111,6 +111,7 @@ private:
     int m_activeQueues = 0;
     TagWaitRules m_rules;
     int m_wakeIndex = 0;
+    int m_waiting = 0; // tasks and hctxs on all wait queues: a free with nobody waiting looks no further
     std::array<WaitQueue, kWaitQueues> m_ws;
     TagRace m_firstLoss;
     TagRace m_firstMiss;

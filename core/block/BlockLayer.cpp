@@ -101,6 +101,7 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
                 m_hctxs[static_cast<std::size_t>(q.firstHctx)].vectorCpu, m_ops(BlockOp::UsbStep, dev), false);
         m_queues.push_back(std::move(q));
     }
+    m_hctxLines.resize(m_hctxs.size());
     for (const TagSet& t : m_tagSets) {
         auto spec = std::find_if(
             scenario.tag_sets.begin(), scenario.tag_sets.end(), [&](const TagSetSpec& s) { return s.name == t.name; });
@@ -205,7 +206,7 @@ int BlockLayer::getRequest(int cpu, int dev, int task, int bytes, TagAlloc* prog
             return -1;
         }
     }
-    hctx.tagsLine.write(cpu); // data->hctx->queued++
+    linesOf(hctx).tags.write(cpu); // data->hctx->queued++
     const int rq = allocRq();
     Request& r = request(rq);
     r.tag = tag;
@@ -233,7 +234,7 @@ void BlockLayer::submit(int cpu, int rq, bool bypassScheduler, bool runQueue)
         if (bypassScheduler) {
             r.state = RqState::Dispatch;
             hctx.dispatch.pushBack(m_pool, rq);
-            hctx.stateLine.write(cpu); // under hctx->lock
+            linesOf(hctx).state.write(cpu); // under hctx->lock
         } else {
             m_machine.charge(m_sim.costs.sched_insert_ns);
             r.state = RqState::Sched;
@@ -272,11 +273,11 @@ void BlockLayer::dispatch(int cpu, int h)
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
     if (hctx.stopped)
         return;
-    hctx.tagsLine.write(cpu); // hctx->run++
+    linesOf(hctx).tags.write(cpu); // hctx->run++
     const bool hasSched = m_queues[static_cast<std::size_t>(hctx.dev)].spec.scheduler != SchedulerKind::None;
     if (!hctx.dispatch.empty()) {
         RqList list = hctx.dispatch.take();
-        hctx.stateLine.write(cpu); // spin_lock(&hctx->lock); list_splice_init(&hctx->dispatch, ...)
+        linesOf(hctx).state.write(cpu); // spin_lock(&hctx->lock); list_splice_init(&hctx->dispatch, ...)
         m_restart->mark(h);
         const Dispatched d = dispatchList(cpu, h, list);
         // v4.11 to v4.14 ask the scheduler if it returned false ("we did have work but weren't able to
@@ -327,8 +328,8 @@ bool BlockLayer::tagWait(int h)
     }
     const bool parked = tags.park(hctx.tagUse);
     if (parked) { // TAG_WAITING in the state, dispatch_wait on a wait queue
-        hctx.stateLine.write(m_machine.executingCpu());
-        hctx.tagsLine.write(m_machine.executingCpu());
+        linesOf(hctx).state.write(m_machine.executingCpu());
+        linesOf(hctx).tags.write(m_machine.executingCpu());
     }
     return parked;
 }
@@ -338,8 +339,8 @@ void BlockLayer::unpark(int h)
 {
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
     hctx.tagUse.parked = false;
-    hctx.stateLine.write(m_machine.executingCpu());
-    hctx.tagsLine.write(m_machine.executingCpu());
+    linesOf(hctx).state.write(m_machine.executingCpu());
+    linesOf(hctx).tags.write(m_machine.executingCpu());
 }
 
 // blk_mq_dispatch_rq_list(): issue in order; on the first failure the rest
@@ -376,8 +377,8 @@ BlockLayer::Dispatched BlockLayer::dispatchList(int cpu, int h, RqList& list)
             m_sim.trace(TraceKind::Requeue, cpu, i, h, now);
         }
         hctx.dispatch.spliceFront(m_pool, rest);
-        hctx.stateLine.write(cpu); // under hctx->lock
-        hctx.tagsLine.write(cpu); // hctx->dispatched[]++
+        linesOf(hctx).state.write(cpu); // under hctx->lock
+        linesOf(hctx).tags.write(cpu); // hctx->dispatched[]++
         const bool marked = m_restart->marked(h);
         const bool parked = hctx.tagUse.parked;
         const bool rerun = m_dispatchMode == DispatchMode::V4_11
@@ -388,7 +389,7 @@ BlockLayer::Dispatched BlockLayer::dispatchList(int cpu, int h, RqList& list)
         return d;
     }
     if (d.queued > 0)
-        hctx.tagsLine.write(cpu); // hctx->dispatched[]++
+        linesOf(hctx).tags.write(cpu); // hctx->dispatched[]++
     return d;
 }
 
@@ -414,7 +415,7 @@ BlockLayer::Issue BlockLayer::issue(int cpu, int rq)
             // ibnbd_clt_dev_kick_mq_queue(IBNBD_DELAY_IFBUSY): stop the hctx and wait on this CPU's
             // requeue list. A failed get means every permit is in flight, so the list is always taken.
             hctx.stopped = true;
-            hctx.stateLine.write(cpu);
+            linesOf(hctx).state.write(cpu);
             permits.addToRequeue(cpu, r.hctx);
             ++m_sim.counters.dispatch_busy;
             return Issue::Busy;
@@ -483,7 +484,7 @@ void BlockLayer::delayQueue(int fromCpu, int h)
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
     hctx.stopped = true;
     hctx.startOnRun = true;
-    hctx.stateLine.write(fromCpu);
+    linesOf(hctx).state.write(fromCpu);
     queueRunWork(fromCpu, h);
 }
 
@@ -559,7 +560,7 @@ void BlockLayer::perform(int cpu, Op op, OpStack& stack)
             if (!hctx.startOnRun)
                 break;
             hctx.stopped = hctx.startOnRun = false;
-            hctx.stateLine.write(cpu);
+            linesOf(hctx).state.write(cpu);
         }
         dispatch(cpu, op.a);
         break;

@@ -192,8 +192,8 @@ private:
     void freeRequest(int cpu, int rq);
     bool hasPending(int hctx) const override;
     void unpark(int hctx) override;
-    Cacheline& stateLine(int hctx) override { return m_hctxs[static_cast<std::size_t>(hctx)].stateLine; }
-    Cacheline& tagsLine(int hctx) override { return m_hctxs[static_cast<std::size_t>(hctx)].tagsLine; }
+    HctxLines* hctxLines() override { return m_hctxLines.data(); }
+    HctxLines& linesOf(const Hctx& h) { return m_hctxLines[static_cast<std::size_t>(&h - m_hctxs.data())]; }
     void runHwQueueAsync(int hctx) override { runHwQueueAsync(-1, hctx); }
     void runHwQueueAsync(int fromCpu, int hctx) override;
     void queueRunWork(int fromCpu, int hctx); // kblockd_schedule_delayed_work_on(next_cpu, &hctx->run_work)
@@ -208,6 +208,7 @@ private:
     EndIoSink* m_endIo = nullptr;
     std::vector<RequestQueue> m_queues;
     std::vector<Hctx> m_hctxs;
+    std::vector<HctxLines> m_hctxLines; // per hctx, apart from it (what the restart walk reads)
     std::vector<BlkMqTags*> m_tags; // by global index (hctx->tags), into m_tagSets
     std::vector<TagSet> m_tagSets;
     std::vector<DriverPermits> m_permits; // per tag set

@@ -29,11 +29,7 @@ struct Hctx {
     bool irqRaised = false; // the vector fired and its handler has not drained cq
     int atDevice = 0; // requests the device is working on
     std::vector<int> schedWaiters; // tasks sleeping for a scheduler request
-    // Two cachelines of struct blk_mq_hw_ctx (v4.14 layout) that the restart walk reads: line 0 holds
-    // lock, dispatch and state; the line of `tags` also holds dispatch_wait, wait_index and the
-    // queued / run / dispatched[] counters, written on every allocation, run and dispatch.
-    Cacheline stateLine;
-    Cacheline tagsLine;
+    // Its two cachelines the restart walk reads are in BlockLayer's HctxLines array (topo/Cacheline.h).
 };
 
 } // namespace blkmq

@@ -37,7 +37,7 @@ void SchedRestart::mark(int h, MarkReason why)
     if (m.marked)
         return;
     m.marked = true;
-    m_host.stateLine(h).write(m_machine.executingCpu()); // set_bit(BLK_MQ_S_SCHED_RESTART, &hctx->state)
+    m_host.hctxLines()[h].state.write(m_machine.executingCpu()); // set_bit(BLK_MQ_S_SCHED_RESTART, &hctx->state)
     m.why = why;
     m.since = m_machine.opNow();
     ++m_sim.counters.restart_marks;
@@ -54,7 +54,7 @@ bool SchedRestart::restartHctx(int h)
     if (!m.marked)
         return false;
     m.marked = false;
-    m_host.stateLine(h).write(m_machine.executingCpu()); // test_and_clear_bit()
+    m_host.hctxLines()[h].state.write(m_machine.executingCpu()); // test_and_clear_bit()
     if (m_shape.hctx(h).tagShared) {
         --m_queueCounter[static_cast<std::size_t>(m_shape.hctx(h).queue)];
         --m_tagSet[static_cast<std::size_t>(m_shape.queueOf(h).tagSet)].counter;
@@ -145,36 +145,65 @@ void SchedRestart::walk(int h, int pos)
     const int cpu = m_machine.executingCpu();
     const bool evicted = m_walkEvicts[static_cast<std::size_t>(q.tagSet)];
     const std::int64_t llcHit = evicted ? m_sim.costs.cacheline_ns[static_cast<int>(Distance::Llc)] : 0;
-    for (; pos < end; ++pos) {
-        int candidate;
-        if (pos < (nq - 1) * nr) {
-            const int other = set.queues[static_cast<std::size_t>((self + 1 + pos / nr) % nq)];
-            candidate = m_shape.queues[static_cast<std::size_t>(other)].firstHctx + pos % nr;
+    HctxLines* const lines = m_host.hctxLines();
+    // The batch's CPU time is charged at its end, or before a restart (whose run starts at opNow()).
+    std::int64_t batchNs = 0;
+    int counted = pos; // visits before this one are in the counters
+    const auto account = [&] {
+        m_machine.charge(batchNs);
+        m_sim.counters.restart_cpu_ns += static_cast<std::uint64_t>(batchNs);
+        batchNs = 0;
+    };
+    // The candidate at `pos` is base + off: one division per queue walked, not per hctx.
+    const int others = (nq - 1) * nr;
+    int base = 0, off = 0;
+    const auto seek = [&](int p) {
+        if (p < others) {
+            base = m_shape.queues[static_cast<std::size_t>(set.queues[static_cast<std::size_t>((self + 1 + p / nr) % nq)])]
+                       .firstHctx;
+            off = p % nr;
         } else {
-            const int k = pos - (nq - 1) * nr;
-            candidate = q.firstHctx + (start.index + 1 + k) % nr;
+            base = q.firstHctx;
+            off = (start.index + 1 + p - others) % nr;
         }
+    };
+    seek(pos);
+    for (; pos < end; ++pos, ++off) {
+        if (off == nr) { // the next queue, or the own queue's wrap to hctx 0
+            if (pos <= others)
+                seek(pos);
+            else
+                off = 0;
+        }
+        const int candidate = base + off;
         // queue_hw_ctx[j] (read-only, a new line every 8 hctxs), then hctx2->tags; hctx2->state only
         // when the tags match (blk_mq_sched_restart_hctx's test_bit).
         const RestartShape::HctxPlace& place = m_shape.hctx(candidate);
         std::int64_t ns = m_sim.costs.restart_visit_ns;
         if (place.index % 8 == 0)
             ns += llcHit * (place.index == 0 ? 2 : 1); // and the queue's list node
-        ns += m_host.tagsLine(candidate).read(cpu, evicted, m_sim.topo, m_sim.costs);
+        HctxLines& l = lines[candidate];
+        ns += l.tags.read(cpu, evicted, m_sim.topo, m_sim.costs);
         const bool sameTags = place.tags == start.tags;
         if (sameTags)
-            ns += m_host.stateLine(candidate).read(cpu, evicted, m_sim.topo, m_sim.costs);
-        m_machine.charge(ns);
-        m_sim.counters.restart_cpu_ns += static_cast<std::uint64_t>(ns);
-        ++m_sim.counters.restart_hctx_visits;
-        ++note.visits;
-        if (sameTags && restartHctx(candidate)) {
-            note.outcome = RestartNote::Outcome::Restarted;
-            note.restarted = candidate;
-            walkReturned();
-            return;
+            ns += l.state.read(cpu, evicted, m_sim.topo, m_sim.costs);
+        batchNs += ns;
+        if (sameTags && m_hctx[static_cast<std::size_t>(candidate)].marked) {
+            account();
+            m_sim.counters.restart_hctx_visits += static_cast<std::uint64_t>(pos + 1 - counted);
+            note.visits += pos + 1 - counted;
+            counted = pos + 1;
+            if (restartHctx(candidate)) {
+                note.outcome = RestartNote::Outcome::Restarted;
+                note.restarted = candidate;
+                walkReturned();
+                return;
+            }
         }
     }
+    account();
+    m_sim.counters.restart_hctx_visits += static_cast<std::uint64_t>(pos - counted);
+    note.visits += pos - counted;
     if (pos < total) {
         m_machine.pushOp(m_ops(RestartOp::Walk, h, pos));
     } else {

@@ -18,9 +18,8 @@ public:
     virtual bool hasPending(int hctx) const = 0;
     // blk_mq_run_hw_queue(hctx, async = true).
     virtual void runHwQueueAsync(int hctx) = 0;
-    // The hctx's line 0 (lock, dispatch, state) and the line of its tags pointer.
-    virtual Cacheline& stateLine(int hctx) = 0;
-    virtual Cacheline& tagsLine(int hctx) = 0;
+    // Every hctx's line 0 (lock, dispatch, state) and the line of its tags pointer, indexed by hctx.
+    virtual HctxLines* hctxLines() = 0;
 };
 
 // BLK_MQ_S_SCHED_RESTART (block/blk-mq-sched.c): an hctx whose dispatch failed

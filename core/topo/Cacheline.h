@@ -61,4 +61,13 @@ struct Cacheline {
     }
 };
 
+// The two lines of struct blk_mq_hw_ctx (v4.14 layout) that the restart walk reads: line 0 holds
+// lock, dispatch and state; the line of `tags` also holds dispatch_wait, wait_index and the
+// queued / run / dispatched[] counters, written on every allocation, run and dispatch. Kept apart
+// from the rest of the hctx, one array for all hctxs, so a walk over thousands reads 16 bytes each.
+struct HctxLines {
+    Cacheline state;
+    Cacheline tags;
+};
+
 } // namespace blkmq

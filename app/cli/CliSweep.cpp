@@ -534,7 +534,8 @@ int sweepCommand(const std::vector<std::string>& args)
     Experiment::Options options;
     options.threads = o.threads;
     options.keepSummaries = !fromFile && !o.jsonOut.empty();
-    options.chunk = static_cast<std::size_t>(threads) * 4;
+    // Chunks long enough that longest-first scheduling evens out an uneven grid (BatchRunner).
+    options.chunk = static_cast<std::size_t>(threads) * 16;
     options.shard = shard;
     options.stop = interrupt.flag();
     options.progress = [&](std::uint64_t done, std::uint64_t total) { progress.update(done, total); };

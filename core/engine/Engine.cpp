@@ -66,6 +66,8 @@ bool Engine::eventDue(SimTime limit)
     return !m_sim->queue.empty() && m_sim->queue.topTime() <= limit;
 }
 
+std::size_t Engine::pendingEvents() const { return m_sim->queue.size(); }
+
 bool Engine::step()
 {
     if (!eventDue(m_scenario.duration))

@@ -85,6 +85,7 @@ public:
     const std::vector<Marker>& markers() const { return m_markers; }
     std::string fingerprint() const { return m_fingerprint.hex(); }
     std::uint64_t events() const { return m_events; }
+    std::size_t pendingEvents() const; // in the event queue now
     double wallSeconds() const { return m_wallSeconds; }
 
     const Counters& counters() const { return m_sim->counters; }

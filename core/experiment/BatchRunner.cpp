@@ -1,4 +1,5 @@
 // TBB headers first: see TOOLCHAIN.md (TBB's `emit` vs Qt's macro).
+#include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/parallel_for.h>
 
@@ -7,7 +8,9 @@
 
 #include "engine/Engine.h"
 
+#include <algorithm>
 #include <memory>
+#include <numeric>
 
 namespace blkmq {
 
@@ -34,8 +37,17 @@ std::vector<RunOutcome> BatchRunner::runSerial(const std::vector<Scenario>& scen
     return out;
 }
 
+std::uint64_t BatchRunner::estimateEvents(const Scenario& s)
+{
+    Scenario pilot = s;
+    pilot.duration = SimTime(std::max<std::int64_t>(1, s.duration.ns() / 64));
+    Engine engine(pilot);
+    engine.run();
+    return engine.events() * 64;
+}
+
 std::vector<RunOutcome> BatchRunner::runParallel(const std::vector<Scenario>& scenarios, int threads, bool withSummary,
-    const std::atomic<bool>* stop, std::vector<char>* ran)
+    const std::atomic<bool>* stop, std::vector<char>* ran, Schedule schedule)
 {
     if (ran)
         ran->assign(scenarios.size(), 0);
@@ -43,17 +55,41 @@ std::vector<RunOutcome> BatchRunner::runParallel(const std::vector<Scenario>& sc
     if (threads > 0)
         limit = std::make_unique<tbb::global_control>(
             tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+    const std::size_t workers = std::min<std::size_t>(scenarios.size(),
+        static_cast<std::size_t>(tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism)));
     std::vector<RunOutcome> out(scenarios.size());
+    // The order runs start in; results stay where their scenario is.
+    std::vector<std::size_t> order(scenarios.size());
+    std::iota(order.begin(), order.end(), std::size_t(0));
     TbbHandoff::pass();
-    tbb::parallel_for(std::size_t(0), scenarios.size(), [&](std::size_t i) {
+    if (schedule == Schedule::CostFirst && scenarios.size() > workers && workers > 1) {
+        std::vector<std::uint64_t> cost(scenarios.size());
+        tbb::parallel_for(std::size_t(0), scenarios.size(), [&](std::size_t i) {
+            TbbHandoff::pass();
+            if (!(stop && stop->load(std::memory_order_relaxed)))
+                cost[i] = estimateEvents(scenarios[i]);
+            TbbHandoff::pass();
+        });
         TbbHandoff::pass();
-        if (stop && stop->load(std::memory_order_relaxed))
-            return;
-        out[i] = runOne(scenarios[i], withSummary);
-        if (ran)
-            (*ran)[i] = 1;
-        TbbHandoff::pass();
-    });
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return cost[a] > cost[b]; });
+    }
+    // Each worker takes the next run in `order` until none is left.
+    std::atomic<std::size_t> next { 0 };
+    tbb::parallel_for(
+        tbb::blocked_range<std::size_t>(0, std::max<std::size_t>(workers, 1), 1),
+        [&](const tbb::blocked_range<std::size_t>&) {
+            TbbHandoff::pass();
+            for (std::size_t k = next++; k < order.size(); k = next++) {
+                if (stop && stop->load(std::memory_order_relaxed))
+                    break;
+                const std::size_t i = order[k];
+                out[i] = runOne(scenarios[i], withSummary);
+                if (ran)
+                    (*ran)[i] = 1;
+            }
+            TbbHandoff::pass();
+        },
+        tbb::simple_partitioner());
     TbbHandoff::pass();
     return out;
 }

@@ -134,7 +134,8 @@ Experiment::Status Experiment::run(const Options& options, const std::function<v
             runs.push_back(std::move(*s));
         }
         std::vector<char> ran;
-        auto out = BatchRunner::runParallel(runs, options.threads, options.keepSummaries, options.stop, &ran);
+        auto out = BatchRunner::runParallel(
+            runs, options.threads, options.keepSummaries, options.stop, &ran, options.schedule);
         for (std::size_t j = 0; j < out.size(); ++j) {
             if (!ran[j]) { // stopped: only the prefix that ran in full
                 status.interrupted = true;

@@ -76,7 +76,8 @@ public:
     struct Options {
         int threads = 0; // <= 0: TBB's default
         bool keepSummaries = false;
-        std::size_t chunk = 256; // runs built and held at a time
+        std::size_t chunk = 256; // runs built and held at a time (and ordered by cost within)
+        BatchRunner::Schedule schedule = BatchRunner::Schedule::CostFirst;
         Shard shard;
         const std::atomic<bool>* stop = nullptr; // set (by a signal): no further run starts
         std::function<void(std::uint64_t done, std::uint64_t total)> progress; // after each chunk

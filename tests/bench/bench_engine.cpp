@@ -1,70 +1,347 @@
-// Engine throughput on single-core-null (issue 2): simulated I/Os per wall
-// second, events per second and the real-time factor (simulated seconds per
-// wall second); then the same batch serial vs on TBB workers, as a ratio.
-#include "experiment/BatchRunner.h"
-#include "scenario/ScenarioLoader.h"
-#include "sim/Duration.h"
+// The engine's speed (issue 13), in CPU time and ratios, never wall-clock pass/fail:
+//
+//  1. every preset: events and simulated I/Os per CPU-second, the real-time factor (simulated
+//     seconds per CPU-second), ns per event, and the ratio to a bare 16-byte-event binary heap
+//     (std::priority_queue) holding as many events as the engine held on average, timed side by
+//     side in this process, one engine run then one heap run, median of --repeat;
+//  2. how ns per event grows with the simulated machine: log-log slopes against CPU count (1 to
+//     512), requests in flight (8 to 4096) and devices (8 to 128), each family holding the rest
+//     fixed;
+//  3. an uneven sweep grid at 1 and 2 threads, in grid order and longest first (wall time, as a
+//     speed-up is: run it on idle cores).
+//
+// Usage: bench_engine [--cpu-seconds S] [--repeat N] [--presets a,b,...] [--no-scaling] [--no-sweep]
+// (S: CPU time one timed engine run aims at; the test suite runs a short smoke of it.)
 #include "engine/Engine.h"
+#include "experiment/Experiment.h"
+#include "scenario/ScenarioLoader.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
+#include <functional>
+#include <queue>
+#include <string>
 #include <thread>
+#include <vector>
 
 using namespace blkmq;
 
+namespace {
+
+double cpuNow()
+{
+    timespec ts {};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+struct Options {
+    double cpuSeconds = 0.2;
+    int repeat = 3;
+    std::vector<std::string> presets;
+    bool scaling = true;
+    bool sweep = true;
+};
+
+struct EngineRun {
+    double cpu = 0; // process CPU seconds of run()
+    std::uint64_t events = 0;
+    double ios = 0;
+    double simSeconds = 0;
+};
+
+EngineRun timeEngine(const Scenario& s)
+{
+    Engine e(s);
+    const double t0 = cpuNow();
+    e.run();
+    const double t1 = cpuNow();
+    return { t1 - t0, e.events(), static_cast<double>(e.counters().completed), e.now().seconds() };
+}
+
+// The events the engine holds, averaged over 256 points of the run (untimed).
+double meanPending(const Scenario& s)
+{
+    Engine e(s);
+    double sum = 0;
+    const int points = 256;
+    for (int i = 1; i <= points; ++i) {
+        e.runUntil(SimTime(s.duration.ns() * i / points));
+        sum += static_cast<double>(e.pendingEvents());
+    }
+    return sum / points;
+}
+
+// The bare data structure: a binary heap of 16-byte events (time, sequence), `pending` of them, in
+// the hold model (pop the earliest, push one later), as an engine's event loop uses its queue.
+// ns per pop + push.
+double bareHeapNs(std::size_t pending, std::size_t ops)
+{
+    struct Ev {
+        std::int64_t time;
+        std::uint64_t seq;
+        bool operator>(const Ev& o) const { return time != o.time ? time > o.time : seq > o.seq; }
+    };
+    static_assert(sizeof(Ev) == 16);
+    std::vector<std::int64_t> inc(4096);
+    std::uint64_t x = 88172645463325252ULL;
+    const std::int64_t span = static_cast<std::int64_t>(pending) * 100 + 1;
+    for (auto& v : inc) { // xorshift: increments spread over [0, 2 span)
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        v = static_cast<std::int64_t>(x % static_cast<std::uint64_t>(2 * span));
+    }
+    std::vector<Ev> storage;
+    storage.reserve(pending + 1);
+    std::priority_queue<Ev, std::vector<Ev>, std::greater<Ev>> q(std::greater<Ev>(), std::move(storage));
+    std::uint64_t seq = 0;
+    for (std::size_t i = 0; i < pending; ++i)
+        q.push({ inc[i % inc.size()], seq++ });
+    const double t0 = cpuNow();
+    std::int64_t sink = 0;
+    for (std::size_t i = 0; i < ops; ++i) {
+        const Ev top = q.top();
+        q.pop();
+        sink += top.time;
+        q.push({ top.time + inc[i & 4095], seq++ });
+    }
+    const double t1 = cpuNow();
+    if (sink == 42) // keeps the loop
+        std::puts("");
+    return (t1 - t0) * 1e9 / static_cast<double>(ops);
+}
+
+// A scenario's duration stretched so that one run costs about `cpuSeconds` (a pilot run says how
+// much its own duration costs); never shorter than the scenario's own.
+Scenario sized(Scenario s, double cpuSeconds)
+{
+    const EngineRun pilot = timeEngine(s);
+    if (pilot.cpu > 0 && pilot.cpu < cpuSeconds && pilot.events > 0) {
+        const double factor = std::min(200.0, cpuSeconds / pilot.cpu);
+        s.duration = SimTime(static_cast<std::int64_t>(static_cast<double>(s.duration.ns()) * factor));
+    }
+    return s;
+}
+
+struct Measure {
+    double nsPerEvent = 0, eventsPerCpuS = 0, iosPerCpuS = 0, rtf = 0, pending = 0, heapNs = 0, ratio = 0;
+    std::uint64_t events = 0;
+};
+
+Measure measure(const Scenario& base, const Options& o)
+{
+    const Scenario s = sized(base, o.cpuSeconds);
+    Measure m;
+    m.pending = meanPending(s);
+    const auto pending = static_cast<std::size_t>(std::max(1.0, std::round(m.pending)));
+    std::vector<double> ns, evs, ios, rtf, heap, ratio;
+    for (int r = 0; r < o.repeat; ++r) {
+        const EngineRun run = timeEngine(s);
+        const double cpu = std::max(run.cpu, 1e-9);
+        const double perEvent = cpu * 1e9 / static_cast<double>(std::max<std::uint64_t>(1, run.events));
+        const double h = bareHeapNs(pending, 2000000);
+        ns.push_back(perEvent);
+        evs.push_back(static_cast<double>(run.events) / cpu);
+        ios.push_back(run.ios / cpu);
+        rtf.push_back(run.simSeconds / cpu);
+        heap.push_back(h);
+        ratio.push_back(perEvent / h);
+        m.events = run.events;
+    }
+    m.nsPerEvent = median(ns);
+    m.eventsPerCpuS = median(evs);
+    m.iosPerCpuS = median(ios);
+    m.rtf = median(rtf);
+    m.heapNs = median(heap);
+    m.ratio = median(ratio);
+    return m;
+}
+
+double slope(const std::vector<double>& x, const std::vector<double>& y)
+{
+    double mx = 0, my = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        mx += std::log(x[i]);
+        my += std::log(y[i]);
+    }
+    mx /= static_cast<double>(x.size());
+    my /= static_cast<double>(x.size());
+    double num = 0, den = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        num += (std::log(x[i]) - mx) * (std::log(y[i]) - my);
+        den += (std::log(x[i]) - mx) * (std::log(x[i]) - mx);
+    }
+    return den > 0 ? num / den : 0;
+}
+
+Scenario load(const nlohmann::json& doc)
+{
+    auto s = ScenarioLoader::fromJson(doc);
+    if (!s) {
+        std::fprintf(stderr, "bench_engine: %s\n", s.error().c_str());
+        std::exit(2);
+    }
+    return *s;
+}
+
+// NVMe-like devices (one vector per hctx, fixed 50 us service) and fio jobs, one per CPU up to `jobs`.
+nlohmann::json family(int cpus, int devices, int queues, int jobs, int iodepth)
+{
+    // 1 and 2 CPUs: one core; from 4 on: two nodes of SMT pairs
+    const std::string topo = cpus < 4 ? "1n:1p:1c:" + std::to_string(cpus) + "t"
+                                      : "2n:1p:" + std::to_string(cpus / 4) + "c:2t";
+    nlohmann::json doc = {
+        { "format", 1 },
+        { "name", "scaling" },
+        { "seed", 1 },
+        { "duration", "2ms" },
+        { "topology", topo },
+        { "devices",
+            { { { "name", "nvme" }, { "nr_devices", devices }, { "submit_queues", queues },
+                { "hw_queue_depth", 1023 }, { "irqmode", "nvme" },
+                { "completion_nsec", { { "dist", "fixed" }, { "value", "50us" } } } } } },
+        { "workload",
+            { { "jobs",
+                { { { "name", "fio" }, { "device", "nvme" }, { "numjobs", jobs }, { "iodepth", iodepth },
+                    { "cpus_allowed_policy", "split" }, { "rw", "randread" }, { "bs", 4096 } } } } } },
+    };
+    return doc;
+}
+
+void scalingFamily(const char* what, const std::vector<int>& xs, const std::function<nlohmann::json(int)>& make,
+    const Options& o)
+{
+    std::vector<double> x, y;
+    std::printf("\n%s\n", what);
+    std::printf("| x | events | pending | ns/event | events/CPU-s |\n|---|---|---|---|---|\n");
+    for (const int v : xs) {
+        const Measure m = measure(load(make(v)), o);
+        std::printf("| %d | %llu | %.0f | %.1f | %.2fM |\n", v, static_cast<unsigned long long>(m.events), m.pending,
+            m.nsPerEvent, m.eventsPerCpuS / 1e6);
+        std::fflush(stdout);
+        x.push_back(v);
+        y.push_back(m.nsPerEvent);
+    }
+    std::printf("log-log slope of ns/event: %.3f\n", slope(x, y));
+}
+
+double timeSweep(const Experiment& exp, int threads, BatchRunner::Schedule schedule, std::vector<std::string>& prints)
+{
+    Experiment::Options options;
+    options.threads = threads;
+    options.chunk = static_cast<std::size_t>(threads) * 16; // as blkmqlab-cli sweep
+    options.schedule = schedule;
+    prints.clear();
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto status = exp.run(options, [&](RunResult&& r) { prints.push_back(r.fingerprint); });
+    const auto t1 = std::chrono::steady_clock::now();
+    if (!status.error.empty()) {
+        std::fprintf(stderr, "bench_engine: %s\n", status.error.c_str());
+        std::exit(2);
+    }
+    return std::chrono::duration<double>(t1 - t0).count();
+}
+
+} // namespace
+
 int main(int argc, char** argv)
 {
-    std::string duration = "1s";
-    int repeat = 3;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!std::strcmp(argv[i], "--duration"))
-            duration = argv[i + 1];
-        else if (!std::strcmp(argv[i], "--repeat"))
-            repeat = std::max(1, std::atoi(argv[i + 1]));
+    Options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        const bool hasValue = i + 1 < argc;
+        if (a == "--cpu-seconds" && hasValue)
+            o.cpuSeconds = std::max(0.001, std::atof(argv[++i]));
+        else if (a == "--repeat" && hasValue)
+            o.repeat = std::max(1, std::atoi(argv[++i]));
+        else if (a == "--presets" && hasValue) {
+            std::string list = argv[++i];
+            for (std::size_t at = 0; at <= list.size();) {
+                const std::size_t comma = std::min(list.find(',', at), list.size());
+                if (comma > at)
+                    o.presets.push_back(list.substr(at, comma - at));
+                at = comma + 1;
+            }
+        } else if (a == "--no-scaling")
+            o.scaling = false;
+        else if (a == "--no-sweep")
+            o.sweep = false;
+        else {
+            std::fprintf(stderr,
+                "usage: bench_engine [--cpu-seconds S] [--repeat N] [--presets a,b] [--no-scaling] [--no-sweep]\n");
+            return 2;
+        }
     }
-    auto scenario = ScenarioLoader::fromPreset("single-core-null", { "duration=\"" + duration + "\"" });
-    if (!scenario) {
-        std::fprintf(stderr, "bench_engine: %s\n", scenario.error().c_str());
-        return 2;
-    }
-    std::printf("single-core-null, %s simulated, best of %d\n", duration.c_str(), repeat);
-    double best = 0;
-    for (int r = 0; r < repeat; ++r) {
-        Engine e(*scenario);
-        e.run();
-        const auto s = e.summary();
-        const double wall = e.wallSeconds();
-        const double ios = s["io"]["completed"].get<double>();
-        std::printf("  run %d: %.0f I/Os in %.3f s wall: %.2fM simulated I/Os per wall second, %.2fM events/s, "
-                    "real-time factor %.3f (simulated IOPS %.3fM)\n",
-            r + 1, ios, wall, ios / wall / 1e6, static_cast<double>(e.events()) / wall / 1e6, e.now().seconds() / wall,
-            s["io"]["iops"].get<double>() / 1e6);
-        best = std::max(best, e.now().seconds() / wall);
-    }
-    std::printf("real-time factor (best): %.3f\n", best);
+    if (o.presets.empty())
+        for (const PresetInfo& p : ScenarioLoader::presets())
+            o.presets.push_back(p.name);
 
-    // Parallel scaling: N engines, serial vs TBB.
-    const unsigned n = std::max(2u, std::thread::hardware_concurrency());
-    std::vector<Scenario> batch;
-    for (unsigned i = 0; i < n; ++i) {
-        auto s = ScenarioLoader::fromPreset("default", { "seed=" + std::to_string(i + 1) });
-        batch.push_back(*s);
+    std::printf("Engine speed, process CPU time, median of %d runs of about %.2f CPU-s each; the bare heap is a\n"
+                "std::priority_queue of 16-byte events holding the engine's mean pending events, timed alternately\n\n",
+        o.repeat, o.cpuSeconds);
+    std::printf("| preset | events | pending | events/CPU-s | I/Os per CPU-s | real-time factor | ns/event | bare heap "
+                "ns | ratio |\n|---|---|---|---|---|---|---|---|---|\n");
+    for (const std::string& name : o.presets) {
+        auto s = ScenarioLoader::fromPreset(name, {});
+        if (!s) {
+            std::fprintf(stderr, "bench_engine: %s\n", s.error().c_str());
+            return 2;
+        }
+        const Measure m = measure(*s, o);
+        std::printf("| %s | %llu | %.0f | %.2fM | %.3fM | %.3f | %.1f | %.1f | %.1f |\n", name.c_str(),
+            static_cast<unsigned long long>(m.events), m.pending, m.eventsPerCpuS / 1e6, m.iosPerCpuS / 1e6, m.rtf,
+            m.nsPerEvent, m.heapNs, m.ratio);
+        std::fflush(stdout);
     }
-    const auto t0 = std::chrono::steady_clock::now();
-    const auto serial = BatchRunner::runSerial(batch);
-    const auto t1 = std::chrono::steady_clock::now();
-    const auto parallel = BatchRunner::runParallel(batch);
-    const auto t2 = std::chrono::steady_clock::now();
-    bool same = true;
-    for (std::size_t i = 0; i < batch.size(); ++i)
-        same &= serial[i].fingerprint == parallel[i].fingerprint;
-    const double ts = std::chrono::duration<double>(t1 - t0).count();
-    const double tp = std::chrono::duration<double>(t2 - t1).count();
-    std::printf("%u x default: serial %.3f s, TBB %.3f s, speed-up %.2fx on %u hardware threads, fingerprints %s\n", n,
-        ts, tp, ts / tp, std::thread::hardware_concurrency(), same ? "equal" : "DIFFER");
-    return same ? 0 : 1;
+
+    if (o.scaling) {
+        // CPUs: one job per CPU, 512 requests in flight in all (QD 512 / CPUs).
+        scalingFamily("Against CPU count (one job per CPU, 512 in flight in all, one NVMe with a queue per CPU)",
+            { 1, 4, 16, 64, 256, 512 }, [](int cpus) { return family(cpus, 1, cpus, cpus, std::max(1, 512 / cpus)); },
+            o);
+        // In flight: 16 CPUs, 16 jobs, QD x / 16.
+        scalingFamily("Against requests in flight (16 CPUs, 16 jobs)", { 16, 64, 256, 1024, 4096 },
+            [](int inflight) { return family(16, 1, 16, 16, inflight / 16); }, o);
+        // Devices: 64 CPUs, 64 jobs at QD 8 spread over the devices, 16 hctxs per device.
+        scalingFamily("Against devices (64 CPUs, 64 jobs at QD 8 spread over them, 16 hctxs each)",
+            { 8, 16, 32, 64, 128 }, [](int devices) { return family(64, devices, 16, 64, 8); }, o);
+    }
+
+    if (o.sweep) {
+        // An uneven grid: default at 8 ms to 1 s, each twice the last, cheapest first: taken in
+        // grid order the longest run starts last, alone.
+        const Experiment exp(
+            [](const std::vector<std::string>& sets) { return ScenarioLoader::fromPreset("default", sets); },
+            { Axis::values("duration", { "8ms", "16ms", "32ms", "64ms", "128ms", "256ms", "512ms", "1024ms" }) });
+        std::vector<std::string> one, given, first;
+        std::vector<double> t1s, tgs, tcs;
+        for (int r = 0; r < o.repeat; ++r) { // side by side, median of each
+            t1s.push_back(timeSweep(exp, 1, BatchRunner::Schedule::Given, one));
+            tgs.push_back(timeSweep(exp, 2, BatchRunner::Schedule::Given, given));
+            tcs.push_back(timeSweep(exp, 2, BatchRunner::Schedule::CostFirst, first));
+        }
+        const double t1 = median(t1s), tg = median(tgs), tc = median(tcs);
+        std::printf("\nSweep of %llu uneven runs (default, 8 ms to 1 s), wall time on %u hardware threads, median of "
+                    "%d:\n  1 thread %.2f s; 2 threads in grid order %.2f s (%.2fx); 2 threads longest first %.2f s "
+                    "(%.2fx); results %s\n",
+            static_cast<unsigned long long>(exp.size()), std::thread::hardware_concurrency(), o.repeat, t1, tg, t1 / tg,
+            tc, t1 / tc, one == given && one == first ? "identical" : "DIFFER");
+        if (one != given || one != first)
+            return 1;
+    }
+    return 0;
 }

@@ -128,12 +128,17 @@ StallReport BlockLayer::findStalls(
         const TagSet& set = m_tagSets[static_cast<std::size_t>(q.tagSet)];
         const bool structural
             = !busySet[static_cast<std::size_t>(q.tagSet)] && !liveTagSets[static_cast<std::size_t>(q.tagSet)];
-        std::vector<std::pair<int, bool>> waiting; // request, in the scheduler FIFO
-        for (int rq = hctx.schedFifo.head; rq >= 0; rq = request(rq).next)
-            waiting.emplace_back(rq, true);
-        for (int rq = hctx.dispatch.head; rq >= 0; rq = request(rq).next)
-            waiting.emplace_back(rq, false);
-        for (const auto& [rq, inFifo] : waiting) {
+        // The scheduler FIFO, then hctx->dispatch, walked in place (a sample allocates nothing here).
+        const auto nextWaiting = [&](int rq, bool& inFifo) {
+            const int next = rq >= 0 ? request(rq).next : hctx.schedFifo.head;
+            if (next < 0 && inFifo) {
+                inFifo = false;
+                return hctx.dispatch.head;
+            }
+            return next;
+        };
+        bool inFifo = true;
+        for (int rq = nextWaiting(-1, inFifo); rq >= 0; rq = nextWaiting(rq, inFifo)) {
             const Request& r = request(rq);
             const bool old = m_sim.now - r.waitSince > maxAge;
             if (!structural && !old)

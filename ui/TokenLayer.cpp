@@ -2,6 +2,7 @@
 
 #include "TagMapItem.h"
 
+#include <QPaintEngine>
 #include <QPainter>
 #include <QPainterPath>
 
@@ -169,6 +170,32 @@ void TokenLayer::ArcItem::paint(QPainter* painter, const QStyleOptionGraphicsIte
     }
 }
 
+const QPixmap& TokenLayer::sprite(QRgb fill, QRgb outline, double scale)
+{
+    if (scale != m_spriteScale) {
+        m_sprites.clear();
+        m_spriteScale = scale;
+    }
+    const quint64 key = (quint64(fill) << 32) | outline;
+    auto it = m_sprites.find(key);
+    if (it != m_sprites.end())
+        return *it;
+    const double r = kRadius + 1.0; // the outline's half width outside the disc
+    const int side = static_cast<int>(std::ceil(2 * r * scale)) + 2;
+    QPixmap pix(side, side);
+    pix.fill(Qt::transparent);
+    {
+        QPainter p(&pix);
+        p.setRenderHint(QPainter::Antialiasing, true);
+        p.translate(side / 2.0, side / 2.0);
+        p.scale(scale, scale);
+        p.setPen(outline ? QPen(QColor::fromRgba(outline), 1.3) : QPen(Qt::NoPen));
+        p.setBrush(QColor::fromRgba(fill));
+        p.drawEllipse(QPointF(0, 0), kRadius, kRadius);
+    }
+    return *m_sprites.insert(key, pix);
+}
+
 void TokenLayer::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*)
 {
     painter->setRenderHint(QPainter::Antialiasing, true);
@@ -180,10 +207,28 @@ void TokenLayer::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidg
     font.setPointSizeF(6.5);
     font.setBold(true);
     painter->setFont(font);
+    const QTransform xf = painter->worldTransform();
+    const bool raster = painter->paintEngine() && painter->paintEngine()->type() == QPaintEngine::Raster
+        && xf.type() <= QTransform::TxScale && xf.m11() == xf.m22();
+    const auto fillOf = [](const Token& t) { return t.stuck ? QColor(0xc0, 0x39, 0x2b) : stateColor(t.state); };
+    if (raster) { // blits at device pixels, then the labels in scene coordinates
+        const double scale = xf.m11() * painter->device()->devicePixelRatioF();
+        painter->save();
+        painter->resetTransform();
+        for (const auto& t : m_tokens) {
+            const QPixmap& pix = sprite(fillOf(t).rgba(), t.cpu >= 0 ? TagMapItem::cacheColor(t.cpu).rgba() : 0, scale);
+            const QPointF at = xf.map(t.pos);
+            const double half = pix.width() / pix.devicePixelRatioF() / 2;
+            painter->drawPixmap(QPointF(std::round(at.x() - half), std::round(at.y() - half)), pix);
+        }
+        painter->restore();
+    }
     for (const auto& t : m_tokens) {
-        painter->setPen(t.cpu >= 0 ? QPen(TagMapItem::cacheColor(t.cpu), 1.3) : Qt::NoPen);
-        painter->setBrush(t.stuck ? QColor(0xc0, 0x39, 0x2b) : stateColor(t.state));
-        painter->drawEllipse(t.pos, kRadius, kRadius);
+        if (!raster) {
+            painter->setPen(t.cpu >= 0 ? QPen(TagMapItem::cacheColor(t.cpu), 1.3) : Qt::NoPen);
+            painter->setBrush(fillOf(t));
+            painter->drawEllipse(t.pos, kRadius, kRadius);
+        }
         if (!t.label.isEmpty() && (all || !t.label.startsWith(QLatin1Char('#')))) {
             painter->setPen(QColor(0x1b, 0x26, 0x31));
             painter->drawText(t.pos + QPointF(kRadius + 1.5, kRadius - 0.5), t.label);

@@ -4,6 +4,7 @@
 
 #include <QGraphicsItem>
 #include <QHash>
+#include <QPixmap>
 #include <QPointF>
 #include <QString>
 
@@ -61,6 +62,12 @@ public:
     static QColor stateColor(RqState s);
 
 private:
+    // A token's disc as a pixmap at the device scale it is drawn at, by (fill, outline): thousands
+    // of tokens are blits, not antialiased paths. Vector outputs (SVG, PDF) still get paths.
+    const QPixmap& sprite(QRgb fill, QRgb outline, double scale);
+    QHash<quint64, QPixmap> m_sprites;
+    double m_spriteScale = 0;
+
     QRectF m_bounds;
     std::vector<Token> m_tokens;
     QHash<int, int> m_index; // request id -> m_tokens index

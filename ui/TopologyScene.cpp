@@ -25,7 +25,7 @@ constexpr double kTileW = 52, kTileH = 38, kGap = 4, kPad = 8, kCaption = 16;
 constexpr int kMaxHctxShown = 32; // per device
 constexpr int kHctxPerRow = 16;
 constexpr int kMaxDevicesShown = 16; // more are drawn as one box per tag set
-constexpr int kMaxTokens = 5000;
+constexpr int kMaxTokens = 10000;
 
 QGraphicsSimpleTextItem* text(QGraphicsScene* s, const QString& t, QPointF at, int size, bool bold = false)
 {
@@ -357,7 +357,9 @@ void TopologyScene::update(
     const std::size_t stride = snap.requests.size() > static_cast<std::size_t>(kMaxTokens)
         ? (snap.requests.size() + kMaxTokens - 1) / kMaxTokens
         : 1;
-    std::map<int, int> perPlace;
+    // Tokens so far per place: each hctx's scheduler and dispatch rows, each device, each CPU.
+    const std::size_t nrHctx = m_hctxDevice.size(), nrDev = m_deviceRects.size();
+    std::vector<int> perPlace(2 * nrHctx + nrDev + m_cpus.size(), 0);
     const bool labelled = snap.requests.size() <= TokenLayer::kLabelledTokens || !m_scriptIds.isEmpty();
     for (std::size_t i = 0; i < snap.requests.size(); i += stride) {
         const RequestSnapshot& r = snap.requests[i];
@@ -367,23 +369,24 @@ void TopologyScene::update(
         t.stuck = r.stuck;
         t.cpu = r.cpu;
         // The request's one name, short: its script id, or #slot (EventLogModel::requestName).
-        t.label = EventLogModel::shortName(r.id, r.script, m_scriptIds);
+        if (labelled) // else not drawn: no string per token per frame
+            t.label = EventLogModel::shortName(r.id, r.script, m_scriptIds);
         QPointF base;
         int place = 0;
         switch (r.state) {
         case RqState::Sched:
             base = hctxCenter(r.hctx) + QPointF(-10, 22);
-            place = r.hctx * 4;
+            place = 2 * r.hctx;
             break;
         case RqState::Dispatch:
             base = hctxCenter(r.hctx) + QPointF(10, 22);
-            place = r.hctx * 4 + 1;
+            place = 2 * r.hctx + 1;
             break;
         case RqState::AtDevice: {
             const int d = m_hctxDevice[static_cast<std::size_t>(r.hctx)];
             const QRectF dr = d >= 0 ? m_deviceRects[static_cast<std::size_t>(d)] : QRectF();
             base = dr.isValid() ? QPointF(dr.left() + 10, dr.bottom() - 34) : hctxCenter(r.hctx);
-            place = -1 - d;
+            place = static_cast<int>(2 * nrHctx) + std::max(d, 0);
             break;
         }
         case RqState::Complete:
@@ -392,13 +395,13 @@ void TopologyScene::update(
             // Along the tile's bottom edge, clear of its text.
             const int cpu = r.atCpu >= 0 ? r.atCpu : r.cpu;
             base = cpuEdge(cpu, false) + QPointF(-kTileW / 2 + 6, 0);
-            place = 1000000 + cpu;
+            place = static_cast<int>(2 * nrHctx + nrDev) + cpu;
             break;
         }
         }
         // Spread tokens sharing a place into a small grid; named ones (TokenLayer::kLabelledTokens)
         // leave room for the name to the right of each.
-        const int n = perPlace[place]++;
+        const int n = perPlace[static_cast<std::size_t>(place)]++;
         const double dx = labelled ? 20.0 : 7.0;
         int cols = labelled ? 3 : 6;
         if (r.state == RqState::AtDevice) {

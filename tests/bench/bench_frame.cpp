@@ -1,9 +1,9 @@
 // GUI frame time with 5,000+ requests in flight (issue 5): how long one
 // MainWindow::frame() (drain the runner, update canvas, plots and log) and the
 // paint it causes take on the GUI thread while the engine runs on its worker.
-// Reports the median and the 99th percentile (the target is a median within
-// 16 ms), how many frames painted the canvas and how many tokens it drew, and
-// then what the window costs once it is idle: process CPU time over 2 s of an
+// Reports the median and the 99th percentile (issue 13's targets: median <= 10
+// ms, p99 <= 16 ms, every token drawn), how many frames painted the canvas and
+// how many tokens it drew, and then what the window costs once it is idle: process CPU time over 2 s of an
 // idle event loop, as a share of one core.
 #include "EngineRunner.h"
 #include "MainWindow.h"
@@ -89,7 +89,7 @@ int main(int argc, char** argv)
     const double median = ms[ms.size() / 2];
     const double p99 = ms[std::min(ms.size() - 1, ms.size() * 99 / 100)];
     std::printf("frame time with %d requests in flight (%d tokens drawn) over %d frames, painting included (%d "
-                "canvas paints): median %.2f ms, p99 %.2f ms (target: median <= 16 ms)\n",
+                "canvas paints): median %.2f ms, p99 %.2f ms (targets: median <= 10 ms, p99 <= 16 ms)\n",
         inFlight, drawn, frames, paints, median, p99);
     // Idle: paused, the window settles and stops its frame timer; then it should cost nothing.
     QEventLoop loop;

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 
 namespace blkmq {
@@ -10,7 +12,16 @@ namespace blkmq {
 // at most 1/32 ≈ 3%). Fixed size: recording never allocates.
 class LatencyHistogram {
 public:
-    void record(std::int64_t ns);
+    void record(std::int64_t ns) // on every I/O: inline
+    {
+        if (ns < 0)
+            ns = 0;
+        ++m_buckets[static_cast<std::size_t>(bucketOf(static_cast<std::uint64_t>(ns)))];
+        ++m_count;
+        m_sum += ns;
+        m_max = std::max(m_max, ns);
+        m_min = std::min(m_min, ns);
+    }
     std::uint64_t count() const { return m_count; }
     double mean() const { return m_count ? static_cast<double>(m_sum) / static_cast<double>(m_count) : 0.0; }
     std::int64_t sum() const { return m_sum; }
@@ -24,7 +35,15 @@ private:
     static constexpr int kSubBits = 5;
     static constexpr int kSub = 1 << kSubBits;
     static constexpr int kBuckets = (64 - kSubBits) * kSub;
-    static int bucketOf(std::uint64_t v);
+    static int bucketOf(std::uint64_t v)
+    {
+        if (v < kSub)
+            return static_cast<int>(v);
+        const int msb = 63 - std::countl_zero(v); // >= kSubBits
+        const int shift = msb - kSubBits;
+        const int sub = static_cast<int>((v >> shift) & (kSub - 1));
+        return (shift + 1) * kSub + sub;
+    }
     static std::int64_t bucketUpper(int b);
 
     std::array<std::uint64_t, kBuckets> m_buckets {};

@@ -61,6 +61,7 @@ struct EngineRun {
     std::uint64_t events = 0;
     double ios = 0;
     double simSeconds = 0;
+    bool stalled = false;
 };
 
 EngineRun timeEngine(const Scenario& s)
@@ -69,7 +70,7 @@ EngineRun timeEngine(const Scenario& s)
     const double t0 = cpuNow();
     e.run();
     const double t1 = cpuNow();
-    return { t1 - t0, e.events(), static_cast<double>(e.counters().completed), e.now().seconds() };
+    return { t1 - t0, e.events(), static_cast<double>(e.counters().completed), e.now().seconds(), e.stallDetected() };
 }
 
 // The events the engine holds, averaged over 256 points of the run (untimed).
@@ -140,6 +141,7 @@ Scenario sized(Scenario s, double cpuSeconds)
 struct Measure {
     double nsPerEvent = 0, eventsPerCpuS = 0, iosPerCpuS = 0, rtf = 0, pending = 0, heapNs = 0, ratio = 0;
     std::uint64_t events = 0;
+    bool stalled = false;
 };
 
 Measure measure(const Scenario& base, const Options& o)
@@ -161,6 +163,7 @@ Measure measure(const Scenario& base, const Options& o)
         heap.push_back(h);
         ratio.push_back(perEvent / h);
         m.events = run.events;
+        m.stalled = run.stalled;
     }
     m.nsPerEvent = median(ns);
     m.eventsPerCpuS = median(evs);
@@ -295,6 +298,7 @@ int main(int argc, char** argv)
         o.repeat, o.cpuSeconds);
     std::printf("| preset | events | pending | events/CPU-s | I/Os per CPU-s | real-time factor | ns/event | bare heap "
                 "ns | ratio |\n|---|---|---|---|---|---|---|---|---|\n");
+    bool anyStall = false;
     for (const std::string& name : o.presets) {
         auto s = ScenarioLoader::fromPreset(name, {});
         if (!s) {
@@ -302,11 +306,16 @@ int main(int argc, char** argv)
             return 2;
         }
         const Measure m = measure(*s, o);
-        std::printf("| %s | %llu | %.0f | %.2fM | %.3fM | %.3f | %.1f | %.1f | %.1f |\n", name.c_str(),
+        anyStall |= m.stalled;
+        std::printf("| %s%s | %llu | %.0f | %.2fM | %.3fM | %.3f | %.1f | %.1f | %.1f |\n", name.c_str(),
+            m.stalled ? " (stalls)" : "",
             static_cast<unsigned long long>(m.events), m.pending, m.eventsPerCpuS / 1e6, m.iosPerCpuS / 1e6, m.rtf,
             m.nsPerEvent, m.heapNs, m.ratio);
         std::fflush(stdout);
     }
+    if (anyStall)
+        std::printf("(stalls): the run deadlocks early by design; after the stall only samples and stall checks run,\n"
+                    "so its figures say little about the engine's speed.\n");
 
     if (o.scaling) {
         // CPUs: one job per CPU, 512 requests in flight in all (QD 512 / CPUs).

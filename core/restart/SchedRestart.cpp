@@ -159,7 +159,8 @@ void SchedRestart::walk(int h, int pos)
     int base = 0, off = 0;
     const auto seek = [&](int p) {
         if (p < others) {
-            base = m_shape.queues[static_cast<std::size_t>(set.queues[static_cast<std::size_t>((self + 1 + p / nr) % nq)])]
+            base = m_shape
+                       .queues[static_cast<std::size_t>(set.queues[static_cast<std::size_t>((self + 1 + p / nr) % nq)])]
                        .firstHctx;
             off = p % nr;
         } else {

@@ -205,8 +205,8 @@ Scenario load(const nlohmann::json& doc)
 nlohmann::json family(int cpus, int devices, int queues, int jobs, int iodepth)
 {
     // 1 and 2 CPUs: one core; from 4 on: two nodes of SMT pairs
-    const std::string topo = cpus < 4 ? "1n:1p:1c:" + std::to_string(cpus) + "t"
-                                      : "2n:1p:" + std::to_string(cpus / 4) + "c:2t";
+    const std::string topo
+        = cpus < 4 ? "1n:1p:1c:" + std::to_string(cpus) + "t" : "2n:1p:" + std::to_string(cpus / 4) + "c:2t";
     nlohmann::json doc = {
         { "format", 1 },
         { "name", "scaling" },
@@ -214,9 +214,8 @@ nlohmann::json family(int cpus, int devices, int queues, int jobs, int iodepth)
         { "duration", "2ms" },
         { "topology", topo },
         { "devices",
-            { { { "name", "nvme" }, { "nr_devices", devices }, { "submit_queues", queues },
-                { "hw_queue_depth", 1023 }, { "irqmode", "nvme" },
-                { "completion_nsec", { { "dist", "fixed" }, { "value", "50us" } } } } } },
+            { { { "name", "nvme" }, { "nr_devices", devices }, { "submit_queues", queues }, { "hw_queue_depth", 1023 },
+                { "irqmode", "nvme" }, { "completion_nsec", { { "dist", "fixed" }, { "value", "50us" } } } } } },
         { "workload",
             { { "jobs",
                 { { { "name", "fio" }, { "device", "nvme" }, { "numjobs", jobs }, { "iodepth", iodepth },
@@ -225,8 +224,8 @@ nlohmann::json family(int cpus, int devices, int queues, int jobs, int iodepth)
     return doc;
 }
 
-void scalingFamily(const char* what, const std::vector<int>& xs, const std::function<nlohmann::json(int)>& make,
-    const Options& o)
+void scalingFamily(
+    const char* what, const std::vector<int>& xs, const std::function<nlohmann::json(int)>& make, const Options& o)
 {
     std::vector<double> x, y;
     std::printf("\n%s\n", what);
@@ -308,9 +307,8 @@ int main(int argc, char** argv)
         const Measure m = measure(*s, o);
         anyStall |= m.stalled;
         std::printf("| %s%s | %llu | %.0f | %.2fM | %.3fM | %.3f | %.1f | %.1f | %.1f |\n", name.c_str(),
-            m.stalled ? " (stalls)" : "",
-            static_cast<unsigned long long>(m.events), m.pending, m.eventsPerCpuS / 1e6, m.iosPerCpuS / 1e6, m.rtf,
-            m.nsPerEvent, m.heapNs, m.ratio);
+            m.stalled ? " (stalls)" : "", static_cast<unsigned long long>(m.events), m.pending, m.eventsPerCpuS / 1e6,
+            m.iosPerCpuS / 1e6, m.rtf, m.nsPerEvent, m.heapNs, m.ratio);
         std::fflush(stdout);
     }
     if (anyStall)
@@ -319,15 +317,18 @@ int main(int argc, char** argv)
 
     if (o.scaling) {
         // CPUs: one job per CPU, 512 requests in flight in all (QD 512 / CPUs).
-        scalingFamily("Against CPU count (one job per CPU, 512 in flight in all, one NVMe with a queue per CPU)",
+        scalingFamily(
+            "Against CPU count (one job per CPU, 512 in flight in all, one NVMe with a queue per CPU)",
             { 1, 4, 16, 64, 256, 512 }, [](int cpus) { return family(cpus, 1, cpus, cpus, std::max(1, 512 / cpus)); },
             o);
         // In flight: 16 CPUs, 16 jobs, QD x / 16.
-        scalingFamily("Against requests in flight (16 CPUs, 16 jobs)", { 16, 64, 256, 1024, 4096 },
+        scalingFamily(
+            "Against requests in flight (16 CPUs, 16 jobs)", { 16, 64, 256, 1024, 4096 },
             [](int inflight) { return family(16, 1, 16, 16, inflight / 16); }, o);
         // Devices: 64 CPUs, 64 jobs at QD 8 spread over the devices, 16 hctxs per device.
-        scalingFamily("Against devices (64 CPUs, 64 jobs at QD 8 spread over them, 16 hctxs each)",
-            { 8, 16, 32, 64, 128 }, [](int devices) { return family(64, devices, 16, 64, 8); }, o);
+        scalingFamily(
+            "Against devices (64 CPUs, 64 jobs at QD 8 spread over them, 16 hctxs each)", { 8, 16, 32, 64, 128 },
+            [](int devices) { return family(64, devices, 16, 64, 8); }, o);
     }
 
     if (o.sweep) {

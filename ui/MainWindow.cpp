@@ -791,15 +791,27 @@ void MainWindow::frame()
                       .arg(m_log->describeRow(out.trace.back())),
             10000);
     }
+    // While a run plays, a few plots per frame (each still redraws several times a second); once it
+    // stops, or on a step, all of them at once.
+    const bool playing = m_runner->isRunning();
     if (changed) {
         m_drawn = snap;
         updateCompareTable();
-        m_plots->replot();
+        if (playing) {
+            m_plots->replotSome(kPlotsPerFrame);
+            m_plotsStale = true;
+        } else {
+            m_plots->replot();
+            m_plotsStale = false;
+        }
         refreshInspector();
         updateStatus();
+    } else if (m_plotsStale && !playing) {
+        m_plots->replot();
+        m_plotsStale = false;
     }
     // Idle: nothing runs, nothing changed and nothing glides: stop drawing until wake().
-    bool active = changed || m_scene->animating();
+    bool active = changed || m_scene->animating() || m_plotsStale;
     for (const RunSession& session : m_sessions)
         active |= session.runner->isRunning() || session.runner->busy();
     if (!active)

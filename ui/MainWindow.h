@@ -212,6 +212,8 @@ private:
     CanvasSelection m_selection;
     std::int64_t m_shownNs = 0;
     std::shared_ptr<const Snapshot> m_drawn, m_drawnB; // the snapshots drawn last (A, and B when comparing)
+    static constexpr int kPlotsPerFrame = 2; // plots redrawn per frame while a run plays
+    bool m_plotsStale = false; // some plot has data it has not drawn (a run played)
     bool m_zoomed = false; // the user zoomed: a resize keeps the zoom instead of fitting
     bool m_stepPending = false; // Step was pressed: say what the event was when its snapshot comes
     std::uint64_t m_dropped = 0;

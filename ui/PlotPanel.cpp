@@ -157,6 +157,18 @@ void PlotPanel::replot()
             p->replot();
 }
 
+void PlotPanel::replotSome(int n)
+{
+    for (std::size_t tried = 0; n > 0 && tried < m_plots.size(); ++tried) {
+        TimePlot* p = m_plots[m_nextReplot];
+        m_nextReplot = (m_nextReplot + 1) % m_plots.size();
+        if (p->isVisible()) {
+            p->replot();
+            --n;
+        }
+    }
+}
+
 void PlotPanel::setPlotVisible(int i, bool visible)
 {
     m_plots[static_cast<std::size_t>(i)]->setVisible(visible);

@@ -35,6 +35,9 @@ public:
     // "solid: A, as loaded; dashed: B: complete-llist on" while runs are compared, else empty.
     const QString& runsText() const { return m_runsText; }
     void replot();
+    // Replots the next `n` visible plots in turn: while a run plays, each frame redraws a few of
+    // them, so no frame pays for all (the others show their data a few frames later).
+    void replotSome(int n);
     const std::vector<TimePlot*>& plots() const { return m_plots; }
     // The plot that draws `metric`, or nullptr when the metric is not plotted.
     TimePlot* plotOf(int metric) const;
@@ -49,6 +52,7 @@ private:
         std::size_t plot;
     };
     std::vector<TimePlot*> m_plots;
+    std::size_t m_nextReplot = 0;
     std::vector<Curve> m_curves; // every plotted metric, in table order (= curve order in its plot)
     QGridLayout* m_layout;
     int m_columns = 1;

@@ -229,11 +229,13 @@ void scalingFamily(
 {
     std::vector<double> x, y;
     std::printf("\n%s\n", what);
-    std::printf("| x | events | pending | ns/event | events/CPU-s |\n|---|---|---|---|---|\n");
+    std::printf("| x | events | pending | ns/event | events/CPU-s | I/Os per CPU-s | events per I/O |\n"
+                "|---|---|---|---|---|---|---|\n");
     for (const int v : xs) {
         const Measure m = measure(load(make(v)), o);
-        std::printf("| %d | %llu | %.0f | %.1f | %.2fM |\n", v, static_cast<unsigned long long>(m.events), m.pending,
-            m.nsPerEvent, m.eventsPerCpuS / 1e6);
+        std::printf("| %d | %llu | %.0f | %.1f | %.2fM | %.3fM | %.2f |\n", v,
+            static_cast<unsigned long long>(m.events), m.pending, m.nsPerEvent, m.eventsPerCpuS / 1e6,
+            m.iosPerCpuS / 1e6, m.iosPerCpuS > 0 ? m.eventsPerCpuS / m.iosPerCpuS : 0.0);
         std::fflush(stdout);
         x.push_back(v);
         y.push_back(m.nsPerEvent);

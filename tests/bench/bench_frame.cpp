@@ -42,6 +42,13 @@ protected:
     }
 };
 
+double threadCpuMs()
+{
+    timespec ts {};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
 double cpuSeconds()
 {
     timespec ts {};
@@ -71,12 +78,14 @@ int main(int argc, char** argv)
     w.runner()->setSpeed(1e-3);
     w.runner()->run();
     QElapsedTimer clock;
-    std::vector<double> ms;
+    std::vector<double> ms, cpuMs; // wall time, and the GUI thread's CPU time (the engine runs beside it)
     int inFlight = 0;
     for (int i = 0; i < frames; ++i) {
         clock.start();
+        const double cpu0 = threadCpuMs();
         w.frame();
         QApplication::processEvents(); // paint
+        cpuMs.push_back(threadCpuMs() - cpu0);
         ms.push_back(static_cast<double>(clock.nsecsElapsed()) / 1e6);
         const auto snap = w.runner()->snapshot();
         inFlight = snap ? static_cast<int>(snap->requests.size()) : 0;
@@ -85,12 +94,16 @@ int main(int argc, char** argv)
     const int drawn = w.scene()->drawnTokens();
     const int paints = counter.paints;
     w.runner()->pause();
-    std::sort(ms.begin(), ms.end());
-    const double median = ms[ms.size() / 2];
-    const double p99 = ms[std::min(ms.size() - 1, ms.size() * 99 / 100)];
+    const auto quantiles = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return std::pair(v[v.size() / 2], v[std::min(v.size() - 1, v.size() * 99 / 100)]);
+    };
+    const auto [median, p99] = quantiles(ms);
+    const auto [cpuMedian, cpuP99] = quantiles(cpuMs);
     std::printf("frame time with %d requests in flight (%d tokens drawn) over %d frames, painting included (%d "
-                "canvas paints): median %.2f ms, p99 %.2f ms (targets: median <= 10 ms, p99 <= 16 ms)\n",
-        inFlight, drawn, frames, paints, median, p99);
+                "canvas paints): median %.2f ms, p99 %.2f ms wall; GUI thread CPU time median %.2f ms, p99 %.2f ms "
+                "(targets: median <= 10 ms, p99 <= 16 ms)\n",
+        inFlight, drawn, frames, paints, median, p99, cpuMedian, cpuP99);
     // Idle: paused, the window settles and stops its frame timer; then it should cost nothing.
     QEventLoop loop;
     QTimer::singleShot(1000, &loop, &QEventLoop::quit);

@@ -509,6 +509,31 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!w.drawing(), 5000);
     }
 
+    // While a run plays each frame redraws a few plots in turn; paused, every visible plot shows the
+    // clock it stopped at (its x axis reaches the last point).
+    void plotsCatchUpWhenARunStops()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(w.loadPreset(QStringLiteral("default")));
+        w.setSpeed(0);
+        w.runOrPause();
+        QTRY_VERIFY_WITH_TIMEOUT(w.runner()->simulatedNs() > 3000000, 20000);
+        w.runOrPause();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.runner()->isRunning() && !w.runner()->busy(), 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.drawing(), 5000); // settled: the last frames ran
+        int checked = 0;
+        for (TimePlot* p : w.plotPanel()->plots()) {
+            if (!p->isVisible() || p->pointCount(0) == 0)
+                continue;
+            const auto data = p->plot()->graph(0)->data();
+            const double lastKey = (data->constEnd() - 1)->key;
+            QCOMPARE(p->plot()->xAxis->range().upper, std::max(lastKey, 1e-3));
+            ++checked;
+        }
+        QVERIFY(checked >= 4);
+    }
+
     void kernelPathStripFollowsTheSelectedCpu()
     {
         MainWindow w;

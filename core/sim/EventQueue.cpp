@@ -1,11 +1,13 @@
 #include "sim/EventQueue.h"
 
 #include <algorithm>
+#include <bit>
 #include <stdexcept>
 
 namespace blkmq {
 
 EventQueue::EventQueue(std::size_t reserve)
+    : m_ring(static_cast<std::size_t>(kWindows))
 {
     m_heap.reserve(reserve);
     m_payload.reserve(reserve);
@@ -15,6 +17,15 @@ EventQueue::EventQueue(std::size_t reserve)
 void EventQueue::clear()
 {
     m_heap.clear();
+    for (auto& w : m_ring)
+        w.clear();
+    m_ringUsed = {};
+    m_inRing = 0;
+    m_overflow.clear();
+    m_overflowFirst = INT64_MAX;
+    m_window = 0;
+    m_tiered = false;
+    m_size = 0;
     m_payload.clear();
     m_free.clear();
     m_nextSeq = 0;
@@ -30,14 +41,117 @@ std::uint32_t EventQueue::growSlots()
     return static_cast<std::uint32_t>(m_payload.size() - 1);
 }
 
+void EventQueue::enterTiers()
+{
+    m_tiered = true;
+    m_window = m_heap.front().time >> kWindowShift;
+    std::vector<Key> all;
+    all.swap(m_heap);
+    m_heap.reserve(all.capacity());
+    for (const Key& k : all)
+        place(k);
+}
+
+void EventQueue::leaveTiers()
+{
+    m_tiered = false;
+    for (auto& w : m_ring) {
+        for (const Key& k : w)
+            heapPush(k);
+        w.clear();
+    }
+    for (const Key& k : m_overflow)
+        heapPush(k);
+    m_overflow.clear();
+    m_overflowFirst = INT64_MAX;
+    m_ringUsed = {};
+    m_inRing = 0;
+}
+
+void EventQueue::fromOverflow()
+{
+    std::vector<Key> later;
+    m_overflowFirst = INT64_MAX;
+    for (const Key& k : m_overflow) {
+        const std::int64_t w = k.time >> kWindowShift;
+        if (w <= m_window + kWindows) {
+            place(k);
+        } else {
+            later.push_back(k);
+            m_overflowFirst = std::min(m_overflowFirst, w);
+        }
+    }
+    m_overflow.swap(later);
+}
+
+void EventQueue::refill()
+{
+    while (m_heap.empty() && m_size > 0) {
+        if (m_inRing == 0) { // jump to the overflow's first window
+            m_window = m_overflowFirst - 1;
+            fromOverflow();
+            continue;
+        }
+        // The next window in the ring that holds events, from the bitmap.
+        const auto from = static_cast<std::size_t>((m_window + 1) & (kWindows - 1));
+        std::size_t next = 0;
+        for (std::size_t k = 0; k <= m_ringUsed.size(); ++k) {
+            const std::size_t word = (from / 64 + k) % m_ringUsed.size();
+            std::uint64_t bits = m_ringUsed[word];
+            if (k == 0)
+                bits &= ~std::uint64_t(0) << (from % 64);
+            else if (k == m_ringUsed.size())
+                bits &= (from % 64) ? ~(~std::uint64_t(0) << (from % 64)) : 0;
+            if (bits) {
+                next = word * 64 + static_cast<std::size_t>(std::countr_zero(bits));
+                break;
+            }
+        }
+        const std::int64_t step = static_cast<std::int64_t>((next - from) & (kWindows - 1)) + 1;
+        m_window += step;
+        std::vector<Key>& w = m_ring[next];
+        m_inRing -= w.size();
+        for (const Key& k : w) {
+            m_heap.push_back(k);
+            siftUp(m_heap.size() - 1, k);
+        }
+        w.clear();
+        m_ringUsed[next / 64] &= ~(std::uint64_t(1) << (next % 64));
+        // The ring now reaches one window further: the overflow's events there move in (after the
+        // slot was emptied, as that window's slot is the one just drained).
+        if (m_overflowFirst <= m_window + kWindows)
+            fromOverflow();
+    }
+}
+
 void EventQueue::renumber()
 {
-    // A sorted array is a heap; the new sequence numbers keep every pending event's order.
-    std::sort(m_heap.begin(), m_heap.end(), [](const Key& x, const Key& y) { return x.before(y); });
+    // Every pending key in order; new sequence numbers keep that order; then back in place.
+    std::vector<Key> all;
+    all.reserve(m_size);
+    all.insert(all.end(), m_heap.begin(), m_heap.end());
+    for (auto& w : m_ring) {
+        all.insert(all.end(), w.begin(), w.end());
+        w.clear();
+    }
+    all.insert(all.end(), m_overflow.begin(), m_overflow.end());
+    std::sort(all.begin(), all.end(), [](const Key& x, const Key& y) { return x.before(y); });
+    m_heap.clear();
+    m_ringUsed = {};
+    m_inRing = 0;
+    m_overflow.clear();
+    m_overflowFirst = INT64_MAX;
     std::uint64_t seq = 0;
-    for (Key& k : m_heap)
+    for (Key& k : all) { // sorted: the heap keeps the first window's (or every) event, in order
         k.order = (k.order & ~(kSeqMax << kSlotBits)) | (seq++ << kSlotBits);
+        if (m_tiered)
+            place(k);
+        else
+            heapPush(k);
+    }
     m_nextSeq = seq;
+    if (m_tiered && m_heap.empty() && m_size > 0)
+        refill();
 }
 
 void EventQueue::siftDown(Key moving)

@@ -2,6 +2,7 @@
 
 #include "sim/Event.h"
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -9,12 +10,20 @@ namespace blkmq {
 
 // The pending events, ordered by (time, priority, insertion sequence).
 //
-// The heap holds only a 16-byte key per event: the time, and one word packing
-// the priority (2 bits), the insertion sequence (40 bits) and the slot of the
-// event's operands in a side table (22 bits). Sifting moves 16 bytes and
-// compares two integers; the operands stay where they were put until the event
-// pops. Four children share one 64-byte line. No allocation per event once the
-// vectors have grown to the run's peak of pending events.
+// Each event is a 16-byte key: the time, and one word packing the priority
+// (2 bits), the insertion sequence (40 bits) and the slot of the event's
+// operands in a side table (22 bits); the operands stay where they were put
+// until the event pops.
+//
+// A few pending events live in one 4-ary heap. From kTiersOn pending on (until
+// fewer than kTiersOff remain) there are two tiers, so that thousands of pending
+// device completions cost what a few do: events of the current time window
+// (2^kWindowShift ns) are in the heap; later ones wait unsorted in a ring of
+// kWindows windows (a push is an append) and enter the heap when the clock
+// reaches their window; the rare events beyond the ring wait in an overflow
+// list. Either way the heap's top is the earliest pending key, so events pop in
+// exactly the order one heap of all of them would give. No allocation per event
+// once the vectors have grown to the run's peak.
 class EventQueue {
 public:
     explicit EventQueue(std::size_t reserve = 4096);
@@ -28,8 +37,16 @@ public:
             renumber();
         const Key k { e.time.ns(),
             (static_cast<std::uint64_t>(e.prio) << kPrioShift) | (m_nextSeq++ << kSlotBits) | slot };
-        m_heap.push_back(k);
-        siftUp(m_heap.size() - 1, k);
+        ++m_size;
+        if (!m_tiered) {
+            heapPush(k);
+            if (m_size >= kTiersOn)
+                enterTiers();
+            return;
+        }
+        place(k);
+        if (m_heap.empty())
+            refill();
     }
     Event pop()
     {
@@ -38,6 +55,7 @@ public:
         m_heap.pop_back();
         if (!m_heap.empty())
             siftDown(last);
+        --m_size;
         const auto slot = static_cast<std::uint32_t>(top.order & kSlotMask);
         const Payload& p = m_payload[slot];
         m_free.push_back(slot);
@@ -49,11 +67,17 @@ public:
         e.c = p.c;
         e.kind = p.kind;
         e.prio = p.prio;
+        if (m_tiered) {
+            if (m_size < kTiersOff)
+                leaveTiers();
+            else if (m_heap.empty())
+                refill();
+        }
         return e;
     }
     SimTime topTime() const { return SimTime(m_heap.front().time); }
-    bool empty() const { return m_heap.empty(); }
-    std::size_t size() const { return m_heap.size(); }
+    bool empty() const { return m_size == 0; }
+    std::size_t size() const { return m_size; }
     void clear();
     // As if n more events had been pushed and popped: lets a test reach the renumbering of a full
     // sequence field without 2^40 pushes.
@@ -62,6 +86,9 @@ public:
     // The most events one queue holds at once (the slot field's width).
     static constexpr std::size_t kMaxPending = std::size_t(1) << 22;
     static constexpr std::uint64_t kSeqMax = (std::uint64_t(1) << 40) - 1;
+    static constexpr int kWindowShift = 10; // a window is 1,024 ns
+    static constexpr std::int64_t kWindows = 4096; // the ring reaches 4.2 ms ahead
+    static constexpr std::size_t kTiersOn = 256, kTiersOff = 64; // pending events
 
 private:
     static constexpr int kSlotBits = 22;
@@ -92,6 +119,32 @@ private:
     }
     std::uint32_t growSlots();
     void renumber(); // the sequence field is full: renumber the pending events, keeping their order
+    // Into the heap (its window has come), the ring, or the overflow.
+    void place(const Key& k)
+    {
+        const std::int64_t w = k.time >> kWindowShift;
+        if (w <= m_window) {
+            heapPush(k);
+        } else if (w <= m_window + kWindows) {
+            const auto i = static_cast<std::size_t>(w & (kWindows - 1));
+            if (m_ring[i].empty())
+                m_ringUsed[i / 64] |= std::uint64_t(1) << (i % 64);
+            m_ring[i].push_back(k);
+            ++m_inRing;
+        } else {
+            m_overflow.push_back(k);
+            m_overflowFirst = std::min(m_overflowFirst, w);
+        }
+    }
+    void heapPush(const Key& k)
+    {
+        m_heap.push_back(k);
+        siftUp(m_heap.size() - 1, k);
+    }
+    void enterTiers(); // the heap's later windows move to the ring and the overflow
+    void leaveTiers(); // everything back into the heap
+    void refill(); // the heap is empty: advance to the next window that holds events
+    void fromOverflow(); // the ring now reaches m_overflowFirst: move what it reaches
     void siftUp(std::size_t i, Key moving)
     {
         while (i > 0) {
@@ -105,7 +158,15 @@ private:
     }
     void siftDown(Key moving); // from the root
 
-    std::vector<Key> m_heap;
+    std::vector<Key> m_heap; // every event, or (tiered) the events of windows up to m_window
+    bool m_tiered = false;
+    std::int64_t m_window = 0; // the window the clock is in (time >> kWindowShift)
+    std::vector<std::vector<Key>> m_ring; // window w at w % kWindows, for w in (m_window, m_window + kWindows]
+    std::array<std::uint64_t, kWindows / 64> m_ringUsed {}; // which ring windows hold events
+    std::size_t m_inRing = 0;
+    std::vector<Key> m_overflow; // windows beyond the ring
+    std::int64_t m_overflowFirst = INT64_MAX; // the earliest window in the overflow
+    std::size_t m_size = 0;
     std::vector<Payload> m_payload;
     std::vector<std::uint32_t> m_free;
     std::uint64_t m_nextSeq = 0;

@@ -6,6 +6,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <queue>
 
 using namespace blkmq;
 
@@ -68,6 +69,83 @@ private slots:
                 last = out.time.ns();
                 now = last;
             }
+        }
+    }
+
+    // The two tiers (a heap of the current window, a ring of later windows, an overflow beyond)
+    // pop exactly what one heap of every event pops: times from the same instant to seconds
+    // ahead, ties of time and priority, pushes into the past of the ring's window, long gaps,
+    // and the queue going in and out of its tiers as it fills and drains.
+    void tiersPopLikeOneHeap()
+    {
+        struct Ref {
+            std::int64_t t;
+            int prio;
+            std::uint64_t seq;
+            int a;
+            bool operator>(const Ref& o) const
+            {
+                return t != o.t ? t > o.t : prio != o.prio ? prio > o.prio : seq > o.seq;
+            }
+        };
+        for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+            EventQueue q;
+            std::priority_queue<Ref, std::vector<Ref>, std::greater<Ref>> ref;
+            Rng rng(seed);
+            std::int64_t now = 0;
+            std::uint64_t seq = 0;
+            int popped = 0;
+            for (int i = 0; i < 60000; ++i) {
+                // Phases of growth and of draining, so the queue crosses between one heap (a few
+                // pending) and the tiers (hundreds and more) again and again.
+                const bool draining = (i / 3000) % 2 == 1;
+                const int pushes = static_cast<int>(rng.below(draining ? 2 : 3));
+                for (int k = 0; k < pushes || (ref.empty() && k < 1); ++k) {
+                    std::int64_t ahead = 0;
+                    switch (rng.below(6)) {
+                    case 0:
+                        ahead = 0;
+                        break; // the same instant
+                    case 1:
+                        ahead = static_cast<std::int64_t>(rng.below(2000));
+                        break; // this window or the next
+                    case 2:
+                        ahead = static_cast<std::int64_t>(rng.below(4000000));
+                        break; // in the ring
+                    case 3:
+                        ahead = 2500000 + static_cast<std::int64_t>(rng.below(1000000));
+                        break; // a device
+                    case 4:
+                        ahead = static_cast<std::int64_t>(rng.below(3000000000ULL));
+                        break; // the overflow
+                    default:
+                        ahead = static_cast<std::int64_t>(rng.below(300));
+                        break;
+                    }
+                    Event e;
+                    e.time = SimTime(now + ahead);
+                    e.prio = static_cast<EventPriority>(rng.below(4));
+                    e.a = static_cast<int>(seq);
+                    q.push(e);
+                    ref.push({ now + ahead, static_cast<int>(e.prio), seq++, e.a });
+                }
+                if (rng.below(10) < (draining ? 9u : 5u) || q.size() > 3000) {
+                    QCOMPARE(q.size(), ref.size());
+                    const Event got = q.pop();
+                    const Ref want = ref.top();
+                    ref.pop();
+                    QCOMPARE(got.time.ns(), want.t);
+                    QCOMPARE(got.a, want.a);
+                    now = got.time.ns();
+                    ++popped;
+                }
+            }
+            while (!ref.empty()) {
+                QCOMPARE(q.pop().a, ref.top().a);
+                ref.pop();
+            }
+            QVERIFY(q.empty());
+            QVERIFY(popped > 25000);
         }
     }
 

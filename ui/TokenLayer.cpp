@@ -63,15 +63,20 @@ void TokenLayer::setTargets(const std::vector<Token>& targets, const std::vector
         t.seen = false;
     for (std::size_t i = 0; i < targets.size(); ++i) {
         const Token& in = targets[i];
-        auto it = m_index.find(in.id);
-        if (it == m_index.end()) {
+        if (in.id < 0)
+            continue;
+        const auto id = static_cast<std::size_t>(in.id);
+        if (id >= m_slotOf.size())
+            m_slotOf.resize(id + 1, -1);
+        int& slot = m_slotOf[id];
+        if (slot < 0) {
             Token t = in;
             t.pos = origins[i];
             t.seen = true;
-            m_index.insert(in.id, static_cast<int>(m_tokens.size()));
-            m_tokens.push_back(t);
+            slot = static_cast<int>(m_tokens.size());
+            m_tokens.push_back(std::move(t));
         } else {
-            Token& t = m_tokens[static_cast<std::size_t>(*it)];
+            Token& t = m_tokens[static_cast<std::size_t>(slot)];
             t.target = in.target;
             t.state = in.state;
             t.stuck = in.stuck;
@@ -79,17 +84,20 @@ void TokenLayer::setTargets(const std::vector<Token>& targets, const std::vector
             t.seen = true;
         }
     }
-    // Drop the finished ones, keeping the index dense.
-    std::vector<Token> kept;
-    kept.reserve(m_tokens.size());
-    m_index.clear();
-    for (auto& t : m_tokens) {
-        if (!t.seen)
+    // Drop the finished ones in place, keeping the tokens dense and their slots current.
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < m_tokens.size(); ++i) {
+        Token& t = m_tokens[i];
+        if (!t.seen) {
+            m_slotOf[static_cast<std::size_t>(t.id)] = -1;
             continue;
-        m_index.insert(t.id, static_cast<int>(kept.size()));
-        kept.push_back(t);
+        }
+        if (kept != i)
+            m_tokens[kept] = std::move(t);
+        m_slotOf[static_cast<std::size_t>(m_tokens[kept].id)] = static_cast<int>(kept);
+        ++kept;
     }
-    m_tokens.swap(kept);
+    m_tokens.resize(kept);
     update();
 }
 
@@ -115,7 +123,8 @@ void TokenLayer::advance(double frameMs)
     for (auto& t : m_tokens) {
         if (t.pos == t.target)
             continue;
-        t.pos = QLineF(t.pos, t.target).length() > 0.3 ? t.pos + (t.target - t.pos) * k : t.target;
+        const QPointF d = t.target - t.pos;
+        t.pos = QPointF::dotProduct(d, d) > 0.09 ? t.pos + d * k : t.target; // farther than 0.3: glide
         moved = true;
     }
     auto& all = m_arcItem->m_arcs;

@@ -70,7 +70,7 @@ private:
 
     QRectF m_bounds;
     std::vector<Token> m_tokens;
-    QHash<int, int> m_index; // request id -> m_tokens index
+    std::vector<int> m_slotOf; // request id (its pool slot) -> m_tokens index, -1: none
     int m_followed = -1;
     class ArcItem; // holds the arcs
     ArcItem* m_arcItem;

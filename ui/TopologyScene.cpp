@@ -352,11 +352,13 @@ void TopologyScene::update(
             m_queueCounters[d]->setBrush(n > 0 ? QColor(0xc0, 0x39, 0x2b) : QColor(0x2c, 0x3e, 0x50));
         }
     // Tokens: a sample when there are too many to draw.
-    std::vector<TokenLayer::Token> tokens;
-    std::vector<QPointF> origins;
     const std::size_t stride = snap.requests.size() > static_cast<std::size_t>(kMaxTokens)
         ? (snap.requests.size() + kMaxTokens - 1) / kMaxTokens
         : 1;
+    std::vector<TokenLayer::Token> tokens;
+    std::vector<QPointF> origins;
+    tokens.reserve(snap.requests.size() / stride + 1);
+    origins.reserve(snap.requests.size() / stride + 1);
     // Tokens so far per place: each hctx's scheduler and dispatch rows, each device, each CPU.
     const std::size_t nrHctx = m_hctxDevice.size(), nrDev = m_deviceRects.size();
     std::vector<int> perPlace(2 * nrHctx + nrDev + m_cpus.size(), 0);

@@ -177,13 +177,14 @@ void Machine::addVruntime(int id, std::int64_t ns)
     Task& t = task(id);
     if (ns == 0 || t.fifo)
         return;
-    ns = ns * Task::kNice0Weight / t.weight; // calc_delta_fair()
-    if (!t.runnable) {
+    if (t.weight != Task::kNice0Weight)
+        ns = ns * Task::kNice0Weight / t.weight; // calc_delta_fair()
+    auto& q = m_cpus[static_cast<std::size_t>(t.cpu)].runnableOther;
+    if (!t.runnable || q.size() == 1) { // not queued, or alone: nothing to overtake
         t.vruntime += ns;
         return;
     }
     // The task moves right, past the tasks its vruntime has now overtaken.
-    auto& q = m_cpus[static_cast<std::size_t>(t.cpu)].runnableOther;
     const auto from = std::lower_bound(q.begin(), q.end(), id, ByVruntime { m_tasks });
     assert(from != q.end() && *from == id);
     t.vruntime += ns;

@@ -1269,13 +1269,18 @@ QString MainWindow::compareOverSeeds(int seeds)
             },
             Qt::QueuedConnection);
     });
+    startWorker(worker);
+    return {};
+}
+
+void MainWindow::startWorker(QThread* worker)
+{
     connect(worker, &QThread::finished, worker, &QObject::deleteLater);
     m_traceWorkers.push_back(worker);
     connect(worker, &QObject::destroyed, this, [this, worker] {
         m_traceWorkers.erase(std::remove(m_traceWorkers.begin(), m_traceWorkers.end(), worker), m_traceWorkers.end());
     });
     worker->start();
-    return {};
 }
 
 QString MainWindow::exportTrace(const QString& path)
@@ -1308,12 +1313,7 @@ QString MainWindow::exportTrace(const QString& path)
             },
             Qt::QueuedConnection);
     });
-    connect(worker, &QThread::finished, worker, &QObject::deleteLater);
-    m_traceWorkers.push_back(worker);
-    connect(worker, &QObject::destroyed, this, [this, worker] {
-        m_traceWorkers.erase(std::remove(m_traceWorkers.begin(), m_traceWorkers.end(), worker), m_traceWorkers.end());
-    });
-    worker->start();
+    startWorker(worker);
     return {};
 }
 

@@ -202,6 +202,7 @@ private:
     QComboBox* m_presets;
     QTimer* m_timer;
     std::vector<QThread*> m_traceWorkers; // trace exports and seed comparisons still running (waited for on close)
+    void startWorker(QThread* worker); // starts it, kept in m_traceWorkers until it is gone
     QSpinBox* m_seedsCount = nullptr;
     QLabel* m_seedsTable = nullptr;
     QAction* m_runAction;

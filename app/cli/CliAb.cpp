@@ -7,7 +7,6 @@
 
 #include "experiment/SeedComparison.h"
 #include "io/Limits.h"
-#include "io/SafeFile.h"
 #include "metrics/Format.h"
 #include "metrics/Metrics.h"
 
@@ -109,14 +108,7 @@ int abCommand(const std::vector<std::string>& args)
                       << (std::isfinite(m.t) ? fixed(m.t, 2) : std::string(m.t > 0 ? "inf" : "-inf")) << " | "
                       << (m.differs ? "yes" : "no") << " |\n";
     }
-    if (!o.jsonOut.empty())
-        if (auto e = SafeFile::write(o.jsonOut, doc.dump(2) + "\n"); !e.empty()) {
-            std::cerr << "blkmqlab-cli: --json: " << e << '\n';
-            return kExitIo;
-        }
-    if (!flushStdout())
-        return kExitIo;
-    return o.failOnStall && c.stalledA + c.stalledB > 0 ? kExitStall : kExitOk;
+    return finishCommand(o, doc, c.stalledA + c.stalledB > 0);
 }
 
 } // namespace blkmq::cli

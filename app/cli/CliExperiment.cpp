@@ -23,18 +23,6 @@ namespace blkmq::cli {
 
 namespace {
 
-int finish(const ScenarioOptions& o, const nlohmann::json& doc, bool stalled)
-{
-    if (!o.jsonOut.empty())
-        if (auto err = SafeFile::write(o.jsonOut, doc.dump(2) + "\n"); !err.empty()) {
-            std::cerr << "blkmqlab-cli: --json: " << err << '\n';
-            return kExitIo;
-        }
-    if (!flushStdout())
-        return kExitIo;
-    return o.failOnStall && stalled ? kExitStall : kExitOk;
-}
-
 // Refuses an unwritable --json before anything runs.
 bool outputWritable(const ScenarioOptions& o)
 {
@@ -252,7 +240,7 @@ int exploreCommand(const std::vector<std::string>& args)
             }
         }
     }
-    const int code = finish(o, doc, stalls > 0);
+    const int code = finishCommand(o, doc, stalls > 0);
     if (status.interrupted && code != kExitIo) {
         std::cerr << "blkmqlab-cli explore: interrupted after " << status.done << " runs; the report holds those\n";
         return kExitInterrupted;

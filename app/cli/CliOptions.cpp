@@ -1,9 +1,13 @@
 #include "CliOptions.h"
 
+#include "Cli.h"
+
 #include "io/Limits.h"
 #include "io/SafeFile.h"
 #include "scenario/ScenarioLoader.h"
 #include "sim/Duration.h"
+
+#include <nlohmann/json.hpp>
 
 #include <cerrno>
 #include <cstdio>
@@ -140,6 +144,18 @@ bool flushStdout()
         return true;
     std::cerr << "blkmqlab-cli: cannot write standard output: " << std::strerror(errno ? errno : EIO) << '\n';
     return false;
+}
+
+int finishCommand(const ScenarioOptions& o, const nlohmann::json& doc, bool stalled)
+{
+    if (!o.jsonOut.empty())
+        if (auto err = SafeFile::write(o.jsonOut, doc.dump(2) + "\n"); !err.empty()) {
+            std::cerr << "blkmqlab-cli: --json: " << err << '\n';
+            return kExitIo;
+        }
+    if (!flushStdout())
+        return kExitIo;
+    return o.failOnStall && stalled ? kExitStall : kExitOk;
 }
 
 } // namespace blkmq::cli

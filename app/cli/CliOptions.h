@@ -3,6 +3,8 @@
 #include "scenario/Scenario.h"
 #include "sim/Result.h"
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -50,5 +52,9 @@ std::string checkOutput(const std::string& option, const std::string& path, int&
 // Flushes standard output; false (with a message on stderr) if it failed,
 // e.g. when it is redirected to a full disk.
 bool flushStdout();
+
+// The end of an explore or ab: writes --json (the document), flushes standard output; the exit
+// code (kExitIo if an output failed, kExitStall if --fail-on-stall and a run stalled).
+int finishCommand(const ScenarioOptions& o, const nlohmann::json& doc, bool stalled);
 
 } // namespace blkmq::cli

@@ -45,11 +45,11 @@ void EventQueue::enterTiers()
 {
     m_tiered = true;
     m_window = m_heap.front().time >> kWindowShift;
-    std::vector<Key> all;
-    all.swap(m_heap);
-    m_heap.reserve(all.capacity());
-    for (const Key& k : all)
+    m_scratch.swap(m_heap); // both keep their capacity: crossing the threshold again allocates nothing
+    m_heap.clear();
+    for (const Key& k : m_scratch)
         place(k);
+    m_scratch.clear();
 }
 
 void EventQueue::leaveTiers()
@@ -70,18 +70,20 @@ void EventQueue::leaveTiers()
 
 void EventQueue::fromOverflow()
 {
-    std::vector<Key> later;
+    // In place: what the ring now reaches moves there (or to the heap), the rest stays.
+    std::size_t kept = 0;
     m_overflowFirst = INT64_MAX;
-    for (const Key& k : m_overflow) {
+    for (std::size_t i = 0; i < m_overflow.size(); ++i) {
+        const Key k = m_overflow[i];
         const std::int64_t w = k.time >> kWindowShift;
         if (w <= m_window + kWindows) {
-            place(k);
+            place(k); // never back into the overflow: w is in reach
         } else {
-            later.push_back(k);
+            m_overflow[kept++] = k;
             m_overflowFirst = std::min(m_overflowFirst, w);
         }
     }
-    m_overflow.swap(later);
+    m_overflow.resize(kept);
 }
 
 void EventQueue::refill()

@@ -165,6 +165,7 @@ private:
     std::array<std::uint64_t, kWindows / 64> m_ringUsed {}; // which ring windows hold events
     std::size_t m_inRing = 0;
     std::vector<Key> m_overflow; // windows beyond the ring
+    std::vector<Key> m_scratch; // enterTiers()' copy of the heap, kept for its capacity
     std::int64_t m_overflowFirst = INT64_MAX; // the earliest window in the overflow
     std::size_t m_size = 0;
     std::vector<Payload> m_payload;

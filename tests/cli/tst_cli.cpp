@@ -30,6 +30,11 @@ class TestCli : public QObject {
             QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError()) };
     }
 
+    static bool writeFile(const QString& path, const QByteArray& content)
+    {
+        QFile f(path);
+        return f.open(QIODevice::WriteOnly) && f.write(content) == content.size();
+    }
     static QByteArray head(const QString& path)
     {
         QFile f(path);
@@ -64,11 +69,8 @@ private slots:
     {
         QTemporaryDir dir;
         const QString path = dir.filePath(u"wrong.json"_qs);
-        QFile f(path);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(
-            R"({"format": 1, "name": "wrong", "title": "A wrong claim", "steps": [ { "title": "The stall preset with the fix", "text": "It cannot stall.", "scenario": { "preset": "shared-hctx-stall", "set": ["kernel.restart=rr-shared-tags-counter"] }, "until": "time:1ms", "expect": ["stalled == 1"] } ] })");
-        f.close();
+        QVERIFY(writeFile(path,
+            R"({"format": 1, "name": "wrong", "title": "A wrong claim", "steps": [ { "title": "The stall preset with the fix", "text": "It cannot stall.", "scenario": { "preset": "shared-hctx-stall", "set": ["kernel.restart=rr-shared-tags-counter"] }, "until": "time:1ms", "expect": ["stalled == 1"] } ] })"));
         const auto r = cli({ u"lesson"_qs, path, u"--check"_qs });
         QCOMPARE(r.code, 4);
         QVERIFY2(
@@ -265,10 +267,7 @@ private slots:
         QFETCH(QString, mentions);
         QTemporaryDir dir;
         const QString file = dir.filePath(u"scenario.json"_qs);
-        QFile f(file);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(content);
-        f.close();
+        QVERIFY(writeFile(file, content));
         args.replaceInStrings(u"FILE"_qs, file);
         const auto r = cli(args);
         QCOMPARE(r.code, code);
@@ -465,11 +464,8 @@ private slots:
     {
         QTemporaryDir dir;
         const QString grid = dir.filePath(u"grid.json"_qs);
-        QFile f(grid);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(
-            R"({"base": {"preset": "default", "set": ["duration=2ms"]}, "axes": [{"path": "devices.nvme0.rq_affinity", "values": [0, 1, 2]}, {"path": "kernel.patches.complete-llist", "values": [false, true]}, {"path": "seed", "from": 1, "to": 3}], "metrics": ["iops", "ipis_per_s", "remote_pct"]})");
-        f.close();
+        QVERIFY(writeFile(grid,
+            R"({"base": {"preset": "default", "set": ["duration=2ms"]}, "axes": [{"path": "devices.nvme0.rq_affinity", "values": [0, 1, 2]}, {"path": "kernel.patches.complete-llist", "values": [false, true]}, {"path": "seed", "from": 1, "to": 3}], "metrics": ["iops", "ipis_per_s", "remote_pct"]})"));
         const auto csvOf = [&](const QStringList& extra, const QString& name) {
             const auto r = cli(QStringList { u"sweep"_qs, grid, u"--csv"_qs, dir.filePath(name) } + extra);
             return r.code == 0 ? head(dir.filePath(name))
@@ -515,11 +511,8 @@ private slots:
     {
         QTemporaryDir dir;
         const QString grid = dir.filePath(u"grid.json"_qs);
-        QFile f(grid);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(
-            R"({"base": {"preset": "default", "set": ["duration=2ms"]}, "axes": [{"path": "kernel.patches.complete-llist", "values": [false, true]}, {"path": "workload.jobs.0.iodepth", "from": 1, "to": 16, "factor": 2}, {"path": "seed", "from": 1, "to": 3}]})");
-        f.close();
+        QVERIFY(writeFile(grid,
+            R"({"base": {"preset": "default", "set": ["duration=2ms"]}, "axes": [{"path": "kernel.patches.complete-llist", "values": [false, true]}, {"path": "workload.jobs.0.iodepth", "from": 1, "to": 16, "factor": 2}, {"path": "seed", "from": 1, "to": 3}]})"));
         const QString png = dir.filePath(u"ipis.png"_qs), svg = dir.filePath(u"ipis.svg"_qs);
         QCOMPARE(cli({ u"sweep"_qs, grid, u"--chart"_qs, png, u"--metric"_qs, u"ipis_per_s"_qs, u"--x"_qs,
                          u"workload.jobs.0.iodepth"_qs })
@@ -588,22 +581,18 @@ private slots:
         QFETCH(QStringList, extra);
         QFETCH(QString, message);
         QTemporaryDir dir;
-        QFile f(dir.filePath(u"grid.json"_qs));
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(file);
-        f.close();
+        const QString gridFile = dir.filePath(u"grid.json"_qs);
+        QVERIFY(writeFile(gridFile, file));
         const QString csv = dir.filePath(u"out.csv"_qs);
-        const auto r = cli(QStringList { u"sweep"_qs, f.fileName(), u"--csv"_qs, csv } + extra);
+        const auto r = cli(QStringList { u"sweep"_qs, gridFile, u"--csv"_qs, csv } + extra);
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains(message), qPrintable(r.err));
         QVERIFY(!QFileInfo::exists(csv));
         QVERIFY(r.out.isEmpty()); // refused before any run
         // An output that cannot be written: exit 1, before anything runs.
         if (QTest::currentDataTag() == QByteArray("empty range")) {
-            f.open(QIODevice::WriteOnly);
-            f.write(R"({"axes": [{"path": "seed", "values": [1]}]})");
-            f.close();
-            QCOMPARE(cli({ u"sweep"_qs, f.fileName(), u"--csv"_qs, u"/nonexistent/x.csv"_qs }).code, 1);
+            QVERIFY(writeFile(gridFile, R"({"axes": [{"path": "seed", "values": [1]}]})"));
+            QCOMPARE(cli({ u"sweep"_qs, gridFile, u"--csv"_qs, u"/nonexistent/x.csv"_qs }).code, 1);
         }
     }
 
@@ -612,15 +601,12 @@ private slots:
     void sweepInterruptedWritesCompleteRows()
     {
         QTemporaryDir dir;
-        QFile f(dir.filePath(u"long.json"_qs));
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(
-            R"({"base": {"preset": "default", "set": ["duration=20ms"]}, "axes": [{"path": "seed", "from": 1, "to": 5000}]})");
-        f.close();
+        const QString longGrid = dir.filePath(u"long.json"_qs);
+        QVERIFY(writeFile(longGrid,
+            R"({"base": {"preset": "default", "set": ["duration=20ms"]}, "axes": [{"path": "seed", "from": 1, "to": 5000}]})"));
         const QString csv = dir.filePath(u"part.csv"_qs);
         QProcess p;
-        p.start(
-            QStringLiteral(BLKMQLAB_CLI), { u"sweep"_qs, f.fileName(), u"--csv"_qs, csv, u"--threads"_qs, u"1"_qs });
+        p.start(QStringLiteral(BLKMQLAB_CLI), { u"sweep"_qs, longGrid, u"--csv"_qs, csv, u"--threads"_qs, u"1"_qs });
         QVERIFY(p.waitForStarted());
         // Once it catches SIGINT (a sanitizer build takes a while to get there), and a little later,
         // while the 5,000 runs go on.

@@ -38,6 +38,16 @@ using namespace blkmq;
 class TestMainWindow : public QObject {
     Q_OBJECT
 
+    // Steps the window's run to `t` and draws a frame of it; false if it did not get there in time.
+    static bool playTo(MainWindow& w, SimTime t, int timeoutMs)
+    {
+        w.runner()->stepUntil(stop::at(t));
+        if (!QTest::qWaitFor([&] { return w.runner()->snapshot()->now >= t && !w.runner()->busy(); }, timeoutMs))
+            return false;
+        w.frame();
+        return true;
+    }
+
     static QByteArray head(const QString& path, int n)
     {
         QFile f(path);
@@ -599,9 +609,7 @@ private slots:
         // sample_interval is 1 ms; paused at 0.3 ms the curves already show the interval so far.
         MainWindow w;
         QVERIFY(w.loadPreset(QStringLiteral("default")));
-        w.runner()->stepUntil(stop::at(usec(300)));
-        QTRY_VERIFY_WITH_TIMEOUT(w.runner()->snapshot()->now >= usec(300) && !w.runner()->busy(), 10000);
-        w.frame();
+        QVERIFY(playTo(w, usec(300), 10000));
         QVERIFY(w.seriesRows().empty()); // no sample yet
         TimePlot* iops = w.plotPanel()->plotOf(metricIndex("iops"));
         QVERIFY(iops);
@@ -612,9 +620,7 @@ private slots:
         QCOMPARE((data->constEnd() - 1)->value, data->constBegin()->value);
         QVERIFY((data->constEnd() - 1)->value > 0);
         // Past the first sample the provisional point follows the real one, and is replaced.
-        w.runner()->stepUntil(stop::at(usec(1500)));
-        QTRY_VERIFY_WITH_TIMEOUT(w.runner()->snapshot()->now >= usec(1500) && !w.runner()->busy(), 10000);
-        w.frame();
+        QVERIFY(playTo(w, usec(1500), 10000));
         QCOMPARE(w.seriesRows().size(), std::size_t(1));
         QCOMPARE(iops->pointCount(0), 2); // the sample at 1 ms, then the interval so far
         QCOMPARE(iops->plot()->graph(0)->data()->at(0)->key, 1.0);
@@ -627,9 +633,7 @@ private slots:
         QTemporaryDir dir;
         const QString path = dir.filePath(u"t.json"_qs);
         QVERIFY(!w.exportTrace(path).isEmpty()); // nothing run yet
-        w.runner()->stepUntil(stop::at(usec(1500)));
-        QTRY_VERIFY_WITH_TIMEOUT(w.runner()->snapshot()->now >= usec(1500) && !w.runner()->busy(), 10000);
-        w.frame();
+        QVERIFY(playTo(w, usec(1500), 10000));
         QSignalSpy done(&w, &MainWindow::traceExported);
         QCOMPARE(w.exportTrace(path), QString());
         QTRY_COMPARE_WITH_TIMEOUT(done.size(), 1, 20000);
@@ -693,9 +697,7 @@ private slots:
         MainWindow w;
         // 128 devices: one box per tag set with its totals, not 16 of them and "+112 more".
         QVERIFY(w.loadPreset(QStringLiteral("restart-128x64")));
-        w.runner()->stepUntil(stop::at(usec(200)));
-        QTRY_VERIFY_WITH_TIMEOUT(w.runner()->snapshot()->now >= usec(200) && !w.runner()->busy(), 20000);
-        w.frame();
+        QVERIFY(playTo(w, usec(200), 20000));
         QStringList captions = w.scene()->captions();
         const auto devices = captions.filter(u"128 devices, ibnbd0 to ibnbd127 (8192 hctx)"_qs);
         QCOMPARE(devices.size(), 1);

@@ -61,9 +61,10 @@ std::vector<RunOutcome> BatchRunner::runParallel(const std::vector<Scenario>& sc
     // The order runs start in; results stay where their scenario is.
     std::vector<std::size_t> order(scenarios.size());
     std::iota(order.begin(), order.end(), std::size_t(0));
-    TbbHandoff::pass();
+    // TbbHandoff::pass() right before each parallel_for: everything its tasks read is written by then.
     if (schedule == Schedule::CostFirst && scenarios.size() > workers && workers > 1) {
         std::vector<std::uint64_t> cost(scenarios.size());
+        TbbHandoff::pass();
         tbb::parallel_for(std::size_t(0), scenarios.size(), [&](std::size_t i) {
             TbbHandoff::pass();
             if (!(stop && stop->load(std::memory_order_relaxed)))
@@ -75,6 +76,7 @@ std::vector<RunOutcome> BatchRunner::runParallel(const std::vector<Scenario>& sc
     }
     // Each worker takes the next run in `order` until none is left.
     std::atomic<std::size_t> next { 0 };
+    TbbHandoff::pass();
     tbb::parallel_for(
         tbb::blocked_range<std::size_t>(0, std::max<std::size_t>(workers, 1), 1),
         [&](const tbb::blocked_range<std::size_t>&) {

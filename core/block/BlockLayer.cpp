@@ -206,7 +206,7 @@ int BlockLayer::getRequest(int cpu, int dev, int task, int bytes, TagAlloc* prog
             return -1;
         }
     }
-    linesOf(hctx).tags.write(cpu); // data->hctx->queued++
+    tagsLine(hctx).write(cpu); // data->hctx->queued++
     const int rq = allocRq();
     Request& r = request(rq);
     r.tag = tag;
@@ -234,7 +234,7 @@ void BlockLayer::submit(int cpu, int rq, bool bypassScheduler, bool runQueue)
         if (bypassScheduler) {
             r.state = RqState::Dispatch;
             hctx.dispatch.pushBack(m_pool, rq);
-            linesOf(hctx).state.write(cpu); // under hctx->lock
+            stateLine(hctx).write(cpu); // under hctx->lock
         } else {
             m_machine.charge(m_sim.costs.sched_insert_ns);
             r.state = RqState::Sched;
@@ -273,11 +273,11 @@ void BlockLayer::dispatch(int cpu, int h)
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
     if (hctx.stopped)
         return;
-    linesOf(hctx).tags.write(cpu); // hctx->run++
+    tagsLine(hctx).write(cpu); // hctx->run++
     const bool hasSched = m_queues[static_cast<std::size_t>(hctx.dev)].spec.scheduler != SchedulerKind::None;
     if (!hctx.dispatch.empty()) {
         RqList list = hctx.dispatch.take();
-        linesOf(hctx).state.write(cpu); // spin_lock(&hctx->lock); list_splice_init(&hctx->dispatch, ...)
+        stateLine(hctx).write(cpu); // spin_lock(&hctx->lock); list_splice_init(&hctx->dispatch, ...)
         m_restart->mark(h);
         const Dispatched d = dispatchList(cpu, h, list);
         // v4.11 to v4.14 ask the scheduler if it returned false ("we did have work but weren't able to
@@ -328,8 +328,8 @@ bool BlockLayer::tagWait(int h)
     }
     const bool parked = tags.park(hctx.tagUse);
     if (parked) { // TAG_WAITING in the state, dispatch_wait on a wait queue
-        linesOf(hctx).state.write(m_machine.executingCpu());
-        linesOf(hctx).tags.write(m_machine.executingCpu());
+        stateLine(hctx).write(m_machine.executingCpu());
+        tagsLine(hctx).write(m_machine.executingCpu());
     }
     return parked;
 }
@@ -339,8 +339,8 @@ void BlockLayer::unpark(int h)
 {
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
     hctx.tagUse.parked = false;
-    linesOf(hctx).state.write(m_machine.executingCpu());
-    linesOf(hctx).tags.write(m_machine.executingCpu());
+    stateLine(hctx).write(m_machine.executingCpu());
+    tagsLine(hctx).write(m_machine.executingCpu());
 }
 
 // blk_mq_dispatch_rq_list(): issue in order; on the first failure the rest
@@ -377,8 +377,8 @@ BlockLayer::Dispatched BlockLayer::dispatchList(int cpu, int h, RqList& list)
             m_sim.trace(TraceKind::Requeue, cpu, i, h, now);
         }
         hctx.dispatch.spliceFront(m_pool, rest);
-        linesOf(hctx).state.write(cpu); // under hctx->lock
-        linesOf(hctx).tags.write(cpu); // hctx->dispatched[]++
+        stateLine(hctx).write(cpu); // under hctx->lock
+        tagsLine(hctx).write(cpu); // hctx->dispatched[]++
         const bool marked = m_restart->marked(h);
         const bool parked = hctx.tagUse.parked;
         const bool rerun = m_dispatchMode == DispatchMode::V4_11
@@ -389,7 +389,7 @@ BlockLayer::Dispatched BlockLayer::dispatchList(int cpu, int h, RqList& list)
         return d;
     }
     if (d.queued > 0)
-        linesOf(hctx).tags.write(cpu); // hctx->dispatched[]++
+        tagsLine(hctx).write(cpu); // hctx->dispatched[]++
     return d;
 }
 
@@ -415,7 +415,7 @@ BlockLayer::Issue BlockLayer::issue(int cpu, int rq)
             // ibnbd_clt_dev_kick_mq_queue(IBNBD_DELAY_IFBUSY): stop the hctx and wait on this CPU's
             // requeue list. A failed get means every permit is in flight, so the list is always taken.
             hctx.stopped = true;
-            linesOf(hctx).state.write(cpu);
+            stateLine(hctx).write(cpu);
             permits.addToRequeue(cpu, r.hctx);
             ++m_sim.counters.dispatch_busy;
             return Issue::Busy;
@@ -484,7 +484,7 @@ void BlockLayer::delayQueue(int fromCpu, int h)
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
     hctx.stopped = true;
     hctx.startOnRun = true;
-    linesOf(hctx).state.write(fromCpu);
+    stateLine(hctx).write(fromCpu);
     queueRunWork(fromCpu, h);
 }
 
@@ -560,7 +560,7 @@ void BlockLayer::perform(int cpu, Op op, OpStack& stack)
             if (!hctx.startOnRun)
                 break;
             hctx.stopped = hctx.startOnRun = false;
-            linesOf(hctx).state.write(cpu);
+            stateLine(hctx).write(cpu);
         }
         dispatch(cpu, op.a);
         break;

@@ -124,7 +124,8 @@ public:
     // Requests no scheduled event can move (or waiting longer than maxAge).
     // liveTagSets[i]: something may still submit to a device of tag set i.
     // Stuck requests (see BlockStall.cpp), then submitters asleep for a tag longer than maxAge.
-    StallReport findStalls(SimTime maxAge, const std::vector<bool>& liveTagSets, const SleeperLookup& sleeper) const;
+    // Not const: it keeps the floor of the waits it saw, to skip the lists while none can be old.
+    StallReport findStalls(SimTime maxAge, const std::vector<bool>& liveTagSets, const SleeperLookup& sleeper);
     std::string requestName(int rq) const;
     // workload.script ids by step (a request's `script` indexes them).
     const std::vector<std::string>& scriptIds() const { return m_scriptIds; }
@@ -192,8 +193,9 @@ private:
     void freeRequest(int cpu, int rq);
     bool hasPending(int hctx) const override;
     void unpark(int hctx) override;
-    HctxLines* hctxLines() override { return m_hctxLines.data(); }
-    HctxLines& linesOf(const Hctx& h) { return m_hctxLines[static_cast<std::size_t>(&h - m_hctxs.data())]; }
+    HctxLines& hctxLines() override { return m_hctxLines; }
+    Cacheline& stateLine(const Hctx& h) { return m_hctxLines.state[static_cast<std::size_t>(&h - m_hctxs.data())]; }
+    Cacheline& tagsLine(const Hctx& h) { return m_hctxLines.tags[static_cast<std::size_t>(&h - m_hctxs.data())]; }
     void runHwQueueAsync(int hctx) override { runHwQueueAsync(-1, hctx); }
     void runHwQueueAsync(int fromCpu, int hctx) override;
     void queueRunWork(int fromCpu, int hctx); // kblockd_schedule_delayed_work_on(next_cpu, &hctx->run_work)
@@ -208,7 +210,7 @@ private:
     EndIoSink* m_endIo = nullptr;
     std::vector<RequestQueue> m_queues;
     std::vector<Hctx> m_hctxs;
-    std::vector<HctxLines> m_hctxLines; // per hctx, apart from it (what the restart walk reads)
+    HctxLines m_hctxLines; // per hctx, apart from it (what the restart walk reads)
     std::vector<BlkMqTags*> m_tags; // by global index (hctx->tags), into m_tagSets
     std::vector<TagSet> m_tagSets;
     std::vector<DriverPermits> m_permits; // per tag set
@@ -216,6 +218,9 @@ private:
     std::vector<Request> m_pool;
     std::vector<int> m_freeRqs;
     int m_inFlight = 0;
+    // No waiting request started its wait before this: the earliest waitSince the last walk of the
+    // lists saw (or that walk's time). A wait only ever starts at opNow(), so it stays a floor.
+    SimTime m_waitFloor;
     LatencyHistogram m_clat;
     LatencyHistogram m_scriptLat;
     LatencyHistogram m_completionDelay;

@@ -105,8 +105,7 @@ void BlockLayer::explainSleeper(std::ostringstream& why, std::vector<StallStep>&
     why << ": the race ida-lock-split lets happen";
 }
 
-StallReport BlockLayer::findStalls(
-    SimTime maxAge, const std::vector<bool>& liveTagSets, const SleeperLookup& sleeper) const
+StallReport BlockLayer::findStalls(SimTime maxAge, const std::vector<bool>& liveTagSets, const SleeperLookup& sleeper)
 {
     StallReport report;
     std::ostringstream why;
@@ -117,17 +116,28 @@ StallReport BlockLayer::findStalls(
         for (int i = 0; i < set.nrHwQueues && !busySet[t]; ++i)
             busySet[t] = tags(set.firstTags + i).alloc().inUse() > 0;
     }
-    for (const Hctx& h : m_hctxs)
-        if (h.runQueued)
-            busySet[static_cast<std::size_t>(m_queues[static_cast<std::size_t>(h.dev)].tagSet)] = 1;
-    for (std::size_t h = 0; h < m_hctxs.size(); ++h) {
+    const auto structuralSet = [&](std::size_t t) { return !busySet[t] && !liveTagSets[t]; };
+    const auto anyStructural = [&] {
+        for (std::size_t t = 0; t < m_tagSets.size(); ++t)
+            if (structuralSet(t))
+                return true;
+        return false;
+    };
+    if (anyStructural()) // a queued run keeps its tag set busy
+        for (const Hctx& h : m_hctxs)
+            if (h.runQueued)
+                busySet[static_cast<std::size_t>(m_queues[static_cast<std::size_t>(h.dev)].tagSet)] = 1;
+    // Only a structural tag set, or a wait that may have grown older than maxAge, makes the
+    // requests worth looking at; otherwise the lists are left alone (the floor bounds every wait).
+    const bool walkLists = anyStructural() || m_sim.now - m_waitFloor > maxAge;
+    SimTime floor = m_sim.now;
+    for (std::size_t h = 0; h < m_hctxs.size() && walkLists; ++h) {
         const Hctx& hctx = m_hctxs[h];
         if (hctx.dispatch.empty() && hctx.schedFifo.empty())
             continue;
         const RequestQueue& q = m_queues[static_cast<std::size_t>(hctx.dev)];
         const TagSet& set = m_tagSets[static_cast<std::size_t>(q.tagSet)];
-        const bool structural
-            = !busySet[static_cast<std::size_t>(q.tagSet)] && !liveTagSets[static_cast<std::size_t>(q.tagSet)];
+        const bool structural = structuralSet(static_cast<std::size_t>(q.tagSet));
         // The scheduler FIFO, then hctx->dispatch, walked in place (a sample allocates nothing here).
         const auto nextWaiting = [&](int rq, bool& inFifo) {
             const int next = rq >= 0 ? request(rq).next : hctx.schedFifo.head;
@@ -140,6 +150,7 @@ StallReport BlockLayer::findStalls(
         bool inFifo = true;
         for (int rq = nextWaiting(-1, inFifo); rq >= 0; rq = nextWaiting(rq, inFifo)) {
             const Request& r = request(rq);
+            floor = std::min(floor, r.waitSince);
             const bool old = m_sim.now - r.waitSince > maxAge;
             if (!structural && !old)
                 continue;
@@ -214,6 +225,8 @@ StallReport BlockLayer::findStalls(
             why << '.';
         }
     }
+    if (walkLists)
+        m_waitFloor = floor;
     // Submitters asleep in blk_mq_get_tag() have no request yet; one that has slept longer than
     // maxAge is reported with what became of the tags (a permanent deadlock of sleepers ages too).
     for (const TagSet& set : m_tagSets)

@@ -29,7 +29,7 @@ struct Hctx {
     bool irqRaised = false; // the vector fired and its handler has not drained cq
     int atDevice = 0; // requests the device is working on
     std::vector<int> schedWaiters; // tasks sleeping for a scheduler request
-    // Its two cachelines the restart walk reads are in BlockLayer's HctxLines array (topo/Cacheline.h).
+    // Its two cachelines the restart walk reads are in BlockLayer's HctxLines arrays (topo/Cacheline.h).
 };
 
 } // namespace blkmq

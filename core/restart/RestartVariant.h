@@ -23,6 +23,7 @@ struct RestartShape {
         int firstHctx = 0;
         int nrHwQueues = 0;
         int tagSet = 0;
+        int inTagSet = 0; // its position in the tag set's tag_list (filled by SchedRestart)
     };
     struct TagSetPlace {
         std::string name;

@@ -3,6 +3,7 @@
 #include "restart/RestartRegistry.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdio>
 
 namespace blkmq {
@@ -19,6 +20,9 @@ SchedRestart::SchedRestart(Sim& sim, Machine& machine, RestartShape shape, Resta
     , m_tagSet(m_shape.tagSets.size())
 {
     m_profile.resize(m_machine.nrCpus());
+    for (const RestartShape::TagSetPlace& set : m_shape.tagSets)
+        for (std::size_t i = 0; i < set.queues.size(); ++i)
+            m_shape.queues[static_cast<std::size_t>(set.queues[i])].inTagSet = static_cast<int>(i);
     for (const RestartShape::TagSetPlace& set : m_shape.tagSets) {
         // Per queue: its list node and queue_hw_ctx[] (8 pointers a line); per hctx: the line of its tags.
         std::int64_t lines = 0;
@@ -37,7 +41,8 @@ void SchedRestart::mark(int h, MarkReason why)
     if (m.marked)
         return;
     m.marked = true;
-    m_host.hctxLines()[h].state.write(m_machine.executingCpu()); // set_bit(BLK_MQ_S_SCHED_RESTART, &hctx->state)
+    m_host.hctxLines().state[static_cast<std::size_t>(h)].write(
+        m_machine.executingCpu()); // set_bit(BLK_MQ_S_SCHED_RESTART, &hctx->state)
     m.why = why;
     m.since = m_machine.opNow();
     ++m_sim.counters.restart_marks;
@@ -54,7 +59,7 @@ bool SchedRestart::restartHctx(int h)
     if (!m.marked)
         return false;
     m.marked = false;
-    m_host.hctxLines()[h].state.write(m_machine.executingCpu()); // test_and_clear_bit()
+    m_host.hctxLines().state[static_cast<std::size_t>(h)].write(m_machine.executingCpu()); // test_and_clear_bit()
     if (m_shape.hctx(h).tagShared) {
         --m_queueCounter[static_cast<std::size_t>(m_shape.hctx(h).queue)];
         --m_tagSet[static_cast<std::size_t>(m_shape.queueOf(h).tagSet)].counter;
@@ -137,15 +142,15 @@ void SchedRestart::walk(int h, int pos)
     const RestartShape::TagSetPlace& set = m_shape.tagSetOf(h);
     const int nq = static_cast<int>(set.queues.size());
     const int nr = q.nrHwQueues;
-    const int self
-        = static_cast<int>(std::find(set.queues.begin(), set.queues.end(), start.queue) - set.queues.begin());
+    const int self = q.inTagSet;
     const int total = nq * nr; // (nq - 1) other queues, then nr of our own
     RestartNote& note = m_tagSet[static_cast<std::size_t>(q.tagSet)].last;
     const int end = std::min(total, pos + kBatch);
     const int cpu = m_machine.executingCpu();
     const bool evicted = m_walkEvicts[static_cast<std::size_t>(q.tagSet)];
     const std::int64_t llcHit = evicted ? m_sim.costs.cacheline_ns[static_cast<int>(Distance::Llc)] : 0;
-    HctxLines* const lines = m_host.hctxLines();
+    Cacheline* const tagsLines = m_host.hctxLines().tags.data();
+    Cacheline* const stateLines = m_host.hctxLines().state.data();
     // The batch's CPU time is charged at its end, or before a restart (whose run starts at opNow()).
     std::int64_t batchNs = 0;
     int counted = pos; // visits before this one are in the counters
@@ -154,46 +159,50 @@ void SchedRestart::walk(int h, int pos)
         m_sim.counters.restart_cpu_ns += static_cast<std::uint64_t>(batchNs);
         batchNs = 0;
     };
-    // The candidate at `pos` is base + off: one division per queue walked, not per hctx.
-    const int others = (nq - 1) * nr;
-    int base = 0, off = 0;
-    const auto seek = [&](int p) {
-        if (p < others) {
-            base = m_shape
-                       .queues[static_cast<std::size_t>(set.queues[static_cast<std::size_t>((self + 1 + p / nr) % nq)])]
-                       .firstHctx;
-            off = p % nr;
-        } else {
-            base = q.firstHctx;
-            off = (start.index + 1 + p - others) % nr;
-        }
+    // Every queue of a tag set has the same nr_hw_queues (the loader checks it), so the hctx at
+    // queue_num i of any queue uses the tags of index i: only the completing hctx's index matches
+    // its tags. Each visit reads queue_hw_ctx[i] (read-only, a new line every 8 hctxs; hctx 0 also
+    // the queue's list node) and hctx2->tags; hctx2->state only where the tags match
+    // (blk_mq_sched_restart_hctx's test_bit). The visits in between are a run of `tags` lines.
+    const int ownIndex = start.index;
+    const std::int64_t visitNs = m_sim.costs.restart_visit_ns;
+    const auto fixedNs = [&](int from, int to) { // the visits of queue_nums [from, to), lines of tags aside
+        return visitNs * (to - from) + llcHit * ((to + 7) / 8 - (from + 7) / 8 + (from == 0 && to > 0 ? 1 : 0));
     };
-    seek(pos);
-    for (; pos < end; ++pos, ++off) {
-        if (off == nr) { // the next queue, or the own queue's wrap to hctx 0
-            if (pos <= others)
-                seek(pos);
-            else
-                off = 0;
+    const auto readTags = [&](int from, int to) {
+        std::int64_t ns = 0;
+        for (int c = from; c < to; ++c)
+            ns += tagsLines[c].read(cpu, evicted, m_sim.topo, m_sim.costs);
+        return ns;
+    };
+    const int others = (nq - 1) * nr; // positions [0, others): the other queues, nr each
+    while (pos < end) {
+        // The run of positions in one queue: queue_nums [from, from + len) from hctx base.
+        int base = q.firstHctx, from = 0;
+        if (pos < others) {
+            const int queue = set.queues[static_cast<std::size_t>((self + 1 + pos / nr) % nq)];
+            base = m_shape.queues[static_cast<std::size_t>(queue)].firstHctx;
+            from = pos % nr;
+        } else {
+            from = (ownIndex + 1 + pos - others) % nr;
         }
-        const int candidate = base + off;
-        // queue_hw_ctx[j] (read-only, a new line every 8 hctxs), then hctx2->tags; hctx2->state only
-        // when the tags match (blk_mq_sched_restart_hctx's test_bit).
-        const RestartShape::HctxPlace& place = m_shape.hctx(candidate);
-        std::int64_t ns = m_sim.costs.restart_visit_ns;
-        if (place.index % 8 == 0)
-            ns += llcHit * (place.index == 0 ? 2 : 1); // and the queue's list node
-        HctxLines& l = lines[candidate];
-        ns += l.tags.read(cpu, evicted, m_sim.topo, m_sim.costs);
-        const bool sameTags = place.tags == start.tags;
-        if (sameTags)
-            ns += l.state.read(cpu, evicted, m_sim.topo, m_sim.costs);
-        batchNs += ns;
-        if (sameTags && m_hctx[static_cast<std::size_t>(candidate)].marked) {
+        const int to = from + std::min(nr - from, end - pos);
+        const bool own = ownIndex >= from && ownIndex < to;
+        const int runEnd = own ? ownIndex : to;
+        batchNs += fixedNs(from, runEnd) + readTags(base + from, base + runEnd);
+        pos += runEnd - from;
+        if (!own)
+            continue;
+        const int candidate = base + ownIndex;
+        assert(m_shape.hctx(candidate).tags == start.tags);
+        batchNs += fixedNs(ownIndex, ownIndex + 1) + tagsLines[candidate].read(cpu, evicted, m_sim.topo, m_sim.costs)
+            + stateLines[candidate].read(cpu, evicted, m_sim.topo, m_sim.costs);
+        ++pos;
+        if (m_hctx[static_cast<std::size_t>(candidate)].marked) {
             account();
-            m_sim.counters.restart_hctx_visits += static_cast<std::uint64_t>(pos + 1 - counted);
-            note.visits += pos + 1 - counted;
-            counted = pos + 1;
+            m_sim.counters.restart_hctx_visits += static_cast<std::uint64_t>(pos - counted);
+            note.visits += pos - counted;
+            counted = pos;
             if (restartHctx(candidate)) {
                 note.outcome = RestartNote::Outcome::Restarted;
                 note.restarted = candidate;

@@ -19,7 +19,7 @@ public:
     // blk_mq_run_hw_queue(hctx, async = true).
     virtual void runHwQueueAsync(int hctx) = 0;
     // Every hctx's line 0 (lock, dispatch, state) and the line of its tags pointer, indexed by hctx.
-    virtual HctxLines* hctxLines() = 0;
+    virtual HctxLines& hctxLines() = 0;
 };
 
 // BLK_MQ_S_SCHED_RESTART (block/blk-mq-sched.c): an hctx whose dispatch failed

@@ -187,14 +187,6 @@ void BlkMqTags::wake(WaitQueue& ws, int tasks, int cpu, TagWakeHost& host)
     m_waiting -= n;
 }
 
-void BlkMqTags::idle(TagUser& user)
-{
-    if (user.active && user.held == 0 && m_sim.now - user.lastActivity >= m_idleAfter) {
-        user.active = false;
-        --m_activeQueues;
-    }
-}
-
 std::vector<int> BlkMqTags::sleepers() const
 {
     std::vector<int> out;

@@ -77,7 +77,13 @@ public:
     // list_del_init(&hctx->dispatch_wait): leave the wait queue again (blk_mq_mark_tag_wait got its tag).
     void unpark(TagUser& user);
     // blk_mq_tag_idle(): an hctx with no tag for the idle time stops counting as an active user.
-    void idle(TagUser& user);
+    void idle(TagUser& user)
+    {
+        if (user.active && user.held == 0 && m_sim.now - user.lastActivity >= m_idleAfter) {
+            user.active = false;
+            --m_activeQueues;
+        }
+    }
 
     const TagAllocator& alloc() const { return *m_alloc; }
     const TagRace& firstLoss() const { return m_firstLoss; }

@@ -1,10 +1,12 @@
 #pragma once
 
+#include "io/Limits.h"
 #include "topo/Costs.h"
 #include "topo/Topology.h"
 
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 namespace blkmq {
 
@@ -22,12 +24,15 @@ struct LineMove {
 // more lines than its private cache holds (private_cache_lines), so even its
 // own copy is gone and the read costs at least an LLC hit.
 struct Cacheline {
-    int writer = -1; // last CPU to write it (-1: clean)
-    int reader = -1; // the last CPU to read it since that write
+    static_assert(limits::kCpus <= INT16_MAX);
+    // CPU ids fit 16 bits (limits::kCpus): a line is 4 bytes, and the restart walk's stream of
+    // `tags` lines over 8,192 hctxs fits a private cache.
+    std::int16_t writer = -1; // last CPU to write it (-1: clean)
+    std::int16_t reader = -1; // the last CPU to read it since that write
 
     void write(int cpu)
     {
-        writer = cpu;
+        writer = static_cast<std::int16_t>(cpu);
         reader = -1;
     }
     // A write that must first own the line (a read-for-ownership): free if `cpu` owns it, else the
@@ -52,7 +57,7 @@ struct Cacheline {
             if (ns >= m.ns)
                 m = { ns, topo.distance(writer, cpu) };
         }
-        reader = cpu;
+        reader = static_cast<std::int16_t>(cpu);
         return m;
     }
     std::int64_t read(int cpu, bool evicted, const Topology& topo, const Costs& costs)
@@ -64,10 +69,17 @@ struct Cacheline {
 // The two lines of struct blk_mq_hw_ctx (v4.14 layout) that the restart walk reads: line 0 holds
 // lock, dispatch and state; the line of `tags` also holds dispatch_wait, wait_index and the
 // queued / run / dispatched[] counters, written on every allocation, run and dispatch. Kept apart
-// from the rest of the hctx, one array for all hctxs, so a walk over thousands reads 16 bytes each.
+// from the rest of the hctx, one array per line for all hctxs, so a walk over thousands of
+// other-tag hctxs streams through 8 bytes of `tags` line each.
 struct HctxLines {
-    Cacheline state;
-    Cacheline tags;
+    std::vector<Cacheline> state;
+    std::vector<Cacheline> tags;
+
+    void resize(std::size_t nrHctxs)
+    {
+        state.resize(nrHctxs);
+        tags.resize(nrHctxs);
+    }
 };
 
 } // namespace blkmq

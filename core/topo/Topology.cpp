@@ -41,8 +41,6 @@ Topology::Topology(std::string name, std::vector<CpuInfo> cpus, std::vector<std:
     }
 }
 
-int Topology::numaDistance(int a, int b) const { return m_numa[cpu(a).node][cpu(b).node]; }
-
 namespace {
 std::string cpuList(const std::vector<int>& ids)
 {

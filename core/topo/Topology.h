@@ -37,7 +37,10 @@ public:
     }
     bool cpusShareCache(int a, int b) const { return cpu(a).llc == cpu(b).llc; }
     // ACPI SLIT-style distance between the CPUs' nodes (10 = local).
-    int numaDistance(int a, int b) const;
+    int numaDistance(int a, int b) const
+    {
+        return m_numa[static_cast<std::size_t>(cpu(a).node)][static_cast<std::size_t>(cpu(b).node)];
+    }
     const std::vector<std::vector<int>>& numaMatrix() const { return m_numa; }
 
     // Human-readable tree and distance matrix for `blkmqlab-cli topology`.

@@ -24,8 +24,8 @@ int BlkMqTags::get(int cpu, TagUser& user, TagAlloc* progress)
     if (a.state == 0) {
         // hctx_may_queue(): only an active hctx of a shared set is limited, and a depth-1 set never
         // ("don't try dividing an ant").
-        const int depth = m_alloc->depth();
-        if (m_fairShare && user.shared && user.active && depth > 1) {
+        if (m_fairShare && user.shared && user.active && m_alloc->depth() > 1) {
+            const int depth = m_alloc->depth();
             const int users = std::max(1, m_activeQueues);
             if (user.held >= std::max((depth + users - 1) / users, 4))
                 return -1;
@@ -70,6 +70,10 @@ int BlkMqTags::get(int cpu, TagUser& user, TagAlloc* progress)
 void BlkMqTags::account(int cpu, const TagAccess& cost, LockCaller caller)
 {
     m_machine.charge(cost.ns);
+    // The usual access, own cachelines and nothing else (a steal always names its victim): only time.
+    if (cost.local && cost.victim < 0 && cost.lost == 0 && cost.globalMoves == 0 && cost.retries == 0
+        && cost.lockNs == 0 && cost.lockWaitNs == 0)
+        return;
     Counters& c = m_sim.counters;
     for (std::size_t d = 0; d < cost.transfers.size(); ++d) {
         c.tag_transfers[d] += cost.transfers[d];

@@ -206,7 +206,7 @@ int BlockLayer::getRequest(int cpu, int dev, int task, int bytes, TagAlloc* prog
             return -1;
         }
     }
-    tagsLine(hctx).write(cpu); // data->hctx->queued++
+    writeTagsLine(hctx, cpu); // data->hctx->queued++
     const int rq = allocRq();
     Request& r = request(rq);
     r.tag = tag;
@@ -273,7 +273,7 @@ void BlockLayer::dispatch(int cpu, int h)
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
     if (hctx.stopped)
         return;
-    tagsLine(hctx).write(cpu); // hctx->run++
+    writeTagsLine(hctx, cpu); // hctx->run++
     const bool hasSched = m_queues[static_cast<std::size_t>(hctx.dev)].spec.scheduler != SchedulerKind::None;
     if (!hctx.dispatch.empty()) {
         RqList list = hctx.dispatch.take();
@@ -329,7 +329,7 @@ bool BlockLayer::tagWait(int h)
     const bool parked = tags.park(hctx.tagUse);
     if (parked) { // TAG_WAITING in the state, dispatch_wait on a wait queue
         stateLine(hctx).write(m_machine.executingCpu());
-        tagsLine(hctx).write(m_machine.executingCpu());
+        writeTagsLine(hctx, m_machine.executingCpu());
     }
     return parked;
 }
@@ -340,7 +340,7 @@ void BlockLayer::unpark(int h)
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
     hctx.tagUse.parked = false;
     stateLine(hctx).write(m_machine.executingCpu());
-    tagsLine(hctx).write(m_machine.executingCpu());
+    writeTagsLine(hctx, m_machine.executingCpu());
 }
 
 // blk_mq_dispatch_rq_list(): issue in order; on the first failure the rest
@@ -378,7 +378,7 @@ BlockLayer::Dispatched BlockLayer::dispatchList(int cpu, int h, RqList& list)
         }
         hctx.dispatch.spliceFront(m_pool, rest);
         stateLine(hctx).write(cpu); // under hctx->lock
-        tagsLine(hctx).write(cpu); // hctx->dispatched[]++
+        writeTagsLine(hctx, cpu); // hctx->dispatched[]++
         const bool marked = m_restart->marked(h);
         const bool parked = hctx.tagUse.parked;
         const bool rerun = m_dispatchMode == DispatchMode::V4_11
@@ -389,7 +389,7 @@ BlockLayer::Dispatched BlockLayer::dispatchList(int cpu, int h, RqList& list)
         return d;
     }
     if (d.queued > 0)
-        tagsLine(hctx).write(cpu); // hctx->dispatched[]++
+        writeTagsLine(hctx, cpu); // hctx->dispatched[]++
     return d;
 }
 

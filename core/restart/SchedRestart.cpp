@@ -41,8 +41,7 @@ void SchedRestart::mark(int h, MarkReason why)
     if (m.marked)
         return;
     m.marked = true;
-    m_host.hctxLines().state[static_cast<std::size_t>(h)].write(
-        m_machine.executingCpu()); // set_bit(BLK_MQ_S_SCHED_RESTART, &hctx->state)
+    m_host.hctxLines().state(h).write(m_machine.executingCpu()); // set_bit(BLK_MQ_S_SCHED_RESTART, &hctx->state)
     m.why = why;
     m.since = m_machine.opNow();
     ++m_sim.counters.restart_marks;
@@ -59,7 +58,7 @@ bool SchedRestart::restartHctx(int h)
     if (!m.marked)
         return false;
     m.marked = false;
-    m_host.hctxLines().state[static_cast<std::size_t>(h)].write(m_machine.executingCpu()); // test_and_clear_bit()
+    m_host.hctxLines().state(h).write(m_machine.executingCpu()); // test_and_clear_bit()
     if (m_shape.hctx(h).tagShared) {
         --m_queueCounter[static_cast<std::size_t>(m_shape.hctx(h).queue)];
         --m_tagSet[static_cast<std::size_t>(m_shape.queueOf(h).tagSet)].counter;
@@ -149,8 +148,7 @@ void SchedRestart::walk(int h, int pos)
     const int cpu = m_machine.executingCpu();
     const bool evicted = m_walkEvicts[static_cast<std::size_t>(q.tagSet)];
     const std::int64_t llcHit = evicted ? m_sim.costs.cacheline_ns[static_cast<int>(Distance::Llc)] : 0;
-    Cacheline* const tagsLines = m_host.hctxLines().tags.data();
-    Cacheline* const stateLines = m_host.hctxLines().state.data();
+    HctxLines& lines = m_host.hctxLines();
     // The batch's CPU time is charged at its end, or before a restart (whose run starts at opNow()).
     std::int64_t batchNs = 0;
     int counted = pos; // visits before this one are in the counters
@@ -169,12 +167,6 @@ void SchedRestart::walk(int h, int pos)
     const auto fixedNs = [&](int from, int to) { // the visits of queue_nums [from, to), lines of tags aside
         return visitNs * (to - from) + llcHit * ((to + 7) / 8 - (from + 7) / 8 + (from == 0 && to > 0 ? 1 : 0));
     };
-    const auto readTags = [&](int from, int to) {
-        std::int64_t ns = 0;
-        for (int c = from; c < to; ++c)
-            ns += tagsLines[c].read(cpu, evicted, m_sim.topo, m_sim.costs);
-        return ns;
-    };
     const int others = (nq - 1) * nr; // positions [0, others): the other queues, nr each
     while (pos < end) {
         // The run of positions in one queue: queue_nums [from, from + len) from hctx base.
@@ -189,14 +181,15 @@ void SchedRestart::walk(int h, int pos)
         const int to = from + std::min(nr - from, end - pos);
         const bool own = ownIndex >= from && ownIndex < to;
         const int runEnd = own ? ownIndex : to;
-        batchNs += fixedNs(from, runEnd) + readTags(base + from, base + runEnd);
+        batchNs += fixedNs(from, runEnd)
+            + lines.readTagsRun(base + from, base + runEnd, cpu, evicted, m_sim.topo, m_sim.costs);
         pos += runEnd - from;
         if (!own)
             continue;
         const int candidate = base + ownIndex;
         assert(m_shape.hctx(candidate).tags == start.tags);
-        batchNs += fixedNs(ownIndex, ownIndex + 1) + tagsLines[candidate].read(cpu, evicted, m_sim.topo, m_sim.costs)
-            + stateLines[candidate].read(cpu, evicted, m_sim.topo, m_sim.costs);
+        batchNs += fixedNs(ownIndex, ownIndex + 1) + lines.readTags(candidate, cpu, evicted, m_sim.topo, m_sim.costs)
+            + lines.state(candidate).read(cpu, evicted, m_sim.topo, m_sim.costs);
         ++pos;
         if (m_hctx[static_cast<std::size_t>(candidate)].marked) {
             account();

@@ -5,6 +5,7 @@
 #include "topo/Topology.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -69,17 +70,56 @@ struct Cacheline {
 // The two lines of struct blk_mq_hw_ctx (v4.14 layout) that the restart walk reads: line 0 holds
 // lock, dispatch and state; the line of `tags` also holds dispatch_wait, wait_index and the
 // queued / run / dispatched[] counters, written on every allocation, run and dispatch. Kept apart
-// from the rest of the hctx, one array per line for all hctxs, so a walk over thousands of
-// other-tag hctxs streams through 8 bytes of `tags` line each.
-struct HctxLines {
-    std::vector<Cacheline> state;
-    std::vector<Cacheline> tags;
-
+// from the rest of the hctx, one array per line for all hctxs.
+//
+// A walk reads the tags lines of thousands of hctxs, most of which nobody ever wrote (no request
+// was ever allocated, run or dispatched there). Such a clean line costs every reader the same (its
+// floor), and its last reader matters only to a read-for-ownership, which a tags line never gets:
+// it is only written (writeTags) and read (readTags, readTagsRun). So a run of reads costs the floor
+// per clean line plus the reads of the written ones, found in a bitmap, and leaves the clean lines
+// alone (tst_restart checks this against reading every line).
+class HctxLines {
+public:
     void resize(std::size_t nrHctxs)
     {
-        state.resize(nrHctxs);
-        tags.resize(nrHctxs);
+        m_state.resize(nrHctxs);
+        m_tags.resize(nrHctxs);
+        m_tagsWritten.assign((nrHctxs + 63) / 64, 0);
     }
+    Cacheline& state(int h) { return m_state[static_cast<std::size_t>(h)]; }
+    void writeTags(int h, int cpu)
+    {
+        m_tags[static_cast<std::size_t>(h)].write(cpu);
+        m_tagsWritten[static_cast<std::size_t>(h) / 64] |= 1ULL << (h % 64);
+    }
+    std::int64_t readTags(int h, int cpu, bool evicted, const Topology& topo, const Costs& costs)
+    {
+        return m_tags[static_cast<std::size_t>(h)].read(cpu, evicted, topo, costs);
+    }
+    // The tags lines of hctxs [from, to), read in turn by `cpu`: what they cost together.
+    std::int64_t readTagsRun(int from, int to, int cpu, bool evicted, const Topology& topo, const Costs& costs)
+    {
+        if (from >= to)
+            return 0;
+        const std::int64_t floor = evicted ? costs.cacheline_ns[static_cast<int>(Distance::Llc)] : 0;
+        std::int64_t ns = 0;
+        int written = 0;
+        for (int w = from / 64; w <= (to - 1) / 64; ++w) {
+            std::uint64_t bits = m_tagsWritten[static_cast<std::size_t>(w)];
+            if (w == from / 64)
+                bits &= ~0ULL << (from % 64);
+            if (w == (to - 1) / 64 && to % 64 != 0)
+                bits &= ~(~0ULL << (to % 64));
+            for (; bits; bits &= bits - 1, ++written)
+                ns += readTags(w * 64 + std::countr_zero(bits), cpu, evicted, topo, costs);
+        }
+        return ns + floor * (to - from - written);
+    }
+
+private:
+    std::vector<Cacheline> m_state;
+    std::vector<Cacheline> m_tags;
+    std::vector<std::uint64_t> m_tagsWritten; // a bit per hctx whose tags line was ever written
 };
 
 } // namespace blkmq

@@ -3,6 +3,9 @@
 
 #include "block/BlockLayer.h"
 #include "block/DriverPermits.h"
+#include "sim/Rng.h"
+#include "topo/Cacheline.h"
+#include "topo/TopologyLoader.h"
 #include "workload/Workload.h"
 
 using namespace blkmq;
@@ -241,6 +244,46 @@ private slots:
         const auto evicted = run(kThreeQueues, { "costs.private_cache_lines=4" });
         const auto llc = std::uint64_t(c.cacheline_ns[static_cast<int>(Distance::Llc)]);
         QVERIFY(cost(evicted) >= visits(evicted) * (std::uint64_t(c.restart_visit_ns) + llc));
+    }
+
+    // The walk reads runs of tags lines through a bitmap of the written ones; that must cost what
+    // reading every line in turn costs, and leave the lines as such reads would (later reads agree).
+    void tagsLineRunsCostWhatReadingEachLineCosts()
+    {
+        auto topo = TopologyLoader::fromSpec("2n:1p:4c:2t");
+        QVERIFY(topo);
+        const Costs costs = Costs::defaults();
+        constexpr int kHctxs = 300; // not a multiple of 64: the last bitmap word is partial
+        HctxLines lines;
+        lines.resize(kHctxs);
+        std::vector<Cacheline> each(kHctxs);
+        Rng rng(7);
+        const auto below = [&](int n) { return static_cast<int>(rng.below(static_cast<std::uint64_t>(n))); };
+        int runs = 0, cleanLinesRead = 0;
+        for (int step = 0; step < 20000; ++step) {
+            const int cpu = below(topo->nrCpus());
+            const bool evicted = below(2) == 0;
+            if (below(16) == 0) {
+                const int h = below(kHctxs);
+                lines.writeTags(h, cpu);
+                each[static_cast<std::size_t>(h)].write(cpu);
+                continue;
+            }
+            const int from = below(kHctxs + 1);
+            const int to = from + below(kHctxs + 1 - from);
+            std::int64_t expected = 0;
+            for (int h = from; h < to; ++h) {
+                cleanLinesRead += each[static_cast<std::size_t>(h)].writer < 0;
+                expected += each[static_cast<std::size_t>(h)].read(cpu, evicted, *topo, costs);
+            }
+            QCOMPARE(lines.readTagsRun(from, to, cpu, evicted, *topo, costs), expected);
+            ++runs;
+        }
+        QVERIFY(runs > 15000);
+        QVERIFY(cleanLinesRead > 1000); // both kinds of line were read
+        for (int h = 0; h < kHctxs; ++h)
+            QCOMPARE(lines.readTags(h, 3, false, *topo, costs),
+                each[static_cast<std::size_t>(h)].read(3, false, *topo, costs));
     }
 
     // ftrace's function profile: each call from entry to return, per CPU. Walks in hardirq are not

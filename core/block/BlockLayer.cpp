@@ -177,8 +177,8 @@ void BlockLayer::putDriverTag(int cpu, int rq)
 
 void BlockLayer::idleTagUsers()
 {
-    for (Hctx& h : m_hctxs)
-        m_tags[static_cast<std::size_t>(h.tags)]->idle(h.tagUse);
+    for (BlkMqTags* tags : m_tags)
+        tags->idleUsers();
 }
 
 int BlockLayer::getRequest(int cpu, int dev, int task, int bytes, TagAlloc* progress)

@@ -15,6 +15,7 @@ BlkMqTags::BlkMqTags(Sim& sim, Machine& machine, std::unique_ptr<TagAllocator> a
         ws.tasks.reserve(8);
         ws.hctxs.reserve(8);
     }
+    m_active.reserve(16);
 }
 
 int BlkMqTags::get(int cpu, TagUser& user, TagAlloc* progress)
@@ -61,6 +62,7 @@ int BlkMqTags::get(int cpu, TagUser& user, TagAlloc* progress)
     if (user.shared && !user.active) { // blk_mq_tag_busy(), after the first tag got
         user.active = true;
         ++m_activeQueues;
+        m_active.push_back(&user);
     }
     ++user.held;
     user.lastActivity = m_machine.opNow();
@@ -93,6 +95,21 @@ void BlkMqTags::account(int cpu, const TagAccess& cost, LockCaller caller)
     c.tag_lock_wait_ns += static_cast<std::uint64_t>(cost.lockWaitNs);
     if (cost.lockNs > 0)
         m_machine.lockTime(cpu, caller, cost.lockNs);
+}
+
+void BlkMqTags::idleUsers()
+{
+    for (std::size_t i = 0; i < m_active.size();) {
+        TagUser& user = *m_active[i];
+        if (user.held == 0 && m_sim.now - user.lastActivity >= m_idleAfter) {
+            user.active = false;
+            --m_activeQueues;
+            m_active[i] = m_active.back(); // the order of the active users does not matter
+            m_active.pop_back();
+        } else {
+            ++i;
+        }
+    }
 }
 
 void BlkMqTags::put(int cpu, int tag, int allocCpu, TagUser& user, TagWakeHost& host)

@@ -76,14 +76,9 @@ public:
     bool park(TagUser& user);
     // list_del_init(&hctx->dispatch_wait): leave the wait queue again (blk_mq_mark_tag_wait got its tag).
     void unpark(TagUser& user);
-    // blk_mq_tag_idle(): an hctx with no tag for the idle time stops counting as an active user.
-    void idle(TagUser& user)
-    {
-        if (user.active && user.held == 0 && m_sim.now - user.lastActivity >= m_idleAfter) {
-            user.active = false;
-            --m_activeQueues;
-        }
-    }
+    // blk_mq_tag_idle() from the timeout work: each active hctx with no tag for the idle time stops
+    // counting as an active user.
+    void idleUsers();
 
     const TagAllocator& alloc() const { return *m_alloc; }
     const TagRace& firstLoss() const { return m_firstLoss; }
@@ -115,6 +110,9 @@ private:
     bool m_fairShare = true;
     SimTime m_idleAfter;
     int m_activeQueues = 0;
+    // The active users (m_activeQueues of them). They live in BlockLayer's hctxs, which do not move
+    // once built, so a sample looks at these instead of every hctx on the tag set.
+    std::vector<TagUser*> m_active;
     TagWaitRules m_rules;
     int m_wakeIndex = 0;
     int m_waiting = 0; // tasks and hctxs on all wait queues: a free with nobody waiting looks no further

@@ -3,7 +3,8 @@
 //  1. every preset: events and simulated I/Os per CPU-second, the real-time factor (simulated
 //     seconds per CPU-second), ns per event, and the ratio to a bare 16-byte-event binary heap
 //     (std::priority_queue) holding as many events as the engine held on average, timed side by
-//     side in this process, one engine run then one heap run, median of --repeat;
+//     side in this process, one engine run then one heap run; median of --repeat rounds, each of
+//     which times every preset and every scaling point once (a noisy minute spreads over many);
 //  2. how ns per event grows with the simulated machine: log-log slopes against CPU count (1 to
 //     512), requests in flight (8 to 4096) and devices (8 to 128), each family holding the rest
 //     fixed;
@@ -144,35 +145,52 @@ struct Measure {
     bool stalled = false;
 };
 
-Measure measure(const Scenario& base, const Options& o)
-{
-    const Scenario s = sized(base, o.cpuSeconds);
-    Measure m;
-    m.pending = meanPending(s);
-    const auto pending = static_cast<std::size_t>(std::max(1.0, std::round(m.pending)));
+// One thing timed: a scenario sized to the CPU budget, its mean pending events, and its samples.
+// Every case is timed once per round, all rounds in turn, so a burst of load from the machine's
+// neighbours lands on one sample of many cases, not on every sample of a few.
+struct Case {
+    Scenario s;
+    double pending = 0;
     std::vector<double> ns, evs, ios, rtf, heap, ratio;
-    for (int r = 0; r < o.repeat; ++r) {
+    std::uint64_t events = 0;
+    bool stalled = false;
+
+    Case(const Scenario& base, const Options& o)
+        : s(sized(base, o.cpuSeconds))
+        , pending(meanPending(s))
+    {
+    }
+    // One engine run, then one bare-heap run at the same pending count.
+    void sample()
+    {
         const EngineRun run = timeEngine(s);
         const double cpu = std::max(run.cpu, 1e-9);
         const double perEvent = cpu * 1e9 / static_cast<double>(std::max<std::uint64_t>(1, run.events));
-        const double h = bareHeapNs(pending, 2000000);
+        const double h = bareHeapNs(static_cast<std::size_t>(std::max(1.0, std::round(pending))), 2000000);
         ns.push_back(perEvent);
         evs.push_back(static_cast<double>(run.events) / cpu);
         ios.push_back(run.ios / cpu);
         rtf.push_back(run.simSeconds / cpu);
         heap.push_back(h);
         ratio.push_back(perEvent / h);
-        m.events = run.events;
-        m.stalled = run.stalled;
+        events = run.events;
+        stalled = run.stalled;
     }
-    m.nsPerEvent = median(ns);
-    m.eventsPerCpuS = median(evs);
-    m.iosPerCpuS = median(ios);
-    m.rtf = median(rtf);
-    m.heapNs = median(heap);
-    m.ratio = median(ratio);
-    return m;
-}
+    Measure measure() const
+    {
+        Measure m;
+        m.pending = pending;
+        m.events = events;
+        m.stalled = stalled;
+        m.nsPerEvent = median(ns);
+        m.eventsPerCpuS = median(evs);
+        m.iosPerCpuS = median(ios);
+        m.rtf = median(rtf);
+        m.heapNs = median(heap);
+        m.ratio = median(ratio);
+        return m;
+    }
+};
 
 double slope(const std::vector<double>& x, const std::vector<double>& y)
 {
@@ -224,20 +242,25 @@ nlohmann::json family(int cpus, int devices, int queues, int jobs, int iodepth)
     return doc;
 }
 
-void scalingFamily(
-    const char* what, const std::vector<int>& xs, const std::function<nlohmann::json(int)>& make, const Options& o)
+struct Family {
+    const char* what;
+    std::vector<int> xs;
+    std::function<nlohmann::json(int)> make;
+    std::vector<Case> cases; // one per x
+};
+
+void printFamily(const Family& f)
 {
     std::vector<double> x, y, perIo;
-    std::printf("\n%s\n", what);
+    std::printf("\n%s\n", f.what);
     std::printf("| x | events | pending | ns/event | events/CPU-s | I/Os per CPU-s | events per I/O |\n"
                 "|---|---|---|---|---|---|---|\n");
-    for (const int v : xs) {
-        const Measure m = measure(load(make(v)), o);
-        std::printf("| %d | %llu | %.0f | %.1f | %.2fM | %.3fM | %.2f |\n", v,
+    for (std::size_t i = 0; i < f.xs.size(); ++i) {
+        const Measure m = f.cases[i].measure();
+        std::printf("| %d | %llu | %.0f | %.1f | %.2fM | %.3fM | %.2f |\n", f.xs[i],
             static_cast<unsigned long long>(m.events), m.pending, m.nsPerEvent, m.eventsPerCpuS / 1e6,
             m.iosPerCpuS / 1e6, m.iosPerCpuS > 0 ? m.eventsPerCpuS / m.iosPerCpuS : 0.0);
-        std::fflush(stdout);
-        x.push_back(v);
+        x.push_back(f.xs[i]);
         y.push_back(m.nsPerEvent);
         perIo.push_back(m.iosPerCpuS > 0 ? 1e9 / m.iosPerCpuS : 0);
     }
@@ -296,44 +319,60 @@ int main(int argc, char** argv)
         for (const PresetInfo& p : ScenarioLoader::presets())
             o.presets.push_back(p.name);
 
-    std::printf("Engine speed, process CPU time, median of %d runs of about %.2f CPU-s each; the bare heap is a\n"
-                "std::priority_queue of 16-byte events holding the engine's mean pending events, timed alternately\n\n",
-        o.repeat, o.cpuSeconds);
-    std::printf("| preset | events | pending | events/CPU-s | I/Os per CPU-s | real-time factor | ns/event | bare heap "
-                "ns | ratio |\n|---|---|---|---|---|---|---|---|---|\n");
-    bool anyStall = false;
+    std::vector<Case> presets;
     for (const std::string& name : o.presets) {
         auto s = ScenarioLoader::fromPreset(name, {});
         if (!s) {
             std::fprintf(stderr, "bench_engine: %s\n", s.error().c_str());
             return 2;
         }
-        const Measure m = measure(*s, o);
+        presets.emplace_back(*s, o);
+    }
+    std::vector<Family> families;
+    if (o.scaling) {
+        // CPUs: one job per CPU, 512 requests in flight in all (QD 512 / CPUs).
+        families.push_back({ "Against CPU count (one job per CPU, 512 in flight in all, one NVMe with a queue per CPU)",
+            { 1, 4, 16, 64, 256, 512 }, [](int cpus) { return family(cpus, 1, cpus, cpus, std::max(1, 512 / cpus)); },
+            {} });
+        // In flight: 16 CPUs, 16 jobs, QD x / 16.
+        families.push_back({ "Against requests in flight (16 CPUs, 16 jobs)", { 16, 64, 256, 1024, 4096 },
+            [](int inflight) { return family(16, 1, 16, 16, inflight / 16); }, {} });
+        // Devices: 64 CPUs, 64 jobs at QD 8 spread over the devices, 16 hctxs per device.
+        families.push_back({ "Against devices (64 CPUs, 64 jobs at QD 8 spread over them, 16 hctxs each)",
+            { 8, 16, 32, 64, 128 }, [](int devices) { return family(64, devices, 16, 64, 8); }, {} });
+        for (Family& f : families)
+            for (const int x : f.xs)
+                f.cases.emplace_back(load(f.make(x)), o);
+    }
+    for (int r = 0; r < o.repeat; ++r) {
+        std::fprintf(stderr, "bench_engine: round %d of %d\n", r + 1, o.repeat);
+        for (Case& c : presets)
+            c.sample();
+        for (Family& f : families)
+            for (Case& c : f.cases)
+                c.sample();
+    }
+
+    std::printf("Engine speed, process CPU time, median of %d rounds (each times every case once, one engine run\n"
+                "of about %.2f CPU-s); the bare heap is a std::priority_queue of 16-byte events holding the engine's\n"
+                "mean pending events, timed right after each engine run\n\n",
+        o.repeat, o.cpuSeconds);
+    std::printf("| preset | events | pending | events/CPU-s | I/Os per CPU-s | real-time factor | ns/event | bare heap "
+                "ns | ratio |\n|---|---|---|---|---|---|---|---|---|\n");
+    bool anyStall = false;
+    for (std::size_t i = 0; i < presets.size(); ++i) {
+        const Measure m = presets[i].measure();
         anyStall |= m.stalled;
-        std::printf("| %s%s | %llu | %.0f | %.2fM | %.3fM | %.3f | %.1f | %.1f | %.1f |\n", name.c_str(),
+        std::printf("| %s%s | %llu | %.0f | %.2fM | %.3fM | %.3f | %.1f | %.1f | %.1f |\n", o.presets[i].c_str(),
             m.stalled ? " (stalls)" : "", static_cast<unsigned long long>(m.events), m.pending, m.eventsPerCpuS / 1e6,
             m.iosPerCpuS / 1e6, m.rtf, m.nsPerEvent, m.heapNs, m.ratio);
-        std::fflush(stdout);
     }
     if (anyStall)
         std::printf("(stalls): the run deadlocks early by design; after the stall only samples and stall checks run,\n"
                     "so its figures say little about the engine's speed.\n");
-
-    if (o.scaling) {
-        // CPUs: one job per CPU, 512 requests in flight in all (QD 512 / CPUs).
-        scalingFamily(
-            "Against CPU count (one job per CPU, 512 in flight in all, one NVMe with a queue per CPU)",
-            { 1, 4, 16, 64, 256, 512 }, [](int cpus) { return family(cpus, 1, cpus, cpus, std::max(1, 512 / cpus)); },
-            o);
-        // In flight: 16 CPUs, 16 jobs, QD x / 16.
-        scalingFamily(
-            "Against requests in flight (16 CPUs, 16 jobs)", { 16, 64, 256, 1024, 4096 },
-            [](int inflight) { return family(16, 1, 16, 16, inflight / 16); }, o);
-        // Devices: 64 CPUs, 64 jobs at QD 8 spread over the devices, 16 hctxs per device.
-        scalingFamily(
-            "Against devices (64 CPUs, 64 jobs at QD 8 spread over them, 16 hctxs each)", { 8, 16, 32, 64, 128 },
-            [](int devices) { return family(64, devices, 16, 64, 8); }, o);
-    }
+    for (const Family& f : families)
+        printFamily(f);
+    std::fflush(stdout);
 
     if (o.sweep) {
         // An uneven grid: default at 8 ms to 1 s, each twice the last, cheapest first: taken in

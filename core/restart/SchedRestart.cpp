@@ -169,7 +169,7 @@ void SchedRestart::walk(int h, int pos)
     };
     const int others = (nq - 1) * nr; // positions [0, others): the other queues, nr each
     while (pos < end) {
-        // The run of positions in one queue: queue_nums [from, from + len) from hctx base.
+        // The positions left in one queue: queue_nums [from, to) of the hctxs from `base` on.
         int base = q.firstHctx, from = 0;
         if (pos < others) {
             const int queue = set.queues[static_cast<std::size_t>((self + 1 + pos / nr) % nq)];

@@ -26,8 +26,7 @@ struct LineMove {
 // own copy is gone and the read costs at least an LLC hit.
 struct Cacheline {
     static_assert(limits::kCpus <= INT16_MAX);
-    // CPU ids fit 16 bits (limits::kCpus): a line is 4 bytes, and the restart walk's stream of
-    // `tags` lines over 8,192 hctxs fits a private cache.
+    // CPU ids fit 16 bits (limits::kCpus): a line is 4 bytes (thousands of hctxs hold two each).
     std::int16_t writer = -1; // last CPU to write it (-1: clean)
     std::int16_t reader = -1; // the last CPU to read it since that write
 

@@ -147,7 +147,7 @@ void SchedRestart::walk(int h, int pos)
     const int end = std::min(total, pos + kBatch);
     const int cpu = m_machine.executingCpu();
     const bool evicted = m_walkEvicts[static_cast<std::size_t>(q.tagSet)];
-    const std::int64_t llcHit = evicted ? m_sim.costs.cacheline_ns[static_cast<int>(Distance::Llc)] : 0;
+    const std::int64_t llcHit = Cacheline::floorNs(evicted, m_sim.costs); // queue_hw_ctx[] lines miss too
     HctxLines& lines = m_host.hctxLines();
     // The batch's CPU time is charged at its end, or before a restart (whose run starts at opNow()).
     std::int64_t batchNs = 0;

@@ -113,10 +113,8 @@ void EventQueue::refill()
         m_window += step;
         std::vector<Key>& w = m_ring[next];
         m_inRing -= w.size();
-        for (const Key& k : w) {
-            m_heap.push_back(k);
-            siftUp(m_heap.size() - 1, k);
-        }
+        for (const Key& k : w)
+            heapPush(k);
         w.clear();
         m_ringUsed[next / 64] &= ~(std::uint64_t(1) << (next % 64));
         // The ring now reaches one window further: the overflow's events there move in (after the

@@ -25,8 +25,8 @@ int BlkMqTags::get(int cpu, TagUser& user, TagAlloc* progress)
     if (a.state == 0) {
         // hctx_may_queue(): only an active hctx of a shared set is limited, and a depth-1 set never
         // ("don't try dividing an ant").
-        if (m_fairShare && user.shared && user.active && m_alloc->depth() > 1) {
-            const int depth = m_alloc->depth();
+        const int depth = m_fairShare && user.shared && user.active ? m_alloc->depth() : 0;
+        if (depth > 1) {
             const int users = std::max(1, m_activeQueues);
             if (user.held >= std::max((depth + users - 1) / users, 4))
                 return -1;

@@ -47,11 +47,16 @@ struct Cacheline {
         return m;
     }
     std::int64_t own(int cpu, const Topology& topo, const Costs& costs) { return take(cpu, topo, costs).ns; }
+    // What any read costs at least: an LLC hit for an evicted reader, else nothing.
+    static std::int64_t floorNs(bool evicted, const Costs& costs)
+    {
+        return evicted ? costs.cacheline_ns[static_cast<int>(Distance::Llc)] : 0;
+    }
     // A read; an evicted reader's floor (an LLC hit) is not a move between CPUs.
     LineMove fetch(int cpu, bool evicted, const Topology& topo, const Costs& costs)
     {
         LineMove m;
-        m.ns = evicted ? costs.cacheline_ns[static_cast<int>(Distance::Llc)] : 0;
+        m.ns = floorNs(evicted, costs);
         if (writer >= 0 && writer != cpu && reader != cpu) {
             const std::int64_t ns = costs.cacheline(topo, writer, cpu);
             if (ns >= m.ns)
@@ -100,7 +105,6 @@ public:
     {
         if (from >= to)
             return 0;
-        const std::int64_t floor = evicted ? costs.cacheline_ns[static_cast<int>(Distance::Llc)] : 0;
         std::int64_t ns = 0;
         int written = 0;
         for (int w = from / 64; w <= (to - 1) / 64; ++w) {
@@ -112,7 +116,7 @@ public:
             for (; bits; bits &= bits - 1, ++written)
                 ns += readTags(w * 64 + std::countr_zero(bits), cpu, evicted, topo, costs);
         }
-        return ns + floor * (to - from - written);
+        return ns + Cacheline::floorNs(evicted, costs) * (to - from - written);
     }
 
 private:

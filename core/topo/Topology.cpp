@@ -10,7 +10,6 @@ Topology::Topology(std::string name, std::vector<CpuInfo> cpus, std::vector<std:
     : m_name(std::move(name))
     , m_cpus(std::move(cpus))
     , m_numa(std::move(numaDistance))
-    , m_nrCpus(static_cast<int>(m_cpus.size()))
 {
     for (const auto& c : m_cpus) {
         m_nrNodes = std::max(m_nrNodes, c.node + 1);

@@ -24,7 +24,7 @@ public:
     Topology(std::string name, std::vector<CpuInfo> cpus, std::vector<std::vector<int>> numaDistance);
 
     const std::string& name() const { return m_name; }
-    int nrCpus() const { return m_nrCpus; }
+    int nrCpus() const { return static_cast<int>(m_cpus.size()); }
     int nrNodes() const { return m_nrNodes; }
     int nrPackages() const { return m_nrPackages; }
     int nrLlcs() const { return m_nrLlcs; }
@@ -33,7 +33,7 @@ public:
 
     Distance distance(int a, int b) const
     {
-        return static_cast<Distance>(m_distance[static_cast<std::size_t>(a * m_nrCpus + b)]);
+        return static_cast<Distance>(m_distance[static_cast<std::size_t>(a * nrCpus() + b)]);
     }
     bool cpusShareCache(int a, int b) const { return cpu(a).llc == cpu(b).llc; }
     // ACPI SLIT-style distance between the CPUs' nodes (10 = local).
@@ -52,7 +52,6 @@ private:
     std::vector<CpuInfo> m_cpus;
     std::vector<std::vector<int>> m_numa;
     std::vector<std::uint8_t> m_distance;
-    int m_nrCpus = 0; // m_cpus.size(), kept: distance() is on the hot path
     int m_nrNodes = 0, m_nrPackages = 0, m_nrLlcs = 0, m_nrCores = 0;
 };
 

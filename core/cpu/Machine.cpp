@@ -90,12 +90,14 @@ void Machine::raise_softirq_irqoff(int cpu, int nr)
 
 void Machine::localBhDisable(int /*cpu*/)
 {
+    m_repick = true;
     if (m_currentTask >= 0 && m_context != ExecContext::Hardirq)
         task(m_currentTask).bhDisabled = true;
 }
 
 void Machine::localBhEnable(int cpu)
 {
+    m_repick = true;
     if (m_currentTask >= 0 && m_context != ExecContext::Hardirq)
         task(m_currentTask).bhDisabled = false;
     if (m_currentStack && !in_interrupt(cpu) && m_cpus[static_cast<std::size_t>(cpu)].softirqPending)
@@ -118,6 +120,7 @@ void Machine::makeRunnable(int id)
 {
     Task& t = task(id);
     t.runnable = true;
+    m_repick = true;
     t.wakePending = false;
     if (t.stack.empty())
         t.stack.push_back(t.loop);
@@ -137,6 +140,7 @@ void Machine::sleepTask(int id)
     if (!t.runnable)
         return;
     t.runnable = false;
+    m_repick = true;
     dequeueTask(id);
 }
 
@@ -172,19 +176,12 @@ void Machine::dequeueTask(int id)
     q.erase(it);
 }
 
-void Machine::addVruntime(int id, std::int64_t ns)
+// addVruntime() of a runnable task with others on its runqueue: it moves right, past the tasks its
+// vruntime has now overtaken.
+void Machine::addVruntimeQueued(int id, std::int64_t ns)
 {
     Task& t = task(id);
-    if (ns == 0 || t.fifo)
-        return;
-    if (t.weight != Task::kNice0Weight)
-        ns = ns * Task::kNice0Weight / t.weight; // calc_delta_fair()
     auto& q = m_cpus[static_cast<std::size_t>(t.cpu)].runnableOther;
-    if (!t.runnable || q.size() == 1) { // not queued, or alone: nothing to overtake
-        t.vruntime += ns;
-        return;
-    }
-    // The task moves right, past the tasks its vruntime has now overtaken.
     const auto from = std::lower_bound(q.begin(), q.end(), id, ByVruntime { m_tasks });
     assert(from != q.end() && *from == id);
     t.vruntime += ns;
@@ -304,26 +301,37 @@ void Machine::onBoundary(int cpu)
     auto& c = m_cpus[static_cast<std::size_t>(cpu)];
     c.boundaryPending = false;
     m_executingCpu = cpu;
+    OpStack* stack = nullptr;
+    ExecContext ctx = ExecContext::Task;
+    KernelFrame::Level level = KernelFrame::Level::Task;
+    bool jobCur = false;
     for (int guard = 0;; ++guard) {
         m_charge = 0;
         m_userCharge = 0;
-        ExecContext ctx = ExecContext::Task;
-        OpStack* stack = pickStack(cpu, ctx);
-        if (!stack) {
-            c.idle = true;
-            c.current = -1;
-            break;
+        // After a zero-cost op the same stack runs on unless the op changed what pickStack() looks
+        // at: its own stack ran dry, or a task's runnability, bh or softirq state changed (m_repick).
+        // Nothing else can: irqs arrive as events, and only a hardirq op fills the softirq stack.
+        if (!stack || stack->empty() || m_repick) {
+            m_repick = false;
+            stack = pickStack(cpu, ctx);
+            if (!stack) {
+                c.idle = true;
+                c.current = -1;
+                break;
+            }
+            c.idle = false;
+            c.running = ctx;
+            m_context = ctx;
+            level = stack == &c.hardirq ? KernelFrame::Level::Hardirq
+                : stack == &c.softirq   ? KernelFrame::Level::Softirq
+                                        : KernelFrame::Level::Task;
+            c.level = level;
+            jobCur = jobCurrent(cpu); // only pickStack() changes the current task
         }
-        c.idle = false;
-        c.running = ctx;
-        m_context = ctx;
         const Op op = stack->back();
         stack->pop_back();
         // What this level does now (kernelPath): the op, and the last op of another kind before it.
-        c.level = stack == &c.hardirq ? KernelFrame::Level::Hardirq
-            : stack == &c.softirq     ? KernelFrame::Level::Softirq
-                                      : KernelFrame::Level::Task;
-        LevelOp& doing = c.doing[static_cast<std::size_t>(c.level)];
+        LevelOp& doing = c.doing[static_cast<std::size_t>(level)];
         if (doing.op.owner != op.owner || doing.op.code != op.code)
             doing.caller = doing.op;
         doing.op = op;
@@ -332,17 +340,19 @@ void Machine::onBoundary(int cpu)
         m_currentStack = stack;
         perform(cpu, op, *stack);
         m_currentStack = nullptr;
-        c.busy[static_cast<int>(ctx)] += m_charge;
-        if (jobCurrent(cpu)) { // getrusage(): interrupts count as system time of the task they interrupt
-            m_sim.counters.job_user_ns += static_cast<std::uint64_t>(m_userCharge);
-            m_sim.counters.job_sys_ns += static_cast<std::uint64_t>(m_charge - m_userCharge);
+        if (m_charge > 0) {
+            c.busy[static_cast<int>(ctx)] += m_charge;
+            if (jobCur) { // getrusage(): interrupts count as system time of the task they interrupt
+                m_sim.counters.job_user_ns += static_cast<std::uint64_t>(m_userCharge);
+                m_sim.counters.job_sys_ns += static_cast<std::uint64_t>(m_charge - m_userCharge);
+            }
+            const bool inTask = level == KernelFrame::Level::Task;
+            if (m_sim.tracing())
+                m_sim.slice({ m_sim.now.ns(), m_sim.now.ns() + m_charge, inTask ? m_currentTask : -1, op.a,
+                    static_cast<std::int16_t>(cpu), ctx, op.owner, op.code });
+            if (inTask)
+                addVruntime(m_currentTask, m_charge);
         }
-        const bool inTask = stack != &c.hardirq && stack != &c.softirq;
-        if (m_charge > 0 && m_sim.tracing())
-            m_sim.slice({ m_sim.now.ns(), m_sim.now.ns() + m_charge, inTask ? m_currentTask : -1, op.a,
-                static_cast<std::int16_t>(cpu), ctx, op.owner, op.code });
-        if (inTask)
-            addVruntime(m_currentTask, m_charge);
         // Zero-cost ops (decisions) chain within the same instant; a
         // pathological chain is cut so time always advances.
         if (m_charge > 0 || guard > 100000) {
@@ -436,6 +446,7 @@ void Machine::perform(int cpu, Op op, OpStack& stack)
 
 void Machine::enterSoftirq(int cpu, OpStack& stack, bool on)
 {
+    m_repick = true;
     auto& c = m_cpus[static_cast<std::size_t>(cpu)];
     if (&stack == &c.softirq)
         c.softirqActive = on;

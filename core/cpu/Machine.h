@@ -173,7 +173,21 @@ private:
     void makeRunnable(int task);
     void enqueueTask(int task);
     void dequeueTask(int task);
-    void addVruntime(int task, std::int64_t ns);
+    // Runs on every charged op of a task: inline up to the rare case of overtaking another task.
+    void addVruntime(int id, std::int64_t ns)
+    {
+        Task& t = task(id);
+        if (ns == 0 || t.fifo)
+            return;
+        if (t.weight != Task::kNice0Weight)
+            ns = ns * Task::kNice0Weight / t.weight; // calc_delta_fair()
+        if (!t.runnable || m_cpus[static_cast<std::size_t>(t.cpu)].runnableOther.size() == 1) {
+            t.vruntime += ns; // not queued, or alone: nothing to overtake
+            return;
+        }
+        addVruntimeQueued(id, ns);
+    }
+    void addVruntimeQueued(int id, std::int64_t ns);
     void enterSoftirq(int cpu, OpStack& stack, bool on);
     Op irqHandler(IrqKind kind, int arg) const
     {
@@ -199,6 +213,7 @@ private:
     int m_currentTask = -1;
     int m_executingCpu = -1;
     OpStack* m_currentStack = nullptr;
+    bool m_repick = true; // the op changed what pickStack() decides on (onBoundary)
 };
 
 } // namespace blkmq

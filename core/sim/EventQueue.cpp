@@ -16,6 +16,7 @@ EventQueue::EventQueue(std::size_t reserve)
 
 void EventQueue::clear()
 {
+    m_hasFront = false;
     m_heap.clear();
     for (auto& w : m_ring)
         w.clear();
@@ -88,7 +89,7 @@ void EventQueue::fromOverflow()
 
 void EventQueue::refill()
 {
-    while (m_heap.empty() && m_size > 0) {
+    while (m_heap.empty() && restSize() > 0) {
         if (m_inRing == 0) { // jump to the overflow's first window
             m_window = m_overflowFirst - 1;
             fromOverflow();
@@ -129,6 +130,9 @@ void EventQueue::renumber()
     // Every pending key in order; new sequence numbers keep that order; then back in place.
     std::vector<Key> all;
     all.reserve(m_size);
+    if (m_hasFront) // it rejoins the rest (as the earliest key it lands in the heap)
+        all.push_back(m_front);
+    m_hasFront = false;
     all.insert(all.end(), m_heap.begin(), m_heap.end());
     for (auto& w : m_ring) {
         all.insert(all.end(), w.begin(), w.end());

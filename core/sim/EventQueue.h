@@ -35,9 +35,19 @@ public:
         m_payload[slot] = { e.a, e.b, e.c, e.kind, e.prio };
         if (m_nextSeq > kSeqMax)
             renumber();
-        const Key k { e.time.ns(),
-            (static_cast<std::uint64_t>(e.prio) << kPrioShift) | (m_nextSeq++ << kSlotBits) | slot };
+        Key k { e.time.ns(), (static_cast<std::uint64_t>(e.prio) << kPrioShift) | (m_nextSeq++ << kSlotBits) | slot };
         ++m_size;
+        // An event earlier than every pending one waits in the front slot: the usual next CPU
+        // boundary of a CPU that runs alone pops again without a heap operation.
+        if (!m_hasFront) {
+            if (m_size == 1 || k.before(m_heap.front())) {
+                m_front = k;
+                m_hasFront = true;
+                return;
+            }
+        } else if (k.before(m_front)) {
+            std::swap(k, m_front); // the front moves back among the rest
+        }
         if (!m_tiered) {
             heapPush(k);
             if (m_size >= kTiersOn)
@@ -50,11 +60,17 @@ public:
     }
     Event pop()
     {
-        const Key top = m_heap.front();
-        const Key last = m_heap.back();
-        m_heap.pop_back();
-        if (!m_heap.empty())
-            siftDown(last);
+        Key top;
+        if (m_hasFront) {
+            top = m_front;
+            m_hasFront = false;
+        } else {
+            top = m_heap.front();
+            const Key last = m_heap.back();
+            m_heap.pop_back();
+            if (!m_heap.empty())
+                siftDown(last);
+        }
         --m_size;
         const auto slot = static_cast<std::uint32_t>(top.order & kSlotMask);
         const Payload& p = m_payload[slot];
@@ -75,7 +91,7 @@ public:
         }
         return e;
     }
-    SimTime topTime() const { return SimTime(m_heap.front().time); }
+    SimTime topTime() const { return SimTime(m_hasFront ? m_front.time : m_heap.front().time); }
     bool empty() const { return m_size == 0; }
     std::size_t size() const { return m_size; }
     void clear();
@@ -144,6 +160,7 @@ private:
     void enterTiers(); // the heap's later windows move to the ring and the overflow
     void leaveTiers(); // everything back into the heap
     void refill(); // the heap is empty: advance to the next window that holds events
+    std::size_t restSize() const { return m_size - (m_hasFront ? 1 : 0); } // pending but not in front
     void fromOverflow(); // the ring now reaches m_overflowFirst: move what it reaches
     void siftUp(std::size_t i, Key moving)
     {
@@ -158,7 +175,9 @@ private:
     }
     void siftDown(Key moving); // from the root
 
-    std::vector<Key> m_heap; // every event, or (tiered) the events of windows up to m_window
+    Key m_front {}; // with m_hasFront: the earliest pending event, before every other
+    bool m_hasFront = false;
+    std::vector<Key> m_heap; // every other event, or (tiered) those of windows up to m_window
     bool m_tiered = false;
     std::int64_t m_window = 0; // the window the clock is in (time >> kWindowShift)
     std::vector<std::vector<Key>> m_ring; // window w at w % kWindows, for w in (m_window, m_window + kWindows]
@@ -167,7 +186,7 @@ private:
     std::vector<Key> m_overflow; // windows beyond the ring
     std::vector<Key> m_scratch; // enterTiers()' copy of the heap, kept for its capacity
     std::int64_t m_overflowFirst = INT64_MAX; // the earliest window in the overflow
-    std::size_t m_size = 0;
+    std::size_t m_size = 0; // the front included
     std::vector<Payload> m_payload;
     std::vector<std::uint32_t> m_free;
     std::uint64_t m_nextSeq = 0;

@@ -88,16 +88,16 @@ void Machine::raise_softirq_irqoff(int cpu, int nr)
         wakeup_softirqd(cpu);
 }
 
-void Machine::localBhDisable(int /*cpu*/)
+void Machine::localBhDisable(int cpu)
 {
-    m_repick = true;
+    m_cpus[static_cast<std::size_t>(cpu)].repick = true;
     if (m_currentTask >= 0 && m_context != ExecContext::Hardirq)
         task(m_currentTask).bhDisabled = true;
 }
 
 void Machine::localBhEnable(int cpu)
 {
-    m_repick = true;
+    m_cpus[static_cast<std::size_t>(cpu)].repick = true;
     if (m_currentTask >= 0 && m_context != ExecContext::Hardirq)
         task(m_currentTask).bhDisabled = false;
     if (m_currentStack && !in_interrupt(cpu) && m_cpus[static_cast<std::size_t>(cpu)].softirqPending)
@@ -120,7 +120,7 @@ void Machine::makeRunnable(int id)
 {
     Task& t = task(id);
     t.runnable = true;
-    m_repick = true;
+    m_cpus[static_cast<std::size_t>(t.cpu)].repick = true;
     t.wakePending = false;
     if (t.stack.empty())
         t.stack.push_back(t.loop);
@@ -140,7 +140,7 @@ void Machine::sleepTask(int id)
     if (!t.runnable)
         return;
     t.runnable = false;
-    m_repick = true;
+    m_cpus[static_cast<std::size_t>(t.cpu)].repick = true;
     dequeueTask(id);
 }
 
@@ -181,7 +181,9 @@ void Machine::dequeueTask(int id)
 void Machine::addVruntimeQueued(int id, std::int64_t ns)
 {
     Task& t = task(id);
-    auto& q = m_cpus[static_cast<std::size_t>(t.cpu)].runnableOther;
+    auto& c = m_cpus[static_cast<std::size_t>(t.cpu)];
+    c.repick = true; // the next task may now preempt it
+    auto& q = c.runnableOther;
     const auto from = std::lower_bound(q.begin(), q.end(), id, ByVruntime { m_tasks });
     assert(from != q.end() && *from == id);
     t.vruntime += ns;
@@ -223,7 +225,9 @@ void Machine::kick(int cpu)
 
 void Machine::onIrqRaise(int cpu, IrqKind kind, int arg)
 {
-    m_cpus[static_cast<std::size_t>(cpu)].irqs.push_back({ kind, arg });
+    auto& c = m_cpus[static_cast<std::size_t>(cpu)];
+    c.irqs.push_back({ kind, arg });
+    c.repick = true;
     kick(cpu);
 }
 
@@ -301,19 +305,23 @@ void Machine::onBoundary(int cpu)
     auto& c = m_cpus[static_cast<std::size_t>(cpu)];
     c.boundaryPending = false;
     m_executingCpu = cpu;
-    OpStack* stack = nullptr;
-    ExecContext ctx = ExecContext::Task;
-    KernelFrame::Level level = KernelFrame::Level::Task;
-    bool jobCur = false;
+    // The stack the last boundary picked runs on unless something changed what pickStack() decides
+    // on (c.repick): an irq arrived, a task of this CPU was woken or slept, the running task's bh or
+    // softirq state changed, or its vruntime passed another task's. Else only its stack running dry
+    // can change the pick: only a hardirq op fills the softirq stack, and only pickStack() the
+    // hardirq stack and the current task.
+    OpStack* stack = c.repick ? nullptr : c.picked;
+    ExecContext ctx = c.running;
+    KernelFrame::Level level = c.level;
+    bool jobCur = jobCurrent(cpu);
+    m_currentTask = c.current;
     for (int guard = 0;; ++guard) {
         m_charge = 0;
         m_userCharge = 0;
-        // After a zero-cost op the same stack runs on unless the op changed what pickStack() looks
-        // at: its own stack ran dry, or a task's runnability, bh or softirq state changed (m_repick).
-        // Nothing else can: irqs arrive as events, and only a hardirq op fills the softirq stack.
-        if (!stack || stack->empty() || m_repick) {
-            m_repick = false;
+        if (!stack || stack->empty() || c.repick) {
+            c.repick = false;
             stack = pickStack(cpu, ctx);
+            c.picked = stack;
             if (!stack) {
                 c.idle = true;
                 c.current = -1;
@@ -321,13 +329,13 @@ void Machine::onBoundary(int cpu)
             }
             c.idle = false;
             c.running = ctx;
-            m_context = ctx;
             level = stack == &c.hardirq ? KernelFrame::Level::Hardirq
                 : stack == &c.softirq   ? KernelFrame::Level::Softirq
                                         : KernelFrame::Level::Task;
             c.level = level;
             jobCur = jobCurrent(cpu); // only pickStack() changes the current task
         }
+        m_context = ctx;
         const Op op = stack->back();
         stack->pop_back();
         // What this level does now (kernelPath): the op, and the last op of another kind before it.
@@ -446,8 +454,8 @@ void Machine::perform(int cpu, Op op, OpStack& stack)
 
 void Machine::enterSoftirq(int cpu, OpStack& stack, bool on)
 {
-    m_repick = true;
     auto& c = m_cpus[static_cast<std::size_t>(cpu)];
+    c.repick = true;
     if (&stack == &c.softirq)
         c.softirqActive = on;
     else
@@ -473,9 +481,10 @@ void Machine::performMachineOp(int cpu, Op op, OpStack& stack)
         if (!in_interrupt(cpu) && c.softirqPending) {
             if (task(c.ksoftirqd).runnable)
                 break; // ksoftirqd is already on it
-            if (!m_threadirqs)
+            if (!m_threadirqs) {
                 c.softirq.push_back(m_ops(MachineOp::SoftirqStart, 0));
-            else
+                c.repick = true;
+            } else
                 wakeup_softirqd(cpu);
         }
         break;

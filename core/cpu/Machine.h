@@ -48,6 +48,9 @@ struct CpuState {
     bool hardirqActive = false;
     bool softirqActive = false; // __do_softirq on the softirq level (from irq_exit)
     bool boundaryPending = false; // an action is in progress
+    // The stack pickStack() chose last, and whether anything since may change its choice (onBoundary).
+    OpStack* picked = nullptr;
+    bool repick = true;
     int current = -1; // task at task level, -1 = idle
     std::vector<int> tasks;
     // The runqueue: runnable SCHED_FIFO tasks by id, runnable SCHED_OTHER
@@ -213,7 +216,6 @@ private:
     int m_currentTask = -1;
     int m_executingCpu = -1;
     OpStack* m_currentStack = nullptr;
-    bool m_repick = true; // the op changed what pickStack() decides on (onBoundary)
 };
 
 } // namespace blkmq

@@ -69,13 +69,8 @@ int BlkMqTags::get(int cpu, TagUser& user, TagAlloc* progress)
     return tag;
 }
 
-void BlkMqTags::account(int cpu, const TagAccess& cost, LockCaller caller)
+void BlkMqTags::accountMore(int cpu, const TagAccess& cost, LockCaller caller)
 {
-    m_machine.charge(cost.ns);
-    // The usual access, own cachelines and nothing else (a steal always names its victim): only time.
-    if (cost.local && cost.victim < 0 && cost.lost == 0 && cost.globalMoves == 0 && cost.retries == 0
-        && cost.lockNs == 0 && cost.lockWaitNs == 0)
-        return;
     Counters& c = m_sim.counters;
     for (std::size_t d = 0; d < cost.transfers.size(); ++d) {
         c.tag_transfers[d] += cost.transfers[d];

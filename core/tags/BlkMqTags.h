@@ -99,7 +99,15 @@ private:
     };
     WaitQueue& waitPtr(TagUser& user); // bt_wait_ptr()
     // Charges an allocator step to the CPU and counts it; lock time goes to `caller` in the lock profile.
-    void account(int cpu, const TagAccess& cost, LockCaller caller);
+    void account(int cpu, const TagAccess& cost, LockCaller caller)
+    {
+        m_machine.charge(cost.ns);
+        // The usual access, own cachelines and nothing else (a steal always names its victim): only time.
+        if (!cost.local || cost.victim >= 0 || cost.lost != 0 || cost.globalMoves != 0 || cost.retries != 0
+            || cost.lockNs != 0 || cost.lockWaitNs != 0)
+            accountMore(cpu, cost, caller);
+    }
+    void accountMore(int cpu, const TagAccess& cost, LockCaller caller); // the counters, traces and lock profile
     void wakeUp(int cpu, TagWakeHost& host); // sbq_wake_up()
     void wakeAll(int cpu, TagWakeHost& host); // the allocator's own wake_up()
     void wake(WaitQueue& ws, int tasks, int cpu, TagWakeHost& host);

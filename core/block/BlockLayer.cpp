@@ -146,17 +146,11 @@ int BlockLayer::findQueue(const std::string& name) const
     return -1;
 }
 
-int BlockLayer::allocRq()
+// The pool only grows up to the run's peak number of live requests.
+int BlockLayer::growPool()
 {
-    if (m_freeRqs.empty()) {
-        // The pool only grows up to the run's peak number of live requests.
-        m_pool.emplace_back();
-        return static_cast<int>(m_pool.size()) - 1;
-    }
-    const int rq = m_freeRqs.back();
-    m_freeRqs.pop_back();
-    m_pool[static_cast<std::size_t>(rq)] = Request {};
-    return rq;
+    m_pool.emplace_back();
+    return static_cast<int>(m_pool.size()) - 1;
 }
 
 // blk_mq_get_driver_tag() / blk_mq_put_tag(): tags/BlkMqTags does the work.

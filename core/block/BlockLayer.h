@@ -202,7 +202,16 @@ private:
     void delayQueue(int fromCpu, int hctx); // blk_mq_delay_queue(hctx, 0)
     int getDriverTag(int cpu, int hctx, TagAlloc* progress = nullptr);
     void putDriverTag(int cpu, int rq);
-    int allocRq();
+    int allocRq() // on every I/O: inline up to growing the pool
+    {
+        if (m_freeRqs.empty())
+            return growPool();
+        const int rq = m_freeRqs.back();
+        m_freeRqs.pop_back();
+        m_pool[static_cast<std::size_t>(rq)] = Request {};
+        return rq;
+    }
+    int growPool();
 
     Sim& m_sim;
     Machine& m_machine;

@@ -161,17 +161,23 @@ void EventQueue::renumber()
 void EventQueue::siftDown(Key moving)
 {
     const std::size_t n = m_heap.size();
+    const Rank rank = moving.rank();
     std::size_t i = 0;
     for (;;) {
         const std::size_t first = 4 * i + 1;
         if (first >= n)
             break;
+        // The earliest child, chosen by conditional moves rather than branches.
         std::size_t best = first;
+        Rank bestRank = m_heap[first].rank();
         const std::size_t last = first + 4 < n ? first + 4 : n;
-        for (std::size_t c = first + 1; c < last; ++c)
-            if (m_heap[c].before(m_heap[best]))
-                best = c;
-        if (!m_heap[best].before(moving))
+        for (std::size_t c = first + 1; c < last; ++c) {
+            const Rank r = m_heap[c].rank();
+            const bool earlier = r < bestRank;
+            best = earlier ? c : best;
+            bestRank = earlier ? r : bestRank;
+        }
+        if (bestRank >= rank)
             break;
         m_heap[i] = m_heap[best];
         i = best;

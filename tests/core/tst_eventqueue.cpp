@@ -102,21 +102,23 @@ private slots:
                 const int pushes = static_cast<int>(rng.below(draining ? 2 : 3));
                 for (int k = 0; k < pushes || (ref.empty() && k < 1); ++k) {
                     std::int64_t ahead = 0;
+                    constexpr std::int64_t window = std::int64_t(1) << EventQueue::kWindowShift;
+                    constexpr std::int64_t reach = EventQueue::kWindows * window; // the ring's span
                     switch (rng.below(6)) {
                     case 0:
                         ahead = 0;
                         break; // the same instant
                     case 1:
-                        ahead = static_cast<std::int64_t>(rng.below(2000));
+                        ahead = static_cast<std::int64_t>(rng.below(2 * window));
                         break; // this window or the next
                     case 2:
-                        ahead = static_cast<std::int64_t>(rng.below(4000000));
+                        ahead = static_cast<std::int64_t>(rng.below(reach));
                         break; // in the ring
                     case 3:
-                        ahead = 2500000 + static_cast<std::int64_t>(rng.below(1000000));
+                        ahead = reach / 2 + static_cast<std::int64_t>(rng.below(reach / 4));
                         break; // a device
                     case 4:
-                        ahead = static_cast<std::int64_t>(rng.below(3000000000ULL));
+                        ahead = static_cast<std::int64_t>(rng.below(700 * reach));
                         break; // the overflow
                     default:
                         ahead = static_cast<std::int64_t>(rng.below(300));

@@ -634,7 +634,7 @@ private slots:
             const auto [tag, cost] = get(0);
             [&] {
                 QVERIFY(tag >= 0);
-                std::array<std::uint32_t, kDistanceClasses> steals {};
+                decltype(TagAccess::steals) steals {};
                 steals[static_cast<std::size_t>(from)] = 1;
                 QCOMPARE(cost.steals, steals);
                 QVERIFY(cost.transfers[static_cast<std::size_t>(from)] > 0);

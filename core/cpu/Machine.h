@@ -84,6 +84,9 @@ struct CpuState {
 class Machine {
 public:
     explicit Machine(Sim& sim);
+    // CpuState::picked and the tasks' stacks point into this object: never copied or moved.
+    Machine(const Machine&) = delete;
+    Machine& operator=(const Machine&) = delete;
 
     // Registers a component that performs ops of its own; the number is the `owner` of its ops.
     std::uint8_t addHandler(OpHandler* handler);

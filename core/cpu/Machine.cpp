@@ -308,9 +308,10 @@ void Machine::onBoundary(int cpu)
     // The stack the last boundary picked runs on unless something changed what pickStack() decides
     // on (c.repick): an irq arrived, a task of this CPU was woken or slept, the running task's bh or
     // softirq state changed, or its vruntime passed another task's. Else only its stack running dry
-    // can change the pick: only a hardirq op fills the softirq stack, and only pickStack() the
-    // hardirq stack and the current task.
-    OpStack* stack = c.repick ? nullptr : c.picked;
+    // can change the pick: only irq_exit fills the softirq stack, as the last op of the hardirq
+    // stack, and only pickStack() fills the hardirq stack and changes the current task.
+    // tst_determinism runs every preset, and live switches, both ways (setKeepPicks).
+    OpStack* stack = c.repick || !m_keepPicks ? nullptr : c.picked;
     ExecContext ctx = c.running;
     KernelFrame::Level level = c.level;
     bool jobCur = jobCurrent(cpu);
@@ -318,7 +319,7 @@ void Machine::onBoundary(int cpu)
     for (int guard = 0;; ++guard) {
         m_charge = 0;
         m_userCharge = 0;
-        if (!stack || stack->empty() || c.repick) {
+        if (!stack || stack->empty() || c.repick || !m_keepPicks) {
             c.repick = false;
             stack = pickStack(cpu, ctx);
             c.picked = stack;
@@ -481,10 +482,9 @@ void Machine::performMachineOp(int cpu, Op op, OpStack& stack)
         if (!in_interrupt(cpu) && c.softirqPending) {
             if (task(c.ksoftirqd).runnable)
                 break; // ksoftirqd is already on it
-            if (!m_threadirqs) {
+            if (!m_threadirqs)
                 c.softirq.push_back(m_ops(MachineOp::SoftirqStart, 0));
-                c.repick = true;
-            } else
+            else
                 wakeup_softirqd(cpu);
         }
         break;

@@ -98,6 +98,9 @@ public:
         m_hasSoftirqHandler[static_cast<std::size_t>(nr)] = true;
     }
     void setThreadirqs(bool on) { m_threadirqs = on; }
+    // Off: pick afresh before every op, keeping nothing (tst_determinism checks that a kept pick
+    // never changes an event).
+    void setKeepPicks(bool on) { m_keepPicks = on; }
     bool threadirqs() const { return m_threadirqs; }
 
     // A task whose body is `loop`: pushed whenever it is made runnable with nothing to do.
@@ -219,6 +222,7 @@ private:
     int m_currentTask = -1;
     int m_executingCpu = -1;
     OpStack* m_currentStack = nullptr;
+    bool m_keepPicks = true;
 };
 
 } // namespace blkmq

@@ -68,6 +68,8 @@ bool Engine::eventDue(SimTime limit)
 
 std::size_t Engine::pendingEvents() const { return m_sim->queue.size(); }
 
+void Engine::setKeepPicks(bool on) { m_machine->setKeepPicks(on); }
+
 bool Engine::step()
 {
     if (!eventDue(m_scenario.duration))

@@ -103,6 +103,8 @@ public:
     // in time order, each with what happened in words.
     std::vector<Marker> tagRaces() const;
     const Machine& machine() const { return *m_machine; }
+    // Tests: whether CPUs keep their pick from op to op (Machine::setKeepPicks).
+    void setKeepPicks(bool on);
     const BlockLayer& block() const { return *m_block; }
     const Workload& workload() const { return *m_workload; }
 

@@ -7,6 +7,8 @@
 
 #include <QFile>
 
+#include <functional>
+
 using namespace blkmq;
 using namespace blkmq::test;
 
@@ -43,6 +45,33 @@ private slots:
         tbb::parallel_invoke([&] { x.run(); }, [&] { y.run(); });
         QCOMPARE(x.fingerprint(), alone.fingerprint());
         QCOMPARE(y.fingerprint(), alone.fingerprint());
+    }
+
+    // A CPU keeps the stack it picked until something it decides on changes (Machine::onBoundary).
+    // Picking afresh before every op must run the very same events: every preset, and a run whose
+    // scheduler granularity, completion switches and threadirqs change while it runs.
+    void keptPicksChangeNoEvent()
+    {
+        const auto both = [](const Scenario& s, const std::function<void(Engine&)>& drive) {
+            Engine kept(s), fresh(s);
+            fresh.setKeepPicks(false);
+            drive(kept);
+            drive(fresh);
+            QCOMPARE(kept.fingerprint(), fresh.fingerprint());
+            QCOMPARE(kept.counters().context_switches, fresh.counters().context_switches);
+            for (const auto& m : kept.markers())
+                QVERIFY2(m.text.rfind("rejected", 0) != 0, m.text.c_str());
+        };
+        for (const auto& p : ScenarioLoader::presets())
+            both(load(p.name, { "duration=\"3ms\"" }), [](Engine& e) { e.run(); });
+        both(load("default", { "duration=\"4ms\"" }), [](Engine& e) {
+            e.runUntil(msec(1));
+            e.inbox().post({ "costs.sched_granularity_ns", "1000" });
+            e.runUntil(msec(2));
+            e.inbox().post({ "kernel.threadirqs", "true" });
+            e.inbox().post({ "costs.sched_granularity_ns", "3000000" });
+            e.run();
+        });
     }
 
     void parallelBatchEqualsSerialTwin()

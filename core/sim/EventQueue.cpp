@@ -7,16 +7,70 @@
 namespace blkmq {
 
 EventQueue::EventQueue(std::size_t reserve)
-    : m_ring(static_cast<std::size_t>(kWindows))
+    : m_calList(kCalendarLists)
+    , m_ring(static_cast<std::size_t>(kWindows))
 {
     m_heap.reserve(reserve);
     m_payload.reserve(reserve);
+    m_calNode.reserve(reserve);
     m_free.reserve(reserve);
+}
+
+std::size_t EventQueue::calendarNextUsed(std::size_t from) const
+{
+    if (from >= kCalendarLists)
+        return kCalendarLists;
+    const std::size_t word = from / 64;
+    if (const std::uint64_t bits = m_calUsed[word] & (~std::uint64_t(0) << (from % 64)))
+        return word * 64 + static_cast<std::size_t>(std::countr_zero(bits));
+    // the next word in use, from the summary
+    const std::uint64_t words = word + 1 < 64 ? m_calUsedWords & (~std::uint64_t(0) << (word + 1)) : 0;
+    if (!words)
+        return kCalendarLists;
+    const auto w = static_cast<std::size_t>(std::countr_zero(words));
+    return w * 64 + static_cast<std::size_t>(std::countr_zero(m_calUsed[w]));
+}
+
+// A key that arrives after later keys of its list (the heap's keys, in heap order, when the tiers
+// begin): before the first key of the list with a later sequence.
+void EventQueue::calendarInsert(std::size_t list, std::uint32_t slot)
+{
+    CalList& l = m_calList[list];
+    const std::uint64_t order = m_calNode[slot].key.order;
+    std::uint32_t prev = kNoSlot;
+    std::uint32_t cur = l.head;
+    while (cur != kNoSlot && m_calNode[cur].key.order < order) {
+        prev = cur;
+        cur = m_calNode[cur].next;
+    }
+    m_calNode[slot].next = cur;
+    if (prev == kNoSlot)
+        l.head = slot;
+    else
+        m_calNode[prev].next = slot;
+    if (cur == kNoSlot)
+        l.tail = slot;
+}
+
+// Every key in the calendar, list by list, to `out`; the calendar is left empty.
+template<class Out>
+void EventQueue::drainCalendar(Out&& out)
+{
+    for (std::size_t list = calendarNextUsed(0); list < kCalendarLists; list = calendarNextUsed(list + 1)) {
+        for (std::uint32_t slot = m_calList[list].head; slot != kNoSlot; slot = m_calNode[slot].next)
+            out(m_calNode[slot].key);
+        m_calList[list] = {};
+    }
+    m_calUsed = {};
+    m_calUsedWords = 0;
+    m_calFirst = kCalendarLists;
+    m_inCalendar = 0;
 }
 
 void EventQueue::clear()
 {
     m_hasFront = false;
+    drainCalendar([](const Key&) {});
     m_heap.clear();
     for (auto& w : m_ring)
         w.clear();
@@ -39,6 +93,7 @@ std::uint32_t EventQueue::growSlots()
     if (m_payload.size() >= kMaxPending)
         throw std::length_error("more than 4194304 events pending in one engine");
     m_payload.emplace_back();
+    m_calNode.emplace_back();
     return static_cast<std::uint32_t>(m_payload.size() - 1);
 }
 
@@ -56,6 +111,7 @@ void EventQueue::enterTiers()
 void EventQueue::leaveTiers()
 {
     m_tiered = false;
+    drainCalendar([this](const Key& k) { heapPush(k); });
     for (auto& w : m_ring) {
         for (const Key& k : w)
             heapPush(k);
@@ -89,7 +145,7 @@ void EventQueue::fromOverflow()
 
 void EventQueue::refill()
 {
-    while (m_heap.empty() && restSize() > 0) {
+    while (m_heap.empty() && m_inCalendar == 0 && restSize() > 0) {
         if (m_inRing == 0) { // jump to the overflow's first window
             m_window = m_overflowFirst - 1;
             fromOverflow();
@@ -115,7 +171,7 @@ void EventQueue::refill()
         std::vector<Key>& w = m_ring[next];
         m_inRing -= w.size();
         for (const Key& k : w)
-            heapPush(k);
+            placeCurrent(k);
         w.clear();
         m_ringUsed[next / 64] &= ~(std::uint64_t(1) << (next % 64));
         // The ring now reaches one window further: the overflow's events there move in (after the
@@ -130,9 +186,10 @@ void EventQueue::renumber()
     // Every pending key in order; new sequence numbers keep that order; then back in place.
     std::vector<Key> all;
     all.reserve(m_size);
-    if (m_hasFront) // it rejoins the rest (as the earliest key it lands in the heap)
+    if (m_hasFront) // it rejoins the rest
         all.push_back(m_front);
     m_hasFront = false;
+    drainCalendar([&all](const Key& k) { all.push_back(k); });
     all.insert(all.end(), m_heap.begin(), m_heap.end());
     for (auto& w : m_ring) {
         all.insert(all.end(), w.begin(), w.end());
@@ -154,7 +211,7 @@ void EventQueue::renumber()
             heapPush(k);
     }
     m_nextSeq = seq;
-    if (m_tiered && m_heap.empty() && m_size > 0)
+    if (m_tiered && m_heap.empty() && m_inCalendar == 0 && m_size > 0)
         refill();
 }
 

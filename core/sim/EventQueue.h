@@ -2,6 +2,7 @@
 
 #include "sim/Event.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -16,14 +17,21 @@ namespace blkmq {
 // until the event pops.
 //
 // A few pending events live in one 4-ary heap. From kTiersOn pending on (until
-// fewer than kTiersOff remain) there are two tiers, so that thousands of pending
-// device completions cost what a few do: events of the current time window
-// (2^kWindowShift ns) are in the heap; later ones wait unsorted in a ring of
-// kWindows windows (a push is an append) and enter the heap when the clock
-// reaches their window; the rare events beyond the ring wait in an overflow
-// list. Either way the heap's top is the earliest pending key, so events pop in
-// exactly the order one heap of all of them would give. No allocation per event
-// once the vectors have grown to the run's peak.
+// fewer than kTiersOff remain) there are tiers, so that thousands of pending
+// device completions and hundreds of busy CPUs cost what a few do: the events of
+// the current time window (2^kWindowShift ns) go to the heap while it holds fewer
+// than kHeapKeep, the rest to a calendar of one FIFO list per nanosecond and
+// priority, found through a two-level bitmap (a push is an append, a pop takes
+// the first list's head); later windows wait unsorted in a ring of kWindows
+// windows and move in when the clock reaches them; the rare events beyond the
+// ring wait in an overflow list. The heap also keeps the few events pushed for a
+// time before the current window (after the ring jumped ahead to the next window
+// that holds events). Within one calendar list the events are in sequence order
+// (keys that arrive out of it, from the heap's array when the tiers begin, are
+// put in their place),
+// and a pop takes the earlier of the heap's top and the calendar's first, so
+// events pop in exactly the order one heap of all of them would give. No
+// allocation per event once the vectors have grown to the run's peak.
 class EventQueue {
 public:
     explicit EventQueue(std::size_t reserve = 4096);
@@ -40,7 +48,7 @@ public:
         // An event earlier than every pending one waits in the front slot: the usual next CPU
         // boundary of a CPU that runs alone pops again without a heap operation.
         if (!m_hasFront) {
-            if (m_size == 1 || k.before(m_heap.front())) {
+            if (m_size == 1 || k.before(restTop())) {
                 m_front = k;
                 m_hasFront = true;
                 return;
@@ -55,7 +63,7 @@ public:
             return;
         }
         place(k);
-        if (m_heap.empty())
+        if (m_heap.empty() && m_inCalendar == 0)
             refill();
     }
     Event pop()
@@ -64,6 +72,8 @@ public:
         if (m_hasFront) {
             top = m_front;
             m_hasFront = false;
+        } else if (m_inCalendar != 0 && (m_heap.empty() || calendarTop().before(m_heap.front()))) {
+            top = calendarPop();
         } else {
             top = m_heap.front();
             const Key last = m_heap.back();
@@ -86,12 +96,12 @@ public:
         if (m_tiered) {
             if (m_size < kTiersOff)
                 leaveTiers();
-            else if (m_heap.empty())
+            else if (m_heap.empty() && m_inCalendar == 0)
                 refill();
         }
         return e;
     }
-    SimTime topTime() const { return SimTime(m_hasFront ? m_front.time : m_heap.front().time); }
+    SimTime topTime() const { return SimTime(m_hasFront ? m_front.time : restTop().time); }
     bool empty() const { return m_size == 0; }
     std::size_t size() const { return m_size; }
     void clear();
@@ -111,6 +121,10 @@ private:
     static constexpr int kPrioShift = 62;
     static constexpr std::uint64_t kSlotMask = (std::uint64_t(1) << kSlotBits) - 1;
     static_assert(kSeqMax == (std::uint64_t(1) << (kPrioShift - kSlotBits)) - 1);
+    static constexpr int kPrioBits = 64 - kPrioShift;
+    static constexpr std::size_t kCalendarLists = std::size_t(1) << (kWindowShift + kPrioBits);
+    static constexpr std::uint32_t kNoSlot = UINT32_MAX;
+    static constexpr std::size_t kHeapKeep = 64; // tiered: current-window keys the heap takes first
 
     __extension__ typedef unsigned __int128 Rank;
     struct Key {
@@ -142,11 +156,13 @@ private:
     }
     std::uint32_t growSlots();
     void renumber(); // the sequence field is full: renumber the pending events, keeping their order
-    // Into the heap (its window has come), the ring, or the overflow.
+    // Into the calendar (the current window), the heap (an earlier one), the ring, or the overflow.
     void place(const Key& k)
     {
         const std::int64_t w = k.time >> kWindowShift;
-        if (w <= m_window) {
+        if (w == m_window) {
+            placeCurrent(k);
+        } else if (w < m_window) {
             heapPush(k);
         } else if (w <= m_window + kWindows) {
             const auto i = static_cast<std::size_t>(w & (kWindows - 1));
@@ -164,9 +180,71 @@ private:
         m_heap.push_back(k);
         siftUp(m_heap.size() - 1, k);
     }
+    // A key of the current window: into the heap while it holds fewer than kHeapKeep keys (a few
+    // levels cost less than the calendar's scattered lists), else into the calendar.
+    void placeCurrent(const Key& k)
+    {
+        if (m_heap.size() < kHeapKeep)
+            heapPush(k);
+        else
+            calendarPush(k);
+    }
     void enterTiers(); // the heap's later windows move to the ring and the overflow
     void leaveTiers(); // everything back into the heap
-    void refill(); // the heap is empty: advance to the next window that holds events
+    void refill(); // the heap and the calendar are empty: advance to the next window that holds events
+    // The earliest pending key after the front: the heap's top or the calendar's first.
+    const Key& restTop() const
+    {
+        if (m_inCalendar == 0)
+            return m_heap.front();
+        const Key& c = calendarTop();
+        return m_heap.empty() || c.before(m_heap.front()) ? c : m_heap.front();
+    }
+    const Key& calendarTop() const { return m_calNode[m_calList[m_calFirst].head].key; }
+    // The calendar's list of a key of the current window: its nanosecond in the window, then its priority.
+    std::size_t calendarList(const Key& k) const
+    {
+        return static_cast<std::size_t>(k.time - (m_window << kWindowShift)) << kPrioBits
+            | static_cast<std::size_t>(k.order >> kPrioShift);
+    }
+    void calendarPush(const Key& k)
+    {
+        const std::size_t list = calendarList(k);
+        const auto slot = static_cast<std::uint32_t>(k.order & kSlotMask);
+        m_calNode[slot] = { k, kNoSlot };
+        CalList& l = m_calList[list];
+        if (l.tail == kNoSlot) {
+            l.head = l.tail = slot;
+            m_calUsed[list / 64] |= std::uint64_t(1) << (list % 64);
+            m_calUsedWords |= std::uint64_t(1) << (list / 64);
+            m_calFirst = std::min(m_calFirst, list);
+        } else if (m_calNode[l.tail].key.order < k.order) { // the usual case: the latest sequence so far
+            m_calNode[l.tail].next = slot;
+            l.tail = slot;
+        } else {
+            calendarInsert(list, slot);
+        }
+        ++m_inCalendar;
+    }
+    void calendarInsert(std::size_t list, std::uint32_t slot); // into its place by sequence
+    Key calendarPop()
+    {
+        const std::size_t list = m_calFirst;
+        CalList& l = m_calList[list];
+        const CalNode& node = m_calNode[l.head];
+        l.head = node.next;
+        if (l.head == kNoSlot) {
+            l.tail = kNoSlot;
+            if (!(m_calUsed[list / 64] &= ~(std::uint64_t(1) << (list % 64))))
+                m_calUsedWords &= ~(std::uint64_t(1) << (list / 64));
+            m_calFirst = calendarNextUsed(list + 1);
+        }
+        --m_inCalendar;
+        return node.key;
+    }
+    std::size_t calendarNextUsed(std::size_t from) const; // kCalendarLists if none
+    template<class Out>
+    void drainCalendar(Out&& out);
     std::size_t restSize() const { return m_size - (m_hasFront ? 1 : 0); } // pending but not in front
     void fromOverflow(); // the ring now reaches m_overflowFirst: move what it reaches
     void siftUp(std::size_t i, Key moving)
@@ -184,9 +262,25 @@ private:
 
     Key m_front {}; // with m_hasFront: the earliest pending event, before every other
     bool m_hasFront = false;
-    std::vector<Key> m_heap; // every other event, or (tiered) those of windows up to m_window
+    std::vector<Key> m_heap; // every other event, or (tiered) those of windows before m_window
     bool m_tiered = false;
-    std::int64_t m_window = 0; // the window the clock is in (time >> kWindowShift)
+    std::int64_t m_window = 0; // tiered: the calendar's window (time >> kWindowShift)
+    // The calendar: per list (nanosecond, priority) its first and last slot; per slot its key and
+    // the next slot of its list; which lists are in use; the first of them (kCalendarLists: none).
+    struct CalList {
+        std::uint32_t head = kNoSlot, tail = kNoSlot;
+    };
+    struct CalNode {
+        Key key;
+        std::uint32_t next;
+    };
+    std::vector<CalList> m_calList;
+    std::vector<CalNode> m_calNode; // by slot
+    std::array<std::uint64_t, kCalendarLists / 64> m_calUsed {};
+    std::uint64_t m_calUsedWords = 0; // which words of m_calUsed are not zero
+    static_assert(kCalendarLists / 64 <= 64);
+    std::size_t m_calFirst = kCalendarLists;
+    std::size_t m_inCalendar = 0;
     std::vector<std::vector<Key>> m_ring; // window w at w % kWindows, for w in (m_window, m_window + kWindows]
     std::array<std::uint64_t, kWindows / 64> m_ringUsed {}; // which ring windows hold events
     std::size_t m_inRing = 0;

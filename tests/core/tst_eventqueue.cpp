@@ -6,6 +6,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <numeric>
 #include <queue>
 
 using namespace blkmq;
@@ -149,6 +150,29 @@ private slots:
             QVERIFY(q.empty());
             QVERIFY(popped > 25000);
         }
+    }
+
+    // Hundreds of events at one instant and priority pop in insertion order after the queue moved
+    // them from its heap (in heap order) to its tiers: the calendar's lists put each in its place.
+    void manyTiesKeepInsertionOrderAcrossTiers()
+    {
+        EventQueue q;
+        for (int i = 0; i < 1000; ++i) {
+            Event e;
+            e.time = SimTime(5000 + (i % 3)); // three instants, interleaved
+            e.prio = static_cast<EventPriority>(i % 2);
+            e.a = i;
+            q.push(e);
+        }
+        std::vector<int> got;
+        while (!q.empty())
+            got.push_back(q.pop().a);
+        std::vector<int> want(1000);
+        std::iota(want.begin(), want.end(), 0);
+        std::stable_sort(want.begin(), want.end(), [](int x, int y) {
+            return std::pair(x % 3, x % 2) < std::pair(y % 3, y % 2); // time, then priority
+        });
+        QCOMPARE(got, want);
     }
 
     // The sequence field is 40 bits: when it fills, the pending events are renumbered and keep

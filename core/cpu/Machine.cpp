@@ -311,7 +311,7 @@ void Machine::onBoundary(int cpu)
     // can change the pick: only irq_exit fills the softirq stack, as the last op of the hardirq
     // stack, and only pickStack() fills the hardirq stack and changes the current task.
     // tst_determinism runs every preset, and live switches, both ways (setKeepPicks).
-    OpStack* stack = c.repick || !m_keepPicks ? nullptr : c.picked;
+    OpStack* stack = c.picked; // checked below, with the rest, before the first op
     ExecContext ctx = c.running;
     KernelFrame::Level level = c.level;
     bool jobCur = jobCurrent(cpu);

@@ -145,7 +145,7 @@ void EventQueue::fromOverflow()
 
 void EventQueue::refill()
 {
-    while (m_heap.empty() && m_inCalendar == 0 && restSize() > 0) {
+    while (windowDrained() && restSize() > 0) {
         if (m_inRing == 0) { // jump to the overflow's first window
             m_window = m_overflowFirst - 1;
             fromOverflow();
@@ -211,7 +211,7 @@ void EventQueue::renumber()
             heapPush(k);
     }
     m_nextSeq = seq;
-    if (m_tiered && m_heap.empty() && m_inCalendar == 0 && m_size > 0)
+    if (m_tiered && windowDrained() && m_size > 0)
         refill();
 }
 

@@ -28,10 +28,10 @@ namespace blkmq {
 // time before the current window (after the ring jumped ahead to the next window
 // that holds events). Within one calendar list the events are in sequence order
 // (keys that arrive out of it, from the heap's array when the tiers begin, are
-// put in their place),
-// and a pop takes the earlier of the heap's top and the calendar's first, so
-// events pop in exactly the order one heap of all of them would give. No
-// allocation per event once the vectors have grown to the run's peak.
+// put in their place), and a pop takes the earlier of the heap's top and the
+// calendar's first, so events pop in exactly the order one heap of all of them
+// would give. No allocation per event once the vectors have grown to the run's
+// peak.
 class EventQueue {
 public:
     explicit EventQueue(std::size_t reserve = 4096);
@@ -63,7 +63,7 @@ public:
             return;
         }
         place(k);
-        if (m_heap.empty() && m_inCalendar == 0)
+        if (windowDrained())
             refill();
     }
     Event pop()
@@ -96,7 +96,7 @@ public:
         if (m_tiered) {
             if (m_size < kTiersOff)
                 leaveTiers();
-            else if (m_heap.empty() && m_inCalendar == 0)
+            else if (windowDrained())
                 refill();
         }
         return e;
@@ -246,6 +246,8 @@ private:
     template<class Out>
     void drainCalendar(Out&& out);
     std::size_t restSize() const { return m_size - (m_hasFront ? 1 : 0); } // pending but not in front
+    // Tiered: nothing of the current window (or before) is left; refill() moves the next one in.
+    bool windowDrained() const { return m_heap.empty() && m_inCalendar == 0; }
     void fromOverflow(); // the ring now reaches m_overflowFirst: move what it reaches
     void siftUp(std::size_t i, Key moving)
     {
@@ -262,7 +264,8 @@ private:
 
     Key m_front {}; // with m_hasFront: the earliest pending event, before every other
     bool m_hasFront = false;
-    std::vector<Key> m_heap; // every other event, or (tiered) those of windows before m_window
+    // Every other event; tiered, those of windows before m_window and the first kHeapKeep of it.
+    std::vector<Key> m_heap;
     bool m_tiered = false;
     std::int64_t m_window = 0; // tiered: the calendar's window (time >> kWindowShift)
     // The calendar: per list (nanosecond, priority) its first and last slot; per slot its key and

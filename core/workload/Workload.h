@@ -10,10 +10,12 @@
 
 namespace blkmq {
 
+inline constexpr std::int32_t kNextIo = 1;
+
 // The workload's ops.
 enum class WorkloadOp : std::uint8_t {
     JobStep, // a = job
-    Submit, // a = job
+    Submit, // a = job; b = kNextIo: queued by the last submission for fio's loop (Workload::submit)
     Reap, // a = job
     ScriptStep, // a = CPU
     Poll, // a = job: blk_poll() on the job's hctx (hipri)

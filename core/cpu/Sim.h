@@ -25,14 +25,7 @@ struct Sim {
     void schedule(
         SimTime at, EventKind kind, EventPriority prio, std::int32_t a = 0, std::int32_t b = 0, std::int32_t c = 0)
     {
-        Event e;
-        e.time = at;
-        e.kind = kind;
-        e.prio = prio;
-        e.a = a;
-        e.b = b;
-        e.c = c;
-        queue.push(e);
+        queue.push(at, kind, prio, a, b, c);
     }
 
     void trace(TraceKind kind, int cpu, int rq = -1, int arg = 0, SimTime at = SimTime(-1), int script = -1)

@@ -253,7 +253,8 @@ void Workload::submit(int cpu, Job& job, OpStack& stack)
     if (!job.submitCharged) {
         if (job.batchPos == 0)
             m_machine.charge(k.syscall_ns); // one io_submit per batch
-        job.batchPos = (job.batchPos + 1) % job.batch;
+        if (++job.batchPos == job.batch) // not a modulo: an integer division on every I/O
+            job.batchPos = 0;
         m_machine.chargeUser(k.fio_user_ns);
         m_machine.charge(k.submit_ns - k.fio_user_ns);
         job.submitCharged = true;

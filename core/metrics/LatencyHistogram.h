@@ -22,6 +22,24 @@ public:
         m_max = std::max(m_max, ns);
         m_min = std::min(m_min, ns);
     }
+    // Adds every value `o` recorded, as if each had been recorded here.
+    void add(const LatencyHistogram& o)
+    {
+        if (o.m_count == 0)
+            return;
+        for (std::size_t b = 0; b < m_buckets.size(); ++b)
+            m_buckets[b] += o.m_buckets[b];
+        m_count += o.m_count;
+        m_sum += o.m_sum;
+        m_max = std::max(m_max, o.m_max);
+        m_min = std::min(m_min, o.m_min);
+    }
+    LatencyHistogram merged(const LatencyHistogram& o) const
+    {
+        LatencyHistogram h = *this;
+        h.add(o);
+        return h;
+    }
     std::uint64_t count() const { return m_count; }
     double mean() const { return m_count ? static_cast<double>(m_sum) / static_cast<double>(m_count) : 0.0; }
     std::int64_t sum() const { return m_sum; }

@@ -272,7 +272,6 @@ void Workload::submit(int cpu, Job& job, OpStack& stack)
     }
     job.submitCharged = false;
     const std::int64_t allocNs = (m_machine.opNow() - job.allocSince).ns();
-    m_allocLat.record(allocNs);
     m_intervalAllocLat.record(allocNs);
     if (job.ioLeft > 0)
         --job.ioLeft;
@@ -303,7 +302,6 @@ void Workload::reap(Job& job)
     const SimTime now = m_machine.opNow();
     for (int iou : job.completedIous) {
         const std::int64_t lat = (now - job.iouSubmitted[static_cast<std::size_t>(iou)]).ns();
-        m_lat.record(lat);
         m_intervalLat.record(lat);
         job.freeIous.push_back(iou);
     }

@@ -43,15 +43,19 @@ public:
     void endIo(int cpu, const Request& rq) override;
 
     const std::vector<Job>& jobs() const { return m_jobs; }
-    const LatencyHistogram& latency() const { return m_lat; }
+    // Each latency is recorded once, in the interval's histogram; the whole run's is the intervals
+    // closed by resetInterval() plus the open one (the same buckets as recording both on every I/O).
+    LatencyHistogram latency() const { return m_closedLat.merged(m_intervalLat); }
     // Latencies reaped since the last resetInterval() (time-series percentiles).
     const LatencyHistogram& intervalLatency() const { return m_intervalLat; }
     // Tag allocation latency: from a submission's first blk_mq_get_tag() to its tag, steps and sleeps
     // included; whole run and since the last resetInterval().
-    const LatencyHistogram& tagAllocLatency() const { return m_allocLat; }
+    LatencyHistogram tagAllocLatency() const { return m_closedAllocLat.merged(m_intervalAllocLat); }
     const LatencyHistogram& intervalTagAllocLatency() const { return m_intervalAllocLat; }
     void resetInterval()
     {
+        m_closedLat.add(m_intervalLat);
+        m_closedAllocLat.add(m_intervalAllocLat);
         m_intervalLat.reset();
         m_intervalAllocLat.reset();
     }
@@ -83,9 +87,9 @@ private:
     std::vector<bool> m_releaseEarly; // per submit step: completed before submitted
     std::vector<std::vector<int>> m_scriptQueue; // per CPU: submit steps waiting to run
     std::vector<int> m_scriptTask; // per CPU
-    LatencyHistogram m_lat;
+    LatencyHistogram m_closedLat; // the intervals before the open one
     LatencyHistogram m_intervalLat;
-    LatencyHistogram m_allocLat;
+    LatencyHistogram m_closedAllocLat;
     LatencyHistogram m_intervalAllocLat;
 };
 

@@ -51,6 +51,33 @@ private slots:
         QCOMPARE(h.percentile(0.5), std::int64_t(0));
     }
 
+    // The whole run's latency is the closed intervals merged with the open one (Workload): merging
+    // must give exactly what recording every value into one histogram gives.
+    void histogramMergeEqualsRecordingAll()
+    {
+        LatencyHistogram all;
+        LatencyHistogram first;
+        LatencyHistogram second;
+        std::uint64_t x = 12345;
+        for (int i = 0; i < 5000; ++i) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            const auto v = static_cast<std::int64_t>(x >> 44); // up to ~1M ns
+            all.record(v);
+            (i % 3 == 0 ? first : second).record(v);
+        }
+        const LatencyHistogram merged = first.merged(second);
+        QCOMPARE(merged.count(), all.count());
+        QCOMPARE(merged.sum(), all.sum());
+        QCOMPARE(merged.max(), all.max());
+        QCOMPARE(merged.min(), all.min());
+        for (double q : { 0.0, 0.1, 0.5, 0.9, 0.99, 0.999, 1.0 })
+            QCOMPARE(merged.percentile(q), all.percentile(q));
+        QVERIFY(first.count() < all.count()); // merged() leaves its operands alone
+        LatencyHistogram none;
+        QCOMPARE(none.merged(LatencyHistogram {}).min(), std::int64_t(0));
+        QCOMPARE(LatencyHistogram {}.merged(first).min(), first.min());
+    }
+
     void traceRingKeepsNewestAndCountsDrops()
     {
         TraceRing ring(8);

@@ -294,6 +294,7 @@ OpStack* Machine::pickStack(int cpu, ExecContext& ctx)
         charge(m_sim.costs.context_switch_ns);
         ++m_sim.counters.context_switches;
         c.current = t;
+        c.currentIsJob = task(t).kind == TaskKind::Job;
     }
     m_currentTask = t;
     ctx = task(t).context();
@@ -326,6 +327,7 @@ void Machine::onBoundary(int cpu)
             if (!stack) {
                 c.idle = true;
                 c.current = -1;
+                c.currentIsJob = false;
                 break;
             }
             c.idle = false;

@@ -52,6 +52,7 @@ struct CpuState {
     OpStack* picked = nullptr;
     bool repick = true;
     int current = -1; // task at task level, -1 = idle
+    bool currentIsJob = false; // `current` is a job thread (read on every action; set with `current`)
     std::vector<int> tasks;
     // The runqueue: runnable SCHED_FIFO tasks by id, runnable SCHED_OTHER
     // tasks by (vruntime, id). Picking a task and placing a woken one look at
@@ -135,11 +136,7 @@ public:
             m_sim.counters.job_lock_ns += static_cast<std::uint64_t>(ns);
     }
     // A job thread is the current task of `cpu` (the task any interrupt there is accounted to).
-    bool jobCurrent(int cpu) const
-    {
-        const int t = m_cpus[static_cast<std::size_t>(cpu)].current;
-        return t >= 0 && task(t).kind == TaskKind::Job;
-    }
+    bool jobCurrent(int cpu) const { return m_cpus[static_cast<std::size_t>(cpu)].currentIsJob; }
     SimTime opNow() const { return m_sim.now + SimTime(m_charge); }
     ExecContext context() const { return m_context; }
     int currentTask() const { return m_currentTask; }

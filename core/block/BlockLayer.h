@@ -112,9 +112,9 @@ public:
     // `progress`: where a driver-tag allocation that takes several actions (ida-lock-split) keeps its
     // state; then kTagInProgress means "call again in the next action". Without it all steps run now.
     static constexpr int kTagInProgress = BlkMqTags::kInProgress;
-    int getRequest(int cpu, int dev, int task, int bytes, TagAlloc* progress = nullptr);
+    [[gnu::hot]] int getRequest(int cpu, int dev, int task, int bytes, TagAlloc* progress = nullptr);
     // Inserts the request; runQueue = false leaves it for a later run (a script step).
-    void submit(int cpu, int rq, bool bypassScheduler, bool runQueue = true);
+    [[gnu::hot]] void submit(int cpu, int rq, bool bypassScheduler, bool runQueue = true);
     // A scripted "complete" step: the device finishes a held request now.
     void release(int rq);
     // blk_mq_run_hw_queue(hctx, async = false) of the hctx `cpu` maps to (a script step).
@@ -155,30 +155,30 @@ public:
 
     const SchedRestart& restart() const { return *m_restart; }
 
-    void perform(int cpu, Op op, OpStack& stack) override;
+    [[gnu::hot]] void perform(int cpu, Op op, OpStack& stack) override;
     OpName opName(std::uint8_t code) const override;
-    void onDeviceDone(int rq);
+    [[gnu::hot]] void onDeviceDone(int rq);
 
 private:
     // Why a submitter asleep on hw queue `index` of `set` longer than maxAge is stuck: what became of
     // the tags (findStalls).
     void explainSleeper(std::ostringstream& why, std::vector<StallStep>& steps, const TagSet& set, int index,
         const Sleeper& who, SimTime maxAge) const;
-    void dispatch(int cpu, int hctx);
+    [[gnu::hot]] void dispatch(int cpu, int hctx);
     enum class Issue { Ok, NoTag, Busy };
     // What blk_mq_dispatch_rq_list() did: requests issued, and how it stopped.
     struct Dispatched {
         int queued = 0;
         Issue last = Issue::Ok;
     };
-    Dispatched dispatchList(int cpu, int hctx, RqList& list);
+    [[gnu::hot]] Dispatched dispatchList(int cpu, int hctx, RqList& list);
     // blk_mq_dispatch_rq_list()'s return value for a run that ended as `d` (the dispatch mode decides).
     bool madeProgress(const Dispatched& d) const;
     // After a failed driver tag: blk_mq_dispatch_wait_add() / blk_mq_mark_tag_wait(). True: try the tag once more.
     bool tagWait(int hctx);
-    Issue issue(int cpu, int rq);
-    void startDevice(int cpu, int rq);
-    void blkMqCompleteRequest(int cpu, int rq);
+    [[gnu::hot]] Issue issue(int cpu, int rq);
+    [[gnu::hot]] void startDevice(int cpu, int rq);
+    [[gnu::hot]] void blkMqCompleteRequest(int cpu, int rq);
     bool completeRemote(int cpu, int rq);
     void sendCompletionIpi(int cpu, int target, int rq);
     bool pushDone(int cpu, int target, int rq);
@@ -188,9 +188,9 @@ private:
     std::int64_t serviceTime(int dev);
     void raiseRx(int cpu);
     void pollEntry(int cpu, Op op, OpStack& stack, PollQueue& q, int budget, int softirq, std::int64_t entryNs);
-    void performCompletionOp(int cpu, Op op, OpStack& stack);
-    void completeRq(int cpu, int rq); // ->complete, then blk_mq_end_request
-    void freeRequest(int cpu, int rq);
+    [[gnu::hot]] void performCompletionOp(int cpu, Op op, OpStack& stack);
+    [[gnu::hot]] void completeRq(int cpu, int rq); // ->complete, then blk_mq_end_request
+    [[gnu::hot]] void freeRequest(int cpu, int rq);
     bool hasPending(int hctx) const override;
     void unpark(int hctx) override;
     HctxLines& hctxLines() override { return m_hctxLines; }
@@ -200,8 +200,8 @@ private:
     void runHwQueueAsync(int fromCpu, int hctx) override;
     void queueRunWork(int fromCpu, int hctx); // kblockd_schedule_delayed_work_on(next_cpu, &hctx->run_work)
     void delayQueue(int fromCpu, int hctx); // blk_mq_delay_queue(hctx, 0)
-    int getDriverTag(int cpu, int hctx, TagAlloc* progress = nullptr);
-    void putDriverTag(int cpu, int rq);
+    [[gnu::hot]] int getDriverTag(int cpu, int hctx, TagAlloc* progress = nullptr);
+    [[gnu::hot]] void putDriverTag(int cpu, int rq);
     int allocRq() // on every I/O: inline up to growing the pool
     {
         if (m_freeRqs.empty())

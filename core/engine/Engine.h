@@ -49,7 +49,7 @@ public:
     void runFor(SimTime d) { runUntil(m_sim->now + d); }
     // Processes events until `stop` holds after one, the scenario ends or `maxEvents` were
     // processed; true if it holds. The clock stays at the last event's time.
-    bool runUntil(StopCondition& stop, std::uint64_t maxEvents = UINT64_MAX);
+    [[gnu::hot]] bool runUntil(StopCondition& stop, std::uint64_t maxEvents = UINT64_MAX);
     void run() { runUntil(m_scenario.duration); }
 
     CommandInbox& inbox() { return m_inbox; }
@@ -111,9 +111,9 @@ public:
 private:
     // Applies posted commands; true if the next event is at or before `limit`.
     bool eventDue(SimTime limit);
-    void processNext();
+    [[gnu::hot]] void processNext();
     void checkStalls();
-    void dispatchEvent(const Event& e);
+    [[gnu::hot]] void dispatchEvent(const Event& e);
     void applyCommands();
     void addMarker(const std::string& text);
     void sample();

@@ -12,7 +12,7 @@ class OwnHctx final : public RestartVariant {
 public:
     using RestartVariant::RestartVariant;
     TagWait tagWait() const override { return TagWait::MarkTagWait; }
-    void restart(SchedRestart& r, int hctx, RestartNote& note) const override { r.visitOwn(hctx, note); }
+    [[gnu::hot]] void restart(SchedRestart& r, int hctx, RestartNote& note) const override { r.visitOwn(hctx, note); }
 };
 
 } // namespace

@@ -45,7 +45,7 @@ public:
     SimTime markedSince(int hctx) const { return m_hctx[static_cast<std::size_t>(hctx)].since; }
     MarkReason markedFor(int hctx) const { return m_hctx[static_cast<std::size_t>(hctx)].why; }
     // blk_mq_sched_restart(), for a request of `hctx` just freed.
-    void onFree(int hctx, const RestartFreed& freed);
+    [[gnu::hot]] void onFree(int hctx, const RestartFreed& freed);
     const RestartNote& lastDecision(int tagSet) const { return m_tagSet[static_cast<std::size_t>(tagSet)].last; }
     // Why the last decision on hctx's tag set did not reach it (one sentence, or empty); a step
     // (of the stall banner) leaves out the time it is shown with.
@@ -54,9 +54,9 @@ public:
 
     // --- for the variants ---
     // blk_mq_sched_restart_hctx(): clear the mark; run the hctx if it has work.
-    bool restartHctx(int hctx);
+    [[gnu::hot]] bool restartHctx(int hctx);
     // The completing hctx alone: one visit, no walk.
-    void visitOwn(int hctx, RestartNote& note);
+    [[gnu::hot]] void visitOwn(int hctx, RestartNote& note);
     // Starts the round-robin walk over the tag set (6d8c6c0f97ad).
     void startWalk(int hctx);
     int queueCounter(int queue) const { return m_queueCounter[static_cast<std::size_t>(queue)]; }
@@ -108,7 +108,7 @@ private:
 class WalkingVariant : public RestartVariant {
 public:
     using RestartVariant::RestartVariant;
-    void restart(SchedRestart& r, int hctx, RestartNote& note) const final
+    [[gnu::hot]] void restart(SchedRestart& r, int hctx, RestartNote& note) const final
     {
         if (!r.shape().hctx(hctx).tagShared)
             r.visitOwn(hctx, note);

@@ -204,7 +204,7 @@ private:
     }
     void enterTiers(); // the heap's later windows move to the ring and the overflow
     void leaveTiers(); // everything back into the heap
-    void refill(); // the heap and the calendar are empty: advance to the next window that holds events
+    [[gnu::hot]] void refill(); // the heap and the calendar are empty: advance to the next window that holds events
     // The earliest pending key after the front: the heap's top or the calendar's first.
     const Key& restTop() const
     {
@@ -239,7 +239,7 @@ private:
         }
         ++m_inCalendar;
     }
-    void calendarInsert(std::size_t list, std::uint32_t slot); // into its place by sequence
+    [[gnu::hot]] void calendarInsert(std::size_t list, std::uint32_t slot); // into its place by sequence
     Key calendarPop()
     {
         const std::size_t list = m_calFirst;
@@ -255,7 +255,7 @@ private:
         --m_inCalendar;
         return node.key;
     }
-    std::size_t calendarNextUsed(std::size_t from) const; // kCalendarLists if none
+    [[gnu::hot]] std::size_t calendarNextUsed(std::size_t from) const; // kCalendarLists if none
     template<class Out>
     void drainCalendar(Out&& out);
     std::size_t restSize() const { return m_size - (m_hasFront ? 1 : 0); } // pending but not in front
@@ -273,7 +273,7 @@ private:
         }
         m_heap[i] = moving;
     }
-    void siftDown(Key moving); // from the root
+    [[gnu::hot]] void siftDown(Key moving); // from the root
 
     Key m_front {}; // with m_hasFront: the earliest pending event, before every other
     bool m_hasFront = false;

@@ -40,8 +40,8 @@ public:
     };
     BitmapTags(Kind kind, int depth, const Topology& topo, const Costs& costs, Rng& rng);
 
-    Step get(TagAlloc& a, TagAccess& cost) override;
-    void put(int cpu, int tag, int allocCpu, TagAccess& cost) override;
+    [[gnu::hot]] Step get(TagAlloc& a, TagAccess& cost) override;
+    [[gnu::hot]] void put(int cpu, int tag, int allocCpu, TagAccess& cost) override;
     int depth() const override { return m_depth; }
     int inUse() const override { return m_inUse; }
     bool isSet(int tag) const override;
@@ -57,7 +57,7 @@ private:
         int depth = 0; // bits in use in this word (the last may be short)
         Cacheline line;
     };
-    int getWord(int w, int hintBit, int cpu, TagAccess& cost); // __sbitmap_get_word / __bt_get_word
+    [[gnu::hot]] int getWord(int w, int hintBit, int cpu, TagAccess& cost); // __sbitmap_get_word / __bt_get_word
 
     Kind m_kind;
     const Topology& m_topo;

@@ -66,9 +66,9 @@ public:
     // blk_mq_get_driver_tag() without sleeping: hctx_may_queue(), then the allocator. -1: none now.
     // With `progress`, an allocation the allocator does in several steps (ida-lock-split) runs one
     // step per call and returns kInProgress until it is done; without, every step runs in this call.
-    int get(int cpu, TagUser& user, TagAlloc* progress = nullptr);
+    [[gnu::hot]] int get(int cpu, TagUser& user, TagAlloc* progress = nullptr);
     // blk_mq_put_tag() of a tag allocated on allocCpu (the request's ctx), then sbq_wake_up().
-    void put(int cpu, int tag, int allocCpu, TagUser& user, TagWakeHost& host);
+    [[gnu::hot]] void put(int cpu, int tag, int allocCpu, TagUser& user, TagWakeHost& host);
     // A submitter sleeps until its wait queue is woken (blk_mq_get_tag's io_schedule).
     void sleep(int task, TagUser& user);
     // blk_mq_dispatch_wait_add(): park the hctx on the wait queue bt_wait_ptr() gives it, unless it

@@ -38,9 +38,9 @@ public:
     // A packet of net_rx load `load` arrives at `cpu`; the next one is scheduled.
     void onNetPacket(int cpu, int load);
 
-    void perform(int cpu, Op op, OpStack& stack) override;
+    [[gnu::hot]] void perform(int cpu, Op op, OpStack& stack) override;
     OpName opName(std::uint8_t code) const override;
-    void endIo(int cpu, const Request& rq) override;
+    [[gnu::hot]] void endIo(int cpu, const Request& rq) override;
 
     const std::vector<Job>& jobs() const { return m_jobs; }
     // Each latency is recorded once, in the interval's histogram; the whole run's is the intervals
@@ -69,9 +69,9 @@ public:
     const std::vector<ScriptStep>& script() const { return m_script; }
 
 private:
-    void jobStep(Job& job, OpStack& stack);
-    void submit(int cpu, Job& job, OpStack& stack);
-    void reap(Job& job);
+    [[gnu::hot]] void jobStep(Job& job, OpStack& stack);
+    [[gnu::hot]] void submit(int cpu, Job& job, OpStack& stack);
+    [[gnu::hot]] void reap(Job& job);
     void scriptStep(int cpu, OpStack& stack);
     void scheduleNetPacket(int cpu, int load);
 

@@ -40,19 +40,26 @@ struct PendingIrq {
 };
 
 // One CPU: its context stacks, pending interrupts and softirqs, its tasks,
-// and its busy time by context.
-struct CpuState {
+// and its busy time by context. What every action reads or writes comes first, within one
+// cacheline (with hundreds of CPUs, each event is at another CPU whose state has left the
+// nearer caches: every line of it an action touches is a miss).
+struct alignas(64) CpuState {
+    // The stack pickStack() chose last, and whether anything since may change its choice (onBoundary).
+    OpStack* picked = nullptr;
+    int current = -1; // task at task level, -1 = idle
+    bool currentIsJob = false; // `current` is a job thread (read on every action; set with `current`)
+    bool repick = true;
+    bool boundaryPending = false; // an action is in progress
+    bool idle = true;
+    ExecContext running = ExecContext::Task;
+    KernelFrame::Level level = KernelFrame::Level::Task; // of the op in progress
+    bool hardirqActive = false;
+    bool softirqActive = false; // __do_softirq on the softirq level (from irq_exit)
+    std::array<std::int64_t, kExecContexts> busy {};
+    std::array<LevelOp, 3> doing {}; // by KernelFrame::Level
     OpStack hardirq;
     OpStack softirq;
     RingQueue<PendingIrq> irqs;
-    bool hardirqActive = false;
-    bool softirqActive = false; // __do_softirq on the softirq level (from irq_exit)
-    bool boundaryPending = false; // an action is in progress
-    // The stack pickStack() chose last, and whether anything since may change its choice (onBoundary).
-    OpStack* picked = nullptr;
-    bool repick = true;
-    int current = -1; // task at task level, -1 = idle
-    bool currentIsJob = false; // `current` is a job thread (read on every action; set with `current`)
     std::vector<int> tasks;
     // The runqueue: runnable SCHED_FIFO tasks by id, runnable SCHED_OTHER
     // tasks by (vruntime, id). Picking a task and placing a woken one look at
@@ -65,11 +72,6 @@ struct CpuState {
     int softirqRestarts = 0;
     int ksoftirqd = -1;
     int kworker = -1;
-    ExecContext running = ExecContext::Task;
-    bool idle = true;
-    std::array<LevelOp, 3> doing {}; // by KernelFrame::Level
-    KernelFrame::Level level = KernelFrame::Level::Task; // of the op in progress
-    std::array<std::int64_t, kExecContexts> busy {};
     // Driver tag allocations made on this CPU and those of them served locally (Counters::tag_*).
     std::uint64_t tagAllocs = 0;
     std::uint64_t tagLocalHits = 0;

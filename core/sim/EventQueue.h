@@ -92,11 +92,7 @@ public:
         Event e;
         e.time = SimTime(top.time);
         e.seq = (top.order >> kSlotBits) & kSeqMax;
-        e.a = static_cast<std::int32_t>(static_cast<std::uint32_t>(p.ab));
-        e.b = static_cast<std::int32_t>(static_cast<std::uint32_t>(p.ab >> 32));
-        e.c = static_cast<std::int32_t>(static_cast<std::uint32_t>(p.rest));
-        e.kind = static_cast<EventKind>(static_cast<std::uint8_t>(p.rest >> 32));
-        e.prio = static_cast<EventPriority>(static_cast<std::uint8_t>(p.rest >> 40));
+        p.into(e);
         if (m_tiered) {
             if (m_size < kTiersOff)
                 leaveTiers();
@@ -154,6 +150,14 @@ private:
             return { static_cast<std::uint32_t>(a) | static_cast<std::uint64_t>(static_cast<std::uint32_t>(b)) << 32,
                 static_cast<std::uint32_t>(c) | static_cast<std::uint64_t>(kind) << 32
                     | static_cast<std::uint64_t>(prio) << 40 };
+        }
+        void into(Event& e) const
+        {
+            e.a = static_cast<std::int32_t>(static_cast<std::uint32_t>(ab));
+            e.b = static_cast<std::int32_t>(static_cast<std::uint32_t>(ab >> 32));
+            e.c = static_cast<std::int32_t>(static_cast<std::uint32_t>(rest));
+            e.kind = static_cast<EventKind>(static_cast<std::uint8_t>(rest >> 32));
+            e.prio = static_cast<EventPriority>(static_cast<std::uint8_t>(rest >> 40));
         }
     };
     static_assert(sizeof(Key) == 16 && sizeof(Payload) == 16);

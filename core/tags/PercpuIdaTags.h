@@ -52,8 +52,8 @@ public:
 
     PercpuIdaTags(int depth, Sizing sizing, const Topology& topo, const Costs& costs, const TagPatches& patches = {});
 
-    Step get(TagAlloc& a, TagAccess& cost) override;
-    void put(int cpu, int tag, int allocCpu, TagAccess& cost) override;
+    [[gnu::hot]] Step get(TagAlloc& a, TagAccess& cost) override;
+    [[gnu::hot]] void put(int cpu, int tag, int allocCpu, TagAccess& cost) override;
     int depth() const override { return m_depth; }
     int inUse() const override { return m_inUse; }
     bool isSet(int tag) const override { return m_inUseBy[static_cast<std::size_t>(tag)]; }

@@ -249,6 +249,7 @@ void Workload::jobStep(Job& job, OpStack& stack)
 
 void Workload::submit(int cpu, Job& job, OpStack& stack)
 {
+    const int self = static_cast<int>(&job - m_jobs.data());
     const Costs& k = m_sim.costs;
     if (!job.submitCharged) {
         if (job.batchPos == 0)
@@ -262,7 +263,7 @@ void Workload::submit(int cpu, Job& job, OpStack& stack)
     }
     const int rq = m_block.getRequest(cpu, job.dev, job.task, job.bytes, &job.tagAlloc);
     if (rq == BlockLayer::kTagInProgress) { // the next step of the allocation in the next action
-        stack.push_back(m_ops(WorkloadOp::Submit, static_cast<int>(&job - m_jobs.data())));
+        stack.push_back(m_ops(WorkloadOp::Submit, self));
         return;
     }
     if (rq < 0) {
@@ -280,7 +281,7 @@ void Workload::submit(int cpu, Job& job, OpStack& stack)
     job.freeIous.pop_back();
     job.iouSubmitted[static_cast<std::size_t>(iou)] = m_sim.now;
     Request& r = m_block.request(rq);
-    r.job = static_cast<int>(&job - m_jobs.data());
+    r.job = self;
     r.iou = iou;
     r.polled = job.hipri;
     // A share of requests bypasses the scheduler, as flushes and requeues do.
@@ -290,7 +291,7 @@ void Workload::submit(int cpu, Job& job, OpStack& stack)
     // stack is the one jobStep() would leave (JobStep stays below). One action less per I/O. Pushed
     // before the submission, so that what it pushes (a restart walk) runs first, as before.
     if (job.inflight() < job.iodepth && job.ioLeft != 0)
-        stack.push_back(m_ops(WorkloadOp::Submit, static_cast<int>(&job - m_jobs.data()), kNextIo));
+        stack.push_back(m_ops(WorkloadOp::Submit, self, kNextIo));
     m_block.submit(cpu, rq, bypass);
 }
 

@@ -10,12 +10,10 @@
 
 namespace blkmq {
 
-inline constexpr std::int32_t kNextIo = 1;
-
 // The workload's ops.
 enum class WorkloadOp : std::uint8_t {
     JobStep, // a = job
-    Submit, // a = job; b = kNextIo: queued by the last submission for fio's loop (Workload::submit)
+    Submit, // a = job; b = Workload::kNextIo: queued by the last submission for fio's loop
     Reap, // a = job
     ScriptStep, // a = CPU
     Poll, // a = job: blk_poll() on the job's hctx (hipri)
@@ -69,6 +67,8 @@ public:
     const std::vector<ScriptStep>& script() const { return m_script; }
 
 private:
+    // Submit's b: the op was queued by the last submission for fio's loop (submit()).
+    static constexpr std::int32_t kNextIo = 1;
     [[gnu::hot]] void jobStep(Job& job, OpStack& stack);
     [[gnu::hot]] void submit(int cpu, Job& job, OpStack& stack);
     [[gnu::hot]] void reap(Job& job);

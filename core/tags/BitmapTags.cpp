@@ -13,7 +13,6 @@ BitmapTags::BitmapTags(Kind kind, int depth, const Topology& topo, const Costs& 
     , m_costs(costs)
     , m_depth(depth)
     , m_hint(static_cast<std::size_t>(topo.nrCpus()))
-    , m_hintLine(static_cast<std::size_t>(topo.nrCpus()))
 {
     // sbitmap_init_node() / bt_alloc(): spread a small tag space over at least 4 cachelines.
     if (depth >= 4)
@@ -26,8 +25,8 @@ BitmapTags::BitmapTags(Kind kind, int depth, const Topology& topo, const Costs& 
         w.depth = std::min(left, perWord);
         left -= w.depth;
     }
-    for (int& h : m_hint)
-        h = static_cast<int>(rng.below(static_cast<std::uint64_t>(depth)));
+    for (Hint& h : m_hint)
+        h.tag = static_cast<int>(rng.below(static_cast<std::uint64_t>(depth)));
 }
 
 TagWaitRules BitmapTags::waitRules() const
@@ -60,8 +59,9 @@ int BitmapTags::getWord(int w, int hintBit, int cpu, TagAccess& cost)
 TagAllocator::Step BitmapTags::get(TagAlloc& a, TagAccess& cost)
 {
     const int cpu = a.cpu;
-    int& hint = m_hint[static_cast<std::size_t>(cpu)];
-    Cacheline& hintLine = m_hintLine[static_cast<std::size_t>(cpu)];
+    Hint& h = m_hint[static_cast<std::size_t>(cpu)];
+    int& hint = h.tag;
+    Cacheline& hintLine = h.line;
     a.tag = -1;
     cost.ns += m_costs.tag_get_ns;
     cost.move(hintLine.fetch(cpu, false, m_topo, m_costs)); // a free elsewhere may have written it
@@ -99,8 +99,9 @@ void BitmapTags::put(int cpu, int tag, int allocCpu, TagAccess& cost)
     word.bits &= ~(1ULL << (tag & ((1 << m_shift) - 1)));
     --m_inUse;
     // v3.16: *last_tag = tag (the request's ctx); v4.14: per_cpu_ptr(alloc_hint, ctx->cpu) = nr.
-    cost.move(m_hintLine[static_cast<std::size_t>(allocCpu)].take(cpu, m_topo, m_costs));
-    m_hint[static_cast<std::size_t>(allocCpu)] = tag;
+    Hint& h = m_hint[static_cast<std::size_t>(allocCpu)];
+    cost.move(h.line.take(cpu, m_topo, m_costs));
+    h.tag = tag;
 }
 
 } // namespace blkmq

@@ -49,7 +49,7 @@ public:
 
     int bitsPerWord() const { return 1 << m_shift; }
     int words() const { return static_cast<int>(m_words.size()); }
-    int hint(int cpu) const { return m_hint[static_cast<std::size_t>(cpu)]; }
+    int hint(int cpu) const { return m_hint[static_cast<std::size_t>(cpu)].tag; }
 
 private:
     struct Word {
@@ -59,6 +59,12 @@ private:
     };
     [[gnu::hot]] int getWord(int w, int hintBit, int cpu, TagAccess& cost); // __sbitmap_get_word / __bt_get_word
 
+    // A CPU's hint (v3.16: its ctx's last_tag; sbitmap: per_cpu alloc_hint) and the line it lives on.
+    struct Hint {
+        int tag = 0;
+        Cacheline line;
+    };
+
     Kind m_kind;
     const Topology& m_topo;
     const Costs& m_costs;
@@ -66,8 +72,7 @@ private:
     int m_shift = 6;
     int m_inUse = 0;
     std::vector<Word> m_words;
-    std::vector<int> m_hint; // per CPU
-    std::vector<Cacheline> m_hintLine; // per CPU: the hint's line (ctx, or the per-CPU alloc_hint)
+    std::vector<Hint> m_hint; // per CPU
 };
 
 } // namespace blkmq

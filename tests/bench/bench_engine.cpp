@@ -23,6 +23,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <functional>
@@ -287,6 +288,30 @@ double timeSweep(const Experiment& exp, int threads, BatchRunner::Schedule sched
 
 } // namespace
 
+// Whether the heap the engines ran in was backed by transparent huge pages: glibc's malloc asks for
+// them only with GLIBC_TUNABLES=glibc.malloc.hugetlb=1, and the kernel's THP mode must allow it. Read
+// from /proc/self/smaps_rollup at the end, when every case's engine has come and gone.
+void printHeapPages()
+{
+    std::FILE* f = std::fopen("/proc/self/smaps_rollup", "r");
+    if (!f)
+        return;
+    char line[256];
+    long anon = -1, huge = -1;
+    while (std::fgets(line, sizeof line, f)) {
+        long kb = 0;
+        if (std::sscanf(line, "Anonymous: %ld kB", &kb) == 1)
+            anon = kb;
+        else if (std::sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
+            huge = kb;
+    }
+    std::fclose(f);
+    const char* tunables = std::getenv("GLIBC_TUNABLES");
+    if (anon >= 0 && huge >= 0)
+        std::printf("\nHeap: %.1f of %.1f MiB of anonymous memory in transparent huge pages (GLIBC_TUNABLES=%s)\n",
+            static_cast<double>(huge) / 1024, static_cast<double>(anon) / 1024, tunables ? tunables : "");
+}
+
 int main(int argc, char** argv)
 {
     Options o;
@@ -372,6 +397,7 @@ int main(int argc, char** argv)
                     "so its figures say little about the engine's speed.\n");
     for (const Family& f : families)
         printFamily(f);
+    printHeapPages();
     std::fflush(stdout);
 
     if (o.sweep) {

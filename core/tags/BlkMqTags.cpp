@@ -206,7 +206,7 @@ void BlkMqTags::wake(WaitQueue& ws, int tasks, int cpu, TagWakeHost& host)
 std::vector<int> BlkMqTags::sleepers() const
 {
     std::vector<int> out;
-    if (m_waiting == 0) // every sample asks every hctx's tags: look no further than this line
+    if (m_waiting == 0) // every sample asks the tags of every hctx: mostly nobody waits
         return out;
     for (const WaitQueue& ws : m_ws)
         out.insert(out.end(), ws.tasks.begin(), ws.tasks.end());

@@ -286,8 +286,6 @@ double timeSweep(const Experiment& exp, int threads, BatchRunner::Schedule sched
     return std::chrono::duration<double>(t1 - t0).count();
 }
 
-} // namespace
-
 // Whether the heap the engines ran in was backed by transparent huge pages: glibc's malloc asks for
 // them only with GLIBC_TUNABLES=glibc.malloc.hugetlb=1, and the kernel's THP mode must allow it. Read
 // from /proc/self/smaps_rollup at the end, when every case's engine has come and gone.
@@ -311,6 +309,8 @@ void printHeapPages()
         std::printf("\nHeap: %.1f of %.1f MiB of anonymous memory in transparent huge pages (GLIBC_TUNABLES=%s)\n",
             static_cast<double>(huge) / 1024, static_cast<double>(anon) / 1024, tunables ? tunables : "");
 }
+
+} // namespace
 
 int main(int argc, char** argv)
 {

@@ -3,8 +3,10 @@
 //  1. every preset: events and simulated I/Os per CPU-second, the real-time factor (simulated
 //     seconds per CPU-second), ns per event, and the ratio to a bare 16-byte-event binary heap
 //     (std::priority_queue) holding as many events as the engine held on average, timed side by
-//     side in this process, one engine run then one heap run; median of --repeat rounds, each of
-//     which times every preset and every scaling point once (a noisy minute spreads over many);
+//     side in this process, one engine run then one heap run; beside it the project's own event
+//     queue alone in the same hold model (what of the engine's cost is the data structure); median
+//     of --repeat rounds, each of which times every preset and every scaling point once (a noisy
+//     minute spreads over many);
 //  2. how ns per event grows with the simulated machine: log-log slopes against CPU count (1 to
 //     512), requests in flight (8 to 4096) and devices (8 to 128), each family holding the rest
 //     fixed;
@@ -16,6 +18,7 @@
 #include "engine/Engine.h"
 #include "experiment/Experiment.h"
 #include "scenario/ScenarioLoader.h"
+#include "sim/EventQueue.h"
 
 #include <nlohmann/json.hpp>
 
@@ -88,6 +91,21 @@ double meanPending(const Scenario& s)
     return sum / points;
 }
 
+// The hold model's increments: xorshift, spread over [0, 2 * (pending * 100 + 1)) ns.
+std::vector<std::int64_t> holdIncrements(std::size_t pending)
+{
+    std::vector<std::int64_t> inc(4096);
+    std::uint64_t x = 88172645463325252ULL;
+    const std::int64_t span = static_cast<std::int64_t>(pending) * 100 + 1;
+    for (auto& v : inc) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        v = static_cast<std::int64_t>(x % static_cast<std::uint64_t>(2 * span));
+    }
+    return inc;
+}
+
 // The bare data structure: a binary heap of 16-byte events (time, sequence), `pending` of them, in
 // the hold model (pop the earliest, push one later), as an engine's event loop uses its queue.
 // ns per pop + push.
@@ -99,15 +117,7 @@ double bareHeapNs(std::size_t pending, std::size_t ops)
         bool operator>(const Ev& o) const { return time != o.time ? time > o.time : seq > o.seq; }
     };
     static_assert(sizeof(Ev) == 16);
-    std::vector<std::int64_t> inc(4096);
-    std::uint64_t x = 88172645463325252ULL;
-    const std::int64_t span = static_cast<std::int64_t>(pending) * 100 + 1;
-    for (auto& v : inc) { // xorshift: increments spread over [0, 2 span)
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        v = static_cast<std::int64_t>(x % static_cast<std::uint64_t>(2 * span));
-    }
+    const std::vector<std::int64_t> inc = holdIncrements(pending);
     std::vector<Ev> storage;
     storage.reserve(pending + 1);
     std::priority_queue<Ev, std::vector<Ev>, std::greater<Ev>> q(std::greater<Ev>(), std::move(storage));
@@ -128,6 +138,27 @@ double bareHeapNs(std::size_t pending, std::size_t ops)
     return (t1 - t0) * 1e9 / static_cast<double>(ops);
 }
 
+// The engine's own EventQueue alone in the same hold model, its events carrying operands as the
+// engine's do: what the data structure costs, apart from what the simulation does per event.
+double queueAloneNs(std::size_t pending, std::size_t ops)
+{
+    const std::vector<std::int64_t> inc = holdIncrements(pending);
+    EventQueue q;
+    for (std::size_t i = 0; i < pending; ++i)
+        q.push(SimTime(inc[i % inc.size()]), EventKind::CpuBoundary, EventPriority::Cpu, static_cast<int>(i), 0, 0);
+    const double t0 = cpuNow();
+    std::int64_t sink = 0;
+    for (std::size_t i = 0; i < ops; ++i) {
+        const Event top = q.pop();
+        sink += top.time.ns() + top.a;
+        q.push(top.time + SimTime(inc[i & 4095]), top.kind, top.prio, top.a, top.b, top.c);
+    }
+    const double t1 = cpuNow();
+    if (sink == 42) // keeps the loop
+        std::puts("");
+    return (t1 - t0) * 1e9 / static_cast<double>(ops);
+}
+
 // A scenario's duration stretched so that one run costs about `cpuSeconds` (a pilot run says how
 // much its own duration costs); never shorter than the scenario's own.
 Scenario sized(Scenario s, double cpuSeconds)
@@ -141,7 +172,7 @@ Scenario sized(Scenario s, double cpuSeconds)
 }
 
 struct Measure {
-    double nsPerEvent = 0, eventsPerCpuS = 0, iosPerCpuS = 0, rtf = 0, pending = 0, heapNs = 0, ratio = 0;
+    double nsPerEvent = 0, eventsPerCpuS = 0, iosPerCpuS = 0, rtf = 0, pending = 0, heapNs = 0, queueNs = 0, ratio = 0;
     std::uint64_t events = 0;
     bool stalled = false;
 };
@@ -152,7 +183,7 @@ struct Measure {
 struct Case {
     Scenario s;
     double pending = 0;
-    std::vector<double> ns, evs, ios, rtf, heap, ratio;
+    std::vector<double> ns, evs, ios, rtf, heap, queue, ratio;
     std::uint64_t events = 0;
     bool stalled = false;
 
@@ -161,13 +192,15 @@ struct Case {
         , pending(meanPending(s))
     {
     }
-    // One engine run, then one bare-heap run at the same pending count.
+    // One engine run, then one bare-heap run and one run of the queue alone at the same pending count.
     void sample()
     {
         const EngineRun run = timeEngine(s);
         const double cpu = std::max(run.cpu, 1e-9);
         const double perEvent = cpu * 1e9 / static_cast<double>(std::max<std::uint64_t>(1, run.events));
-        const double h = bareHeapNs(static_cast<std::size_t>(std::max(1.0, std::round(pending))), 2000000);
+        const auto held = static_cast<std::size_t>(std::max(1.0, std::round(pending)));
+        const double h = bareHeapNs(held, 2000000);
+        queue.push_back(queueAloneNs(held, 2000000));
         ns.push_back(perEvent);
         evs.push_back(static_cast<double>(run.events) / cpu);
         ios.push_back(run.ios / cpu);
@@ -188,6 +221,7 @@ struct Case {
         m.iosPerCpuS = median(ios);
         m.rtf = median(rtf);
         m.heapNs = median(heap);
+        m.queueNs = median(queue);
         m.ratio = median(ratio);
         return m;
     }
@@ -380,17 +414,18 @@ int main(int argc, char** argv)
 
     std::printf("Engine speed, process CPU time, median of %d rounds (each times every case once, one engine run\n"
                 "of about %.2f CPU-s); the bare heap is a std::priority_queue of 16-byte events holding the engine's\n"
-                "mean pending events, timed right after each engine run\n\n",
+                "mean pending events, timed right after each engine run; the queue alone is the engine's EventQueue\n"
+                "in the same hold model; ratio is the engine's ns/event over the bare heap's\n\n",
         o.repeat, o.cpuSeconds);
     std::printf("| preset | events | pending | events/CPU-s | I/Os per CPU-s | real-time factor | ns/event | bare heap "
-                "ns | ratio |\n|---|---|---|---|---|---|---|---|---|\n");
+                "ns | queue alone ns | ratio |\n|---|---|---|---|---|---|---|---|---|---|\n");
     bool anyStall = false;
     for (std::size_t i = 0; i < presets.size(); ++i) {
         const Measure m = presets[i].measure();
         anyStall |= m.stalled;
-        std::printf("| %s%s | %llu | %.0f | %.2fM | %.3fM | %.3f | %.1f | %.1f | %.1f |\n", o.presets[i].c_str(),
+        std::printf("| %s%s | %llu | %.0f | %.2fM | %.3fM | %.3f | %.1f | %.1f | %.1f | %.1f |\n", o.presets[i].c_str(),
             m.stalled ? " (stalls)" : "", static_cast<unsigned long long>(m.events), m.pending, m.eventsPerCpuS / 1e6,
-            m.iosPerCpuS / 1e6, m.rtf, m.nsPerEvent, m.heapNs, m.ratio);
+            m.iosPerCpuS / 1e6, m.rtf, m.nsPerEvent, m.heapNs, m.queueNs, m.ratio);
     }
     if (anyStall)
         std::printf("(stalls): the run deadlocks early by design; after the stall only samples and stall checks run,\n"

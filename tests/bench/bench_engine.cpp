@@ -106,6 +106,21 @@ std::vector<std::int64_t> holdIncrements(std::size_t pending)
     return inc;
 }
 
+// CPU ns per step of `ops` hold-model steps (pop the earliest, push one later); each step returns
+// what it popped, summed so that the loop is kept.
+template<class Step>
+double holdNs(std::size_t ops, Step&& step)
+{
+    const double t0 = cpuNow();
+    std::int64_t sink = 0;
+    for (std::size_t i = 0; i < ops; ++i)
+        sink += step(i);
+    const double t1 = cpuNow();
+    if (sink == 42)
+        std::puts("");
+    return (t1 - t0) * 1e9 / static_cast<double>(ops);
+}
+
 // The bare data structure: a binary heap of 16-byte events (time, sequence), `pending` of them, in
 // the hold model (pop the earliest, push one later), as an engine's event loop uses its queue.
 // ns per pop + push.
@@ -124,18 +139,12 @@ double bareHeapNs(std::size_t pending, std::size_t ops)
     std::uint64_t seq = 0;
     for (std::size_t i = 0; i < pending; ++i)
         q.push({ inc[i % inc.size()], seq++ });
-    const double t0 = cpuNow();
-    std::int64_t sink = 0;
-    for (std::size_t i = 0; i < ops; ++i) {
+    return holdNs(ops, [&](std::size_t i) {
         const Ev top = q.top();
         q.pop();
-        sink += top.time;
         q.push({ top.time + inc[i & 4095], seq++ });
-    }
-    const double t1 = cpuNow();
-    if (sink == 42) // keeps the loop
-        std::puts("");
-    return (t1 - t0) * 1e9 / static_cast<double>(ops);
+        return top.time;
+    });
 }
 
 // The engine's own EventQueue alone in the same hold model, its events carrying operands as the
@@ -146,17 +155,11 @@ double queueAloneNs(std::size_t pending, std::size_t ops)
     EventQueue q;
     for (std::size_t i = 0; i < pending; ++i)
         q.push(SimTime(inc[i % inc.size()]), EventKind::CpuBoundary, EventPriority::Cpu, static_cast<int>(i), 0, 0);
-    const double t0 = cpuNow();
-    std::int64_t sink = 0;
-    for (std::size_t i = 0; i < ops; ++i) {
+    return holdNs(ops, [&](std::size_t i) {
         const Event top = q.pop();
-        sink += top.time.ns() + top.a;
         q.push(top.time + SimTime(inc[i & 4095]), top.kind, top.prio, top.a, top.b, top.c);
-    }
-    const double t1 = cpuNow();
-    if (sink == 42) // keeps the loop
-        std::puts("");
-    return (t1 - t0) * 1e9 / static_cast<double>(ops);
+        return top.time.ns() + top.a;
+    });
 }
 
 // A scenario's duration stretched so that one run costs about `cpuSeconds` (a pilot run says how

@@ -321,6 +321,39 @@ void BlockLayer::completeRq(int cpu, int rq)
     freeRequest(cpu, rq);
 }
 
+// blk_mq_free_request(), from __blk_mq_end_request(): the driver tag back, then the restart.
+void BlockLayer::freeRequest(int cpu, int rq)
+{
+    Request& r = request(rq);
+    const int h = r.hctx;
+    Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
+    if (r.tag >= 0)
+        putDriverTag(cpu, rq);
+    if (r.schedSlot) {
+        --hctx.schedInUse;
+        if (!hctx.schedWaiters.empty()) {
+            const int t = hctx.schedWaiters.front();
+            hctx.schedWaiters.erase(hctx.schedWaiters.begin());
+            m_machine.charge(m_sim.costs.wakeup_ns);
+            m_machine.wakeTask(t, cpu);
+        }
+    }
+    r.state = RqState::Free;
+    --m_inFlight;
+    m_freeRqs.push_back(rq);
+    m_restart->onFree(h, { rq, r.script, r.job });
+}
+
+// blk_mq_put_driver_tag(): tags/BlkMqTags does the work.
+void BlockLayer::putDriverTag(int cpu, int rq)
+{
+    Request& r = request(rq);
+    Hctx& hctx = m_hctxs[static_cast<std::size_t>(r.hctx)];
+    const int tag = r.tag;
+    r.tag = -1;
+    m_tags[static_cast<std::size_t>(hctx.tags)]->put(cpu, tag, r.cpu, hctx.tagUse, static_cast<TagWakeHost&>(*this));
+}
+
 void BlockLayer::performCompletionOp(int cpu, Op op, OpStack& stack)
 {
     BlkCpu& b = m_cpu[static_cast<std::size_t>(cpu)];

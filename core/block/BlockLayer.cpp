@@ -153,20 +153,11 @@ int BlockLayer::growPool()
     return static_cast<int>(m_pool.size()) - 1;
 }
 
-// blk_mq_get_driver_tag() / blk_mq_put_tag(): tags/BlkMqTags does the work.
+// blk_mq_get_driver_tag(): tags/BlkMqTags does the work (the put is on the completion side).
 int BlockLayer::getDriverTag(int cpu, int h, TagAlloc* progress)
 {
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
     return m_tags[static_cast<std::size_t>(hctx.tags)]->get(cpu, hctx.tagUse, progress);
-}
-
-void BlockLayer::putDriverTag(int cpu, int rq)
-{
-    Request& r = request(rq);
-    Hctx& hctx = m_hctxs[static_cast<std::size_t>(r.hctx)];
-    const int tag = r.tag;
-    r.tag = -1;
-    m_tags[static_cast<std::size_t>(hctx.tags)]->put(cpu, tag, r.cpu, hctx.tagUse, static_cast<TagWakeHost&>(*this));
 }
 
 void BlockLayer::idleTagUsers()
@@ -433,28 +424,6 @@ BlockLayer::Issue BlockLayer::issue(int cpu, int rq)
     m_sim.trace(TraceKind::Dispatch, cpu, rq, r.hctx, r.dispatched);
     startDevice(cpu, rq);
     return Issue::Ok;
-}
-
-void BlockLayer::freeRequest(int cpu, int rq)
-{
-    Request& r = request(rq);
-    const int h = r.hctx;
-    Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
-    if (r.tag >= 0)
-        putDriverTag(cpu, rq);
-    if (r.schedSlot) {
-        --hctx.schedInUse;
-        if (!hctx.schedWaiters.empty()) {
-            const int t = hctx.schedWaiters.front();
-            hctx.schedWaiters.erase(hctx.schedWaiters.begin());
-            m_machine.charge(m_sim.costs.wakeup_ns);
-            m_machine.wakeTask(t, cpu);
-        }
-    }
-    r.state = RqState::Free;
-    --m_inFlight;
-    m_freeRqs.push_back(rq);
-    m_restart->onFree(h, { rq, r.script, r.job });
 }
 
 bool BlockLayer::hasPending(int h) const

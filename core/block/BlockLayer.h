@@ -114,7 +114,7 @@ public:
     static constexpr int kTagInProgress = BlkMqTags::kInProgress;
     [[gnu::hot]] int getRequest(int cpu, int dev, int task, int bytes, TagAlloc* progress = nullptr);
     // Inserts the request; runQueue = false leaves it for a later run (a script step).
-    [[gnu::hot]] void submit(int cpu, int rq, bool bypassScheduler, bool runQueue = true);
+    [[gnu::hot, gnu::flatten]] void submit(int cpu, int rq, bool bypassScheduler, bool runQueue = true);
     // A scripted "complete" step: the device finishes a held request now.
     void release(int rq);
     // blk_mq_run_hw_queue(hctx, async = false) of the hctx `cpu` maps to (a script step).
@@ -177,7 +177,7 @@ private:
     // After a failed driver tag: blk_mq_dispatch_wait_add() / blk_mq_mark_tag_wait(). True: try the tag once more.
     bool tagWait(int hctx);
     [[gnu::hot]] Issue issue(int cpu, int rq);
-    [[gnu::hot]] void startDevice(int cpu, int rq);
+    [[gnu::hot, gnu::flatten]] void startDevice(int cpu, int rq);
     [[gnu::hot]] void blkMqCompleteRequest(int cpu, int rq);
     bool completeRemote(int cpu, int rq);
     void sendCompletionIpi(int cpu, int target, int rq);
@@ -189,7 +189,7 @@ private:
     void raiseRx(int cpu);
     void pollEntry(int cpu, Op op, OpStack& stack, PollQueue& q, int budget, int softirq, std::int64_t entryNs);
     [[gnu::hot]] void performCompletionOp(int cpu, Op op, OpStack& stack);
-    [[gnu::hot]] void completeRq(int cpu, int rq); // ->complete, then blk_mq_end_request
+    [[gnu::hot, gnu::flatten]] void completeRq(int cpu, int rq); // ->complete, then blk_mq_end_request
     [[gnu::hot]] void freeRequest(int cpu, int rq);
     bool hasPending(int hctx) const override;
     void unpark(int hctx) override;

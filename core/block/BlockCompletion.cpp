@@ -1,6 +1,6 @@
 // BlockLayer, completion side: the device models, blk_mq_complete_request()
 // with the 2020 series' patches, the IPI and BLOCK softirq paths, NAPI
-// receive, the usb-storage-like driver thread, polling, and ->complete.
+// receive, the usb-storage-like driver thread, polling, ->complete, and the free.
 #include "block/BlockLayer.h"
 
 #include <cassert>

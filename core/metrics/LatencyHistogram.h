@@ -4,6 +4,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <memory>
 
 namespace blkmq {
 
@@ -44,16 +45,9 @@ public:
     double mean() const { return m_count ? static_cast<double>(m_sum) / static_cast<double>(m_count) : 0.0; }
     std::int64_t sum() const { return m_sum; }
     std::int64_t max() const { return m_max; }
-    // In place: assigning a fresh histogram builds the 15 KiB of buckets on the stack and copies them
-    // (every sample resets two; 1.4% of single-core-null's instructions).
-    void reset()
-    {
-        m_buckets.fill(0);
-        m_count = 0;
-        m_sum = 0;
-        m_max = 0;
-        m_min = INT64_MAX;
-    }
+    // A fresh histogram made in place: assigning one built its 15 KiB of buckets on the stack and
+    // copied them (two resets per sample: 0.7% of single-core-null's instructions).
+    void reset() { std::construct_at(this); }
     std::int64_t min() const { return m_count ? m_min : 0; }
     // Value at fraction q in [0, 1] (fio's percentiles: q = 0.99 for p99).
     std::int64_t percentile(double q) const;

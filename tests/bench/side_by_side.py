@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Two builds of blkmqlab-cli timed side by side, for a change's effect on a noisy machine.
+
+For each preset, runs A and B alternately (A B, then B A, ...) pinned to one core, takes each run's
+CPU time (user + system, from the child's rusage), and prints each build's median and the median of
+the per-pair ratios B/A. Before timing, one run of each writes its summary and the two fingerprints
+are compared: a speed change that also changed the simulated events is reported, not timed.
+
+    python3 tests/bench/side_by_side.py build/release-nopgo/app/cli/blkmqlab-cli \\
+        build/release/app/cli/blkmqlab-cli single-core-null=1s nvme-2s64-mq=500ms --pairs 20
+
+docs/performance.md quotes its figures. Needs python3 and taskset (util-linux).
+"""
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+
+
+def fingerprint(cli, preset, duration):
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "summary.json")
+        subprocess.run([cli, "run", "--preset", preset, "--set", f"duration={duration}", "--quiet", "--json", out],
+                       check=True, stdout=subprocess.DEVNULL)
+        with open(out, encoding="utf-8") as f:
+            return json.load(f)["fingerprint"]
+
+
+def cpu_seconds(cmd):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("a", help="blkmqlab-cli of the build before")
+    ap.add_argument("b", help="blkmqlab-cli of the build after")
+    ap.add_argument("runs", nargs="+", metavar="PRESET=DURATION", help="e.g. single-core-null=1s")
+    ap.add_argument("--pairs", type=int, default=10, help="alternating pairs per preset (10)")
+    ap.add_argument("--cpu", type=int, default=os.cpu_count() - 1, help="core to pin to (the last)")
+    args = ap.parse_args()
+    if args.pairs < 1:
+        sys.exit("side_by_side: --pairs must be at least 1")
+
+    for run in args.runs:
+        preset, sep, duration = run.partition("=")
+        if not sep or not preset or not duration:
+            sys.exit(f"side_by_side: '{run}' is not PRESET=DURATION")
+        fa, fb = fingerprint(args.a, preset, duration), fingerprint(args.b, preset, duration)
+        if fa != fb:
+            print(f"{preset} {duration}: fingerprints differ ({fa} / {fb}): the builds simulate different events")
+            continue
+        times = {"a": [], "b": []}
+        ratios = []
+        for i in range(args.pairs):
+            pair = {}
+            for which in ("a", "b") if i % 2 == 0 else ("b", "a"):
+                cli = args.a if which == "a" else args.b
+                pair[which] = cpu_seconds(["taskset", "-c", str(args.cpu), cli, "run", "--preset", preset,
+                                           "--set", f"duration={duration}", "--quiet"])
+            times["a"].append(pair["a"])
+            times["b"].append(pair["b"])
+            ratios.append(pair["b"] / pair["a"])
+        print(f"{preset} {duration}, {args.pairs} pairs pinned to CPU {args.cpu}, fingerprint {fa}: "
+              f"A {statistics.median(times['a']):.3f} s, B {statistics.median(times['b']):.3f} s (medians); "
+              f"B/A {statistics.median(ratios):.3f} (pairs {min(ratios):.3f} to {max(ratios):.3f})",
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -455,7 +455,7 @@ int sweepCommand(const std::vector<std::string>& args)
     // --chart FILE --metric ID [--x AXIS]: one metric against one axis (default the first that is
     // not the seed).
     int chartMetricIndex = -1;
-    std::size_t chartAxis = 0;
+    [[maybe_unused]] std::size_t chartAxis = 0; // read only where the build has charts
     if (chartOut.empty() && (!chartMetric.empty() || !chartX.empty()))
         return sweepUsage("--metric and --x go with --chart FILE");
     if (!chartOut.empty()) {

@@ -3,8 +3,11 @@
 
 For each preset, runs A and B alternately (A B, then B A, ...) pinned to one core, takes each run's
 CPU time (user + system, from the child's rusage), and prints each build's median and the median of
-the per-pair ratios B/A. Before timing, one run of each writes its summary and the two fingerprints
-are compared: a speed change that also changed the simulated events is reported, not timed.
+the per-pair ratios B/A, with what the medians make of the run's events per CPU-second and its
+real-time factor (a process's CPU time includes its start: a few milliseconds, about 12 for a build
+that links the GUI's libraries). Before timing, one run of each writes its summary and the two
+fingerprints are compared: a speed change that also changed the simulated events is reported, not
+timed.
 
     python3 tests/bench/side_by_side.py build/release-nopgo/app/cli/blkmqlab-cli \\
         build/release/app/cli/blkmqlab-cli single-core-null=1s nvme-2s64-mq=500ms --pairs 20
@@ -22,13 +25,15 @@ import sys
 import tempfile
 
 
-def fingerprint(cli, preset, duration):
+def summary(cli, preset, duration):
+    """The run's fingerprint, its events and its simulated seconds, from the summary it writes."""
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "summary.json")
         subprocess.run([cli, "run", "--preset", preset, "--set", f"duration={duration}", "--quiet", "--json", out],
                        check=True, stdout=subprocess.DEVNULL)
         with open(out, encoding="utf-8") as f:
-            return json.load(f)["fingerprint"]
+            s = json.load(f)
+        return s["fingerprint"], s["engine"]["events"], s["sim_time_ns"] / 1e9
 
 
 def cpu_seconds(cmd):
@@ -53,7 +58,7 @@ def main():
         preset, sep, duration = run.partition("=")
         if not sep or not preset or not duration:
             sys.exit(f"side_by_side: '{run}' is not PRESET=DURATION")
-        fa, fb = fingerprint(args.a, preset, duration), fingerprint(args.b, preset, duration)
+        (fa, events, simulated), (fb, _, _) = summary(args.a, preset, duration), summary(args.b, preset, duration)
         if fa != fb:
             print(f"{preset} {duration}: fingerprints differ ({fa} / {fb}): the builds simulate different events")
             continue
@@ -68,9 +73,11 @@ def main():
             times["a"].append(pair["a"])
             times["b"].append(pair["b"])
             ratios.append(pair["b"] / pair["a"])
+        ta, tb, ratio = statistics.median(times["a"]), statistics.median(times["b"]), statistics.median(ratios)
         print(f"{preset} {duration}, {args.pairs} pairs pinned to CPU {args.cpu}, fingerprint {fa}: "
-              f"A {statistics.median(times['a']):.3f} s, B {statistics.median(times['b']):.3f} s (medians); "
-              f"B/A {statistics.median(ratios):.3f} (pairs {min(ratios):.3f} to {max(ratios):.3f})",
+              f"A {ta:.3f} s, B {tb:.3f} s (medians); B/A {ratio:.3f} (pairs {min(ratios):.3f} to {max(ratios):.3f}); "
+              f"{events} events: A {events / ta / 1e6:.2f}M, B {events / tb / 1e6:.2f}M per CPU-second, "
+              f"real-time factor A {simulated / ta:.2f}, B {simulated / tb:.2f}; B runs {1 / ratio:.2f}x as fast",
               flush=True)
 
 

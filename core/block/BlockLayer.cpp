@@ -166,6 +166,12 @@ void BlockLayer::idleTagUsers()
         tags->idleUsers();
 }
 
+void BlockLayer::setTagOwnPath(bool on)
+{
+    for (BlkMqTags* tags : m_tags)
+        tags->setOwnPath(on);
+}
+
 int BlockLayer::getRequest(int cpu, int dev, int task, int bytes, TagAlloc* progress)
 {
     const RequestQueue& q = m_queues[static_cast<std::size_t>(dev)];

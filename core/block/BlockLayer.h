@@ -125,6 +125,7 @@ public:
     void runQueue(int cpu, int dev);
     // Lazy idling of fair-share users (the timeout work's job).
     void idleTagUsers();
+    void setTagOwnPath(bool on); // tests: BlkMqTags::setOwnPath on every hw queue's tags
     // Requests no scheduled event can move (or waiting longer than maxAge).
     // liveTagSets[i]: something may still submit to a device of tag set i.
     // Stuck requests (see BlockStall.cpp), then submitters asleep for a tag longer than maxAge.

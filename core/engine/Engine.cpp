@@ -69,6 +69,7 @@ bool Engine::eventDue(SimTime limit)
 std::size_t Engine::pendingEvents() const { return m_sim->queue.size(); }
 
 void Engine::setKeepPicks(bool on) { m_machine->setKeepPicks(on); }
+void Engine::setTagOwnPath(bool on) { m_block->setTagOwnPath(on); }
 
 bool Engine::step()
 {

@@ -105,6 +105,8 @@ public:
     const Machine& machine() const { return *m_machine; }
     // Tests: whether CPUs keep their pick from op to op (Machine::setKeepPicks).
     void setKeepPicks(bool on);
+    // Tests: whether bitmap tags take their own-line path (BlkMqTags::setOwnPath).
+    void setTagOwnPath(bool on);
     const BlockLayer& block() const { return *m_block; }
     const Workload& workload() const { return *m_workload; }
 

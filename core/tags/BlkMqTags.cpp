@@ -16,6 +16,13 @@ BlkMqTags::BlkMqTags(Sim& sim, Machine& machine, std::unique_ptr<TagAllocator> a
         ws.hctxs.reserve(8);
     }
     m_active.reserve(16);
+    setOwnPath(true);
+}
+
+void BlkMqTags::setOwnPath(bool on)
+{
+    // The path's put wakes as sbq_wake_up() does: for an allocator without a wait queue of its own.
+    m_own = on && !m_rules.ownQueue ? dynamic_cast<BitmapTags*>(m_alloc.get()) : nullptr;
 }
 
 int BlkMqTags::get(int cpu, TagUser& user, TagAlloc* progress)
@@ -32,6 +39,13 @@ int BlkMqTags::get(int cpu, TagUser& user, TagAlloc* progress)
                 return -1;
         }
         a = TagAlloc {};
+        if (m_own) { // the usual case, in one step: every line this CPU's own
+            const int tag = m_own->getOwn(cpu);
+            if (tag >= 0) {
+                m_machine.charge(m_own->costs().tag_get_ns);
+                return granted(cpu, user, tag, true);
+            }
+        }
         a.cpu = cpu;
     }
     TagAccess cost;
@@ -54,11 +68,16 @@ int BlkMqTags::get(int cpu, TagUser& user, TagAlloc* progress)
         }
         return -1;
     }
+    return granted(cpu, user, tag, cost.local);
+}
+
+int BlkMqTags::granted(int cpu, TagUser& user, int tag, bool local)
+{
     ++m_sim.counters.tag_allocs;
-    m_sim.counters.tag_local_hits += cost.local;
+    m_sim.counters.tag_local_hits += local;
     CpuState& c = m_machine.cpu(cpu);
     ++c.tagAllocs;
-    c.tagLocalHits += cost.local;
+    c.tagLocalHits += local;
     if (user.shared && !user.active) { // blk_mq_tag_busy(), after the first tag got
         user.active = true;
         ++m_activeQueues;
@@ -109,15 +128,25 @@ void BlkMqTags::idleUsers()
 
 void BlkMqTags::put(int cpu, int tag, int allocCpu, TagUser& user, TagWakeHost& host)
 {
+    if (m_own && m_own->putOwn(cpu, tag, allocCpu)) { // the usual case: both lines this CPU's own
+        m_machine.charge(m_own->costs().tag_put_ns);
+        released(cpu, user, host, false);
+        return;
+    }
     TagAccess cost;
     cost.start = m_machine.opNow().ns();
     m_alloc->put(cpu, tag, allocCpu, cost);
     account(cpu, cost, LockCaller::PercpuIdaFree);
+    released(cpu, user, host, cost.wake);
+}
+
+void BlkMqTags::released(int cpu, TagUser& user, TagWakeHost& host, bool allocatorWoke)
+{
     --user.held;
     user.lastActivity = m_machine.opNow();
     if (!m_rules.ownQueue)
         wakeUp(cpu, host);
-    else if (cost.wake)
+    else if (allocatorWoke)
         wakeAll(cpu, host);
 }
 

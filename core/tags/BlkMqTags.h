@@ -1,6 +1,7 @@
 #pragma once
 
 #include "cpu/Machine.h"
+#include "tags/BitmapTags.h"
 #include "tags/TagAllocator.h"
 
 #include <array>
@@ -80,6 +81,12 @@ public:
     // counting as an active user.
     void idleUsers();
 
+    // Tests: whether an access of a bitmap allocator whose lines are all this CPU's own takes its
+    // own-line path (BitmapTags::getOwn / putOwn, no TagAccess); on unless a test turns it off, to
+    // check that either way runs the same events.
+    void setOwnPath(bool on);
+    bool ownPath() const { return m_own != nullptr; }
+
     const TagAllocator& alloc() const { return *m_alloc; }
     const TagRace& firstLoss() const { return m_firstLoss; }
     const TagRace& firstMiss() const { return m_firstMiss; }
@@ -108,6 +115,8 @@ private:
             accountMore(cpu, cost, caller);
     }
     void accountMore(int cpu, const TagAccess& cost, LockCaller caller); // the counters, traces and lock profile
+    int granted(int cpu, TagUser& user, int tag, bool local); // a tag got: the counters, blk_mq_tag_busy()
+    void released(int cpu, TagUser& user, TagWakeHost& host, bool allocatorWoke); // a tag put: the wake-ups
     void wakeUp(int cpu, TagWakeHost& host); // sbq_wake_up()
     void wakeAll(int cpu, TagWakeHost& host); // the allocator's own wake_up()
     void wake(WaitQueue& ws, int tasks, int cpu, TagWakeHost& host);
@@ -115,6 +124,7 @@ private:
     Sim& m_sim;
     Machine& m_machine;
     std::unique_ptr<TagAllocator> m_alloc;
+    BitmapTags* m_own = nullptr; // m_alloc if it is a bitmap and the own-line path is on
     bool m_fairShare = true;
     SimTime m_idleAfter;
     int m_activeQueues = 0;

@@ -69,6 +69,17 @@ struct Cacheline {
     {
         return fetch(cpu, evicted, topo, costs).ns;
     }
+    // Whether a read (fetch, not evicted) or a take by `cpu` would find the line in its own cache:
+    // no move, no cost. A read then marks `cpu` a reader (noteRead), so a take right after a read
+    // comes from the writer alone (readThenTakeIsOwn).
+    bool readIsOwn(int cpu) const { return writer < 0 || writer == cpu || reader == cpu; }
+    bool takeIsOwn(int cpu) const
+    {
+        const int from = writer >= 0 ? writer : reader;
+        return from < 0 || from == cpu;
+    }
+    bool readThenTakeIsOwn(int cpu) const { return writer < 0 || writer == cpu; }
+    void noteRead(int cpu) { reader = static_cast<std::int16_t>(cpu); } // what a read of an own line changes
 };
 
 // The two lines of struct blk_mq_hw_ctx (v4.14 layout) that the restart walk reads: line 0 holds

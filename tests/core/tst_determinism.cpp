@@ -74,6 +74,22 @@ private slots:
         });
     }
 
+    // Bitmap tags take their own-line path when every line an access touches is the CPU's own
+    // (BlkMqTags::setOwnPath). The general path must run the very same events: every preset.
+    void tagOwnPathChangesNoEvent()
+    {
+        for (const auto& p : ScenarioLoader::presets()) {
+            const Scenario s = load(p.name, { "duration=\"3ms\"" });
+            Engine own(s), general(s);
+            general.setTagOwnPath(false);
+            own.run();
+            general.run();
+            QCOMPARE(own.fingerprint(), general.fingerprint());
+            QCOMPARE(own.counters().tag_local_hits, general.counters().tag_local_hits);
+            QCOMPARE(own.summary()["tags"].dump(), general.summary()["tags"].dump());
+        }
+    }
+
     void parallelBatchEqualsSerialTwin()
     {
         std::vector<Scenario> batch;

@@ -15,6 +15,7 @@
 #include "tags/TagRegistry.h"
 #include "topo/TopologyLoader.h"
 
+#include <functional>
 #include <map>
 #include <set>
 
@@ -501,6 +502,110 @@ private slots:
                 now += cost.ns; // one CPU: the next operation starts after this one
             }
         }
+    }
+
+    // BlkMqTags's own-line path (BitmapTags::getOwn / putOwn) against the general one: the same
+    // random gets and frees by 4 CPUs, a request often freed on another CPU than the one that got
+    // it (as a remote completion frees it), once with the path and once without. Every tag got,
+    // every charge, the counters, each CPU's hint and every bit must agree, and both ways must have
+    // happened: accesses on own lines (the path) and accesses that moved a line (the general one).
+    void ownLinePathIsTheGeneralPath()
+    {
+        const Topology topo = topology("1n:1p:2c:2t");
+        for (const char* name : { "sbitmap", "bitmap" })
+            for (const int depth : { 4, 31, 128 }) {
+                const QByteArray what = QByteArray(name) + " depth " + QByteArray::number(depth);
+                Sim simOwn(topo, Costs::defaults(), 1), simGeneral(topo, Costs::defaults(), 1);
+                Machine machineOwn(simOwn), machineGeneral(simGeneral);
+                const TagAllocatorInfo& info = *TagRegistry::find(name);
+                BlkMqTags own(simOwn, machineOwn, make(info, depth, topo, simOwn.costs, simOwn.rng));
+                BlkMqTags general(
+                    simGeneral, machineGeneral, make(info, depth, topo, simGeneral.costs, simGeneral.rng));
+                general.setOwnPath(false);
+                TagUser userOwn, userGeneral;
+                Parked host;
+                Rng dice(11);
+                struct Held {
+                    int tag, cpu;
+                };
+                std::vector<Held> held;
+                for (int i = 0; i < 20000; ++i) {
+                    // Mostly CPU 0, so that runs of own-line accesses happen between the others.
+                    const int cpu = dice.below(4) != 0 ? 0 : static_cast<int>(dice.below(4));
+                    if (held.empty() || (dice.below(2) != 0 && held.size() < static_cast<std::size_t>(depth))) {
+                        const int tag = own.get(cpu, userOwn);
+                        QVERIFY2(general.get(cpu, userGeneral) == tag, what);
+                        if (tag >= 0)
+                            held.push_back({ tag, cpu });
+                    } else {
+                        const std::size_t k = dice.below(held.size());
+                        const Held h = held[k];
+                        held[k] = held.back();
+                        held.pop_back();
+                        own.put(cpu, h.tag, h.cpu, userOwn, host);
+                        general.put(cpu, h.tag, h.cpu, userGeneral, host);
+                    }
+                    QVERIFY2(machineOwn.opNow() == machineGeneral.opNow(), what);
+                }
+                QVERIFY2(userOwn.held == userGeneral.held, what);
+                QVERIFY2(simOwn.counters.tag_allocs == simGeneral.counters.tag_allocs, what);
+                QVERIFY2(simOwn.counters.tag_local_hits == simGeneral.counters.tag_local_hits, what);
+                QVERIFY2(simOwn.counters.tag_transfers == simGeneral.counters.tag_transfers, what);
+                const auto& bitsOwn = static_cast<const BitmapTags&>(own.alloc());
+                const auto& bitsGeneral = static_cast<const BitmapTags&>(general.alloc());
+                for (int c = 0; c < topo.nrCpus(); ++c)
+                    QVERIFY2(bitsOwn.hint(c) == bitsGeneral.hint(c), what);
+                for (int t = 0; t < depth; ++t)
+                    QVERIFY2(bitsOwn.isSet(t) == bitsGeneral.isSet(t), what);
+                QVERIFY2(own.ownPath() && !general.ownPath(), what);
+                std::uint64_t moved = 0;
+                for (const auto n : simOwn.counters.tag_transfers)
+                    moved += n;
+                QVERIFY2(simOwn.counters.tag_local_hits > 1000 && moved > 1000, what);
+            }
+    }
+
+    // The one trace a get on the own-line path leaves on a line it only reads: the CPU becomes the
+    // reader of its hint line. That matters only to a line nobody ever wrote, whose next take comes
+    // from its last reader: a CPU whose hinted tag is taken gets another bit of the hinted word
+    // (so its hint is not written), and a remote free of that request then takes the hint line
+    // from it. Both paths must charge that move.
+    void ownLinePathReadsTheHintLine()
+    {
+        const Topology topo = topology("1n:1p:2c:2t");
+        Sim simOwn(topo, Costs::defaults(), 1), simGeneral(topo, Costs::defaults(), 1);
+        Machine machineOwn(simOwn), machineGeneral(simGeneral);
+        const TagAllocatorInfo& info = *TagRegistry::find("sbitmap");
+        BlkMqTags own(simOwn, machineOwn, make(info, 32, topo, simOwn.costs, simOwn.rng)); // 4 words of 8
+        BlkMqTags general(simGeneral, machineGeneral, make(info, 32, topo, simGeneral.costs, simGeneral.rng));
+        general.setOwnPath(false);
+        const int hinted = static_cast<const BitmapTags&>(own.alloc()).hint(0);
+        const int other = (hinted & ~7) | ((hinted + 1) & 7); // in the hinted word
+        TagUser userOwn, userGeneral;
+        Parked host;
+        const auto both = [&](const std::function<void(BlkMqTags&, TagUser&)>& step) {
+            step(own, userOwn);
+            step(general, userGeneral);
+            QCOMPARE(machineOwn.opNow().ns(), machineGeneral.opNow().ns());
+        };
+        both([](BlkMqTags& t, TagUser& u) {
+            for (int i = 0; i < 32; ++i)
+                QVERIFY(t.get(1, u) >= 0); // CPU 1 takes every tag
+        });
+        both([&](BlkMqTags& t, TagUser& u) {
+            for (int tag = 0; tag < 32; ++tag)
+                if (tag != hinted && tag != other)
+                    t.put(1, tag, 1, u, host);
+            t.put(0, other, 1, u, host); // CPU 0 writes the hinted word's line last
+        });
+        int got = -1;
+        both([&](BlkMqTags& t, TagUser& u) { got = t.get(0, u); }); // own lines; the hinted tag is taken
+        QVERIFY(got >= 0 && got != hinted && (got >> 3) == (hinted >> 3));
+        QCOMPARE(static_cast<const BitmapTags&>(own.alloc()).hint(0), hinted); // not written
+        const auto moved = simGeneral.counters.tag_transfers;
+        both([&](BlkMqTags& t, TagUser& u) { t.put(2, got, 0, u, host); }); // CPU 2 frees it
+        QVERIFY(simGeneral.counters.tag_transfers != moved); // CPU 0's hint line came from CPU 0
+        QVERIFY(simOwn.counters.tag_transfers == simGeneral.counters.tag_transfers);
     }
 
     // sbitmap_init_node() / bt_alloc(): a small tag space spreads over at least 4 words (cachelines).

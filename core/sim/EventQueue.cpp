@@ -186,8 +186,11 @@ void EventQueue::renumber()
     // Every pending key in order; new sequence numbers keep that order; then back in place.
     std::vector<Key> all;
     all.reserve(m_size);
-    if (m_hasFront) // it rejoins the rest
-        all.push_back(m_front);
+    if (m_hasFront) { // it rejoins the rest, with a slot for its operands
+        const std::uint32_t slot = takeSlot();
+        m_payload[slot] = m_frontPayload;
+        all.push_back({ m_front.time, m_front.order | slot });
+    }
     m_hasFront = false;
     drainCalendar([&all](const Key& k) { all.push_back(k); });
     all.insert(all.end(), m_heap.begin(), m_heap.end());

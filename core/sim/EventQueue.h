@@ -43,23 +43,30 @@ public:
     // byte stores that cannot be forwarded (7.5% of single-core-null's samples, two thirds on it).
     void push(SimTime time, EventKind kind, EventPriority prio, std::int32_t a, std::int32_t b, std::int32_t c)
     {
-        const std::uint32_t slot = takeSlot();
-        m_payload[slot] = Payload::of(a, b, c, kind, prio);
         if (m_nextSeq > kSeqMax)
             renumber();
-        Key k { time.ns(), (static_cast<std::uint64_t>(prio) << kPrioShift) | (m_nextSeq++ << kSlotBits) | slot };
+        // The slot bits stay 0 until the key joins the rest: a sequence number is never repeated, so
+        // they never decide an order.
+        Key k { time.ns(), (static_cast<std::uint64_t>(prio) << kPrioShift) | (m_nextSeq++ << kSlotBits) };
+        Payload p = Payload::of(a, b, c, kind, prio);
         ++m_size;
-        // An event earlier than every pending one waits in the front slot: the usual next CPU
-        // boundary of a CPU that runs alone pops again without a heap operation.
+        // An event earlier than every pending one waits in the front slot, its operands beside it:
+        // the usual next CPU boundary of a CPU that runs alone pops again without a heap operation
+        // and without a slot of the side table.
         if (!m_hasFront) {
             if (m_size == 1 || k.before(restTop())) {
                 m_front = k;
+                m_frontPayload = p;
                 m_hasFront = true;
                 return;
             }
         } else if (k.before(m_front)) {
             std::swap(k, m_front); // the front moves back among the rest
+            std::swap(p, m_frontPayload);
         }
+        const std::uint32_t slot = takeSlot();
+        m_payload[slot] = p;
+        k.order |= slot;
         if (!m_tiered) {
             heapPush(k);
             if (m_size >= kTiersOn)
@@ -73,22 +80,26 @@ public:
     Event pop()
     {
         Key top;
+        Payload p;
         if (m_hasFront) {
             top = m_front;
+            p = m_frontPayload;
             m_hasFront = false;
-        } else if (m_inCalendar != 0 && (m_heap.empty() || calendarTop().before(m_heap.front()))) {
-            top = calendarPop();
         } else {
-            top = m_heap.front();
-            const Key last = m_heap.back();
-            m_heap.pop_back();
-            if (!m_heap.empty())
-                siftDown(last);
+            if (m_inCalendar != 0 && (m_heap.empty() || calendarTop().before(m_heap.front()))) {
+                top = calendarPop();
+            } else {
+                top = m_heap.front();
+                const Key last = m_heap.back();
+                m_heap.pop_back();
+                if (!m_heap.empty())
+                    siftDown(last);
+            }
+            const auto slot = static_cast<std::uint32_t>(top.order & kSlotMask);
+            p = m_payload[slot];
+            m_free.push_back(slot);
         }
         --m_size;
-        const auto slot = static_cast<std::uint32_t>(top.order & kSlotMask);
-        const Payload p = m_payload[slot];
-        m_free.push_back(slot);
         Event e;
         e.time = SimTime(top.time);
         e.seq = (top.order >> kSlotBits) & kSeqMax;
@@ -109,7 +120,7 @@ public:
     // sequence field without 2^40 pushes.
     void skipSequence(std::uint64_t n) { m_nextSeq += n; }
 
-    // The most events one queue holds at once (the slot field's width).
+    // The most events one queue holds at once (the slot field's width), the front event aside.
     static constexpr std::size_t kMaxPending = std::size_t(1) << 22;
     static constexpr std::uint64_t kSeqMax = (std::uint64_t(1) << 40) - 1;
     static constexpr int kWindowShift = 10; // a window is 1,024 ns
@@ -282,7 +293,8 @@ private:
     }
     [[gnu::hot]] void siftDown(Key moving); // from the root
 
-    Key m_front {}; // with m_hasFront: the earliest pending event, before every other
+    Key m_front {}; // with m_hasFront: the earliest pending event, before every other (no slot)
+    Payload m_frontPayload {};
     bool m_hasFront = false;
     // Every other event; tiered, those of windows before m_window and the first kHeapKeep of it.
     std::vector<Key> m_heap;

@@ -181,27 +181,35 @@ private slots:
     {
         EventQueue q;
         Rng rng(11);
+        std::vector<std::int64_t> pushedAt;
         const auto push = [&](std::int64_t t, int a) {
             Event e;
             e.time = SimTime(t);
             e.a = a;
             e.b = -a;
             q.push(e);
+            pushedAt.push_back(t);
         };
         for (int i = 0; i < 300; ++i)
-            push(static_cast<std::int64_t>(rng.below(20)), i);
+            push(static_cast<std::int64_t>(rng.below(20)) + 1, i);
+        push(0, 300); // the earliest: it waits in the front slot when the renumbering comes
         q.skipSequence(EventQueue::kSeqMax - 400); // the next pushes cross the field's end
-        for (int i = 300; i < 600; ++i)
-            push(static_cast<std::int64_t>(rng.below(20)), i);
+        for (int i = 301; i < 600; ++i)
+            push(static_cast<std::int64_t>(rng.below(20)) + 1, i);
         std::vector<std::pair<std::int64_t, int>> got;
+        std::vector<bool> seen(600, false);
         while (!q.empty()) {
             const Event e = q.pop();
             QCOMPARE(e.b, -e.a);
+            QVERIFY(e.a >= 0 && e.a < 600 && !seen[static_cast<std::size_t>(e.a)]); // each event once
+            seen[static_cast<std::size_t>(e.a)] = true;
+            QCOMPARE(e.time.ns(), pushedAt[static_cast<std::size_t>(e.a)]); // with its own operands
             got.emplace_back(e.time.ns(), e.a);
         }
         // same time: insertion order, which is the order of a
         QVERIFY(std::is_sorted(got.begin(), got.end()));
         QCOMPARE(got.size(), std::size_t(600));
+        QCOMPARE(got.front().second, 300);
     }
 
     void durations_data()

@@ -12,6 +12,7 @@ class OwnHctx final : public RestartVariant {
 public:
     using RestartVariant::RestartVariant;
     TagWait tagWait() const override { return TagWait::MarkTagWait; }
+    bool ownOnly() const override { return true; }
     [[gnu::hot]] void restart(SchedRestart& r, int hctx, RestartNote& note) const override { r.visitOwn(hctx, note); }
 };
 

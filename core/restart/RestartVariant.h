@@ -81,6 +81,9 @@ public:
         MarkTagWait,
     };
     virtual TagWait tagWait() const { return TagWait::DispatchWaitAdd; }
+    // Whether restart() is SchedRestart::visitOwn() and nothing else (own-hctx): SchedRestart::onFree
+    // then calls visitOwn() itself, inline, without the virtual call.
+    virtual bool ownOnly() const { return false; }
     // The owner of the counter a CounterZero decision read ("tag set 'x'", or the queue's name).
     virtual std::string counterOwner(const RestartShape& shape, int hctx) const;
 

@@ -15,6 +15,7 @@ SchedRestart::SchedRestart(Sim& sim, Machine& machine, RestartShape shape, Resta
     , m_host(host)
     , m_ops(machine.addHandler(this))
     , m_variant(RestartRegistry::all().front())
+    , m_ownOnly(m_variant->ownOnly())
     , m_hctx(m_shape.hctxs.size())
     , m_queueCounter(m_shape.queues.size(), 0)
     , m_tagSet(m_shape.tagSets.size())
@@ -79,7 +80,10 @@ void SchedRestart::onFree(int h, const RestartFreed& freed)
     note.at = m_machine.opNow();
     note.freed = freed;
     note.hctx = h;
-    m_variant->restart(*this, h, note);
+    if (m_ownOnly) // own-hctx (every I/O of most presets): in this file, so inline, and no virtual call
+        visitOwn(h, note);
+    else
+        m_variant->restart(*this, h, note);
     const int cpu = m_machine.executingCpu();
     if (note.outcome == RestartNote::Outcome::CounterZero) {
         ++m_sim.counters.restart_skips;

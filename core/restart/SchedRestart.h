@@ -32,7 +32,11 @@ class SchedRestart final : public OpHandler {
 public:
     SchedRestart(Sim& sim, Machine& machine, RestartShape shape, RestartHost& host);
 
-    void setVariant(const RestartVariant& v) { m_variant = &v; }
+    void setVariant(const RestartVariant& v)
+    {
+        m_variant = &v;
+        m_ownOnly = v.ownOnly();
+    }
     const RestartVariant& variant() const { return *m_variant; }
     const RestartShape& shape() const { return m_shape; }
 
@@ -88,6 +92,7 @@ private:
     RestartHost& m_host;
     OpSet<RestartOp> m_ops;
     const RestartVariant* m_variant;
+    bool m_ownOnly = false; // m_variant's restart() is visitOwn(): onFree calls it itself
     std::vector<HctxMark> m_hctx;
     std::vector<int> m_queueCounter; // q->shared_hctx_restart (8e8320c9315c)
     std::vector<bool> m_walkEvicts; // per tag set: a full walk reads more lines than a private cache holds

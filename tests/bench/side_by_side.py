@@ -4,8 +4,9 @@
 For each preset, runs A and B alternately (A B, then B A, ...) pinned to one core, takes each run's
 CPU time (user + system, from the child's rusage), and prints each build's median and the median of
 the per-pair ratios B/A, with what the medians make of the run's events per CPU-second and its
-real-time factor (a process's CPU time includes its start: a few milliseconds, about 12 for a build
-that links the GUI's libraries). Before timing, one run of each writes its summary and the two
+real-time factor. A process's CPU time includes its start (loading, building the engine, the
+summary: about 3 ms, 10-11 for a build that links the GUI's libraries); with --less-start the same
+figures follow less each build's start, the median of 7 runs of the preset for 1 ns. Before timing, one run of each writes its summary and the two
 fingerprints are compared: a speed change that also changed the simulated events is reported, not
 timed.
 
@@ -50,6 +51,9 @@ def main():
     ap.add_argument("runs", nargs="+", metavar="PRESET=DURATION", help="e.g. single-core-null=1s")
     ap.add_argument("--pairs", type=int, default=10, help="alternating pairs per preset (10)")
     ap.add_argument("--cpu", type=int, default=os.cpu_count() - 1, help="core to pin to (the last)")
+    ap.add_argument("--less-start", action="store_true",
+                    help="also print the figures less each build's start (its median CPU time over 7 runs "
+                         "of the preset for 1 ns: loading, the engine's construction, the summary)")
     args = ap.parse_args()
     if args.pairs < 1:
         sys.exit("side_by_side: --pairs must be at least 1")
@@ -62,23 +66,37 @@ def main():
         if fa != fb:
             print(f"{preset} {duration}: fingerprints differ ({fa} / {fb}): the builds simulate different events")
             continue
-        times = {"a": [], "b": []}
-        ratios = []
-        for i in range(args.pairs):
-            pair = {}
-            for which in ("a", "b") if i % 2 == 0 else ("b", "a"):
-                cli = args.a if which == "a" else args.b
-                pair[which] = cpu_seconds(["taskset", "-c", str(args.cpu), cli, "run", "--preset", preset,
-                                           "--set", f"duration={duration}", "--quiet"])
-            times["a"].append(pair["a"])
-            times["b"].append(pair["b"])
-            ratios.append(pair["b"] / pair["a"])
-        ta, tb, ratio = statistics.median(times["a"]), statistics.median(times["b"]), statistics.median(ratios)
-        print(f"{preset} {duration}, {args.pairs} pairs pinned to CPU {args.cpu}, fingerprint {fa}: "
-              f"A {ta:.3f} s, B {tb:.3f} s (medians); B/A {ratio:.3f} (pairs {min(ratios):.3f} to {max(ratios):.3f}); "
-              f"{events} events: A {events / ta / 1e6:.2f}M, B {events / tb / 1e6:.2f}M per CPU-second, "
-              f"real-time factor A {simulated / ta:.2f}, B {simulated / tb:.2f}; B runs {1 / ratio:.2f}x as fast",
-              flush=True)
+        def timed(cli, d):
+            return cpu_seconds(["taskset", "-c", str(args.cpu), cli, "run", "--preset", preset, "--set",
+                                f"duration={d}", "--quiet"])
+
+        def pairs(n, d):
+            times = {"a": [], "b": []}
+            for i in range(n):
+                for which in ("a", "b") if i % 2 == 0 else ("b", "a"):
+                    times[which].append(timed(args.a if which == "a" else args.b, d))
+            return times
+
+        times = pairs(args.pairs, duration)
+        start = {"a": 0.0, "b": 0.0}
+        if args.less_start:
+            starts = pairs(7, "1ns")
+            start = {k: statistics.median(v) for k, v in starts.items()}
+
+        def report(label, sa, sb):
+            ratios = [(b - sb) / (a - sa) for a, b in zip(times["a"], times["b"])]
+            ta, tb = statistics.median(times["a"]) - sa, statistics.median(times["b"]) - sb
+            ratio = statistics.median(ratios)
+            return (f"{label}A {ta:.3f} s, B {tb:.3f} s (medians); B/A {ratio:.3f} (pairs {min(ratios):.3f} to "
+                    f"{max(ratios):.3f}); {events} events: A {events / ta / 1e6:.2f}M, B {events / tb / 1e6:.2f}M "
+                    f"per CPU-second, real-time factor A {simulated / ta:.2f}, B {simulated / tb:.2f}; "
+                    f"B runs {1 / ratio:.2f}x as fast")
+
+        line = f"{preset} {duration}, {args.pairs} pairs pinned to CPU {args.cpu}, fingerprint {fa}: " + report("", 0, 0)
+        if args.less_start:
+            line += (f"\n  less the start (A {start['a'] * 1e3:.1f} ms, B {start['b'] * 1e3:.1f} ms): "
+                     + report("", start["a"], start["b"]))
+        print(line, flush=True)
 
 
 if __name__ == "__main__":

@@ -25,27 +25,23 @@ void BlkMqTags::setOwnPath(bool on)
     m_own = on && !m_rules.ownQueue ? dynamic_cast<BitmapTags*>(m_alloc.get()) : nullptr;
 }
 
-int BlkMqTags::get(int cpu, TagUser& user, TagAlloc* progress)
+bool BlkMqTags::mayQueueShared(const TagUser& user) const
+{
+    const int depth = m_alloc->depth();
+    if (depth <= 1)
+        return true;
+    const int users = std::max(1, m_activeQueues);
+    return user.held < std::max((depth + users - 1) / users, 4);
+}
+
+int BlkMqTags::getGeneral(int cpu, TagUser& user, TagAlloc* progress)
 {
     TagAlloc fresh;
     TagAlloc& a = progress ? *progress : fresh;
     if (a.state == 0) {
-        // hctx_may_queue(): only an active hctx of a shared set is limited, and a depth-1 set never
-        // ("don't try dividing an ant").
-        const int depth = m_fairShare && user.shared && user.active ? m_alloc->depth() : 0;
-        if (depth > 1) {
-            const int users = std::max(1, m_activeQueues);
-            if (user.held >= std::max((depth + users - 1) / users, 4))
-                return -1;
-        }
+        if (!mayQueue(user))
+            return -1;
         a = TagAlloc {};
-        if (m_own) { // the usual case, in one step: every line this CPU's own
-            const int tag = m_own->getOwn(cpu);
-            if (tag >= 0) {
-                m_machine.charge(m_own->costs().tag_get_ns);
-                return granted(cpu, user, tag, true);
-            }
-        }
         a.cpu = cpu;
     }
     TagAccess cost;
@@ -71,21 +67,11 @@ int BlkMqTags::get(int cpu, TagUser& user, TagAlloc* progress)
     return granted(cpu, user, tag, cost.local);
 }
 
-int BlkMqTags::granted(int cpu, TagUser& user, int tag, bool local)
+void BlkMqTags::busy(TagUser& user)
 {
-    ++m_sim.counters.tag_allocs;
-    m_sim.counters.tag_local_hits += local;
-    CpuState& c = m_machine.cpu(cpu);
-    ++c.tagAllocs;
-    c.tagLocalHits += local;
-    if (user.shared && !user.active) { // blk_mq_tag_busy(), after the first tag got
-        user.active = true;
-        ++m_activeQueues;
-        m_active.push_back(&user);
-    }
-    ++user.held;
-    user.lastActivity = m_machine.opNow();
-    return tag;
+    user.active = true;
+    ++m_activeQueues;
+    m_active.push_back(&user);
 }
 
 void BlkMqTags::accountMore(int cpu, const TagAccess& cost, LockCaller caller)
@@ -126,27 +112,17 @@ void BlkMqTags::idleUsers()
     }
 }
 
-void BlkMqTags::put(int cpu, int tag, int allocCpu, TagUser& user, TagWakeHost& host)
+void BlkMqTags::putGeneral(int cpu, int tag, int allocCpu, TagUser& user, TagWakeHost& host)
 {
-    if (m_own && m_own->putOwn(cpu, tag, allocCpu)) { // the usual case: both lines this CPU's own
-        m_machine.charge(m_own->costs().tag_put_ns);
-        released(cpu, user, host, false);
-        return;
-    }
     TagAccess cost;
     cost.start = m_machine.opNow().ns();
     m_alloc->put(cpu, tag, allocCpu, cost);
     account(cpu, cost, LockCaller::PercpuIdaFree);
-    released(cpu, user, host, cost.wake);
-}
-
-void BlkMqTags::released(int cpu, TagUser& user, TagWakeHost& host, bool allocatorWoke)
-{
     --user.held;
     user.lastActivity = m_machine.opNow();
     if (!m_rules.ownQueue)
         wakeUp(cpu, host);
-    else if (allocatorWoke)
+    else if (cost.wake)
         wakeAll(cpu, host);
 }
 

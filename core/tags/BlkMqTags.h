@@ -67,9 +67,34 @@ public:
     // blk_mq_get_driver_tag() without sleeping: hctx_may_queue(), then the allocator. -1: none now.
     // With `progress`, an allocation the allocator does in several steps (ida-lock-split) runs one
     // step per call and returns kInProgress until it is done; without, every step runs in this call.
-    [[gnu::hot]] int get(int cpu, TagUser& user, TagAlloc* progress = nullptr);
+    // The usual case, inline in the caller: a bitmap allocator whose lines are all this CPU's own
+    // takes the tag in one step (BitmapTags::getOwn); anything else takes the general path.
+    int get(int cpu, TagUser& user, TagAlloc* progress = nullptr)
+    {
+        if (m_own && (!progress || progress->state == 0) && mayQueue(user)) {
+            const int tag = m_own->getOwn(cpu);
+            if (tag >= 0) {
+                m_machine.charge(m_own->costs().tag_get_ns);
+                if (progress)
+                    *progress = TagAlloc {}; // as the general path leaves it
+                return granted(cpu, user, tag, true);
+            }
+        }
+        return getGeneral(cpu, user, progress);
+    }
     // blk_mq_put_tag() of a tag allocated on allocCpu (the request's ctx), then sbq_wake_up().
-    [[gnu::hot]] void put(int cpu, int tag, int allocCpu, TagUser& user, TagWakeHost& host);
+    void put(int cpu, int tag, int allocCpu, TagUser& user, TagWakeHost& host)
+    {
+        if (m_own && m_own->putOwn(cpu, tag, allocCpu)) { // the usual case: both lines this CPU's own
+            m_machine.charge(m_own->costs().tag_put_ns);
+            --user.held;
+            user.lastActivity = m_machine.opNow();
+            if (m_waiting != 0) // sbq_wake_up(); the path is only for allocators without their own queue
+                wakeUp(cpu, host);
+            return;
+        }
+        putGeneral(cpu, tag, allocCpu, user, host);
+    }
     // A submitter sleeps until its wait queue is woken (blk_mq_get_tag's io_schedule).
     void sleep(int task, TagUser& user);
     // blk_mq_dispatch_wait_add(): park the hctx on the wait queue bt_wait_ptr() gives it, unless it
@@ -115,8 +140,30 @@ private:
             accountMore(cpu, cost, caller);
     }
     void accountMore(int cpu, const TagAccess& cost, LockCaller caller); // the counters, traces and lock profile
-    int granted(int cpu, TagUser& user, int tag, bool local); // a tag got: the counters, blk_mq_tag_busy()
-    void released(int cpu, TagUser& user, TagWakeHost& host, bool allocatorWoke); // a tag put: the wake-ups
+    [[gnu::hot]] int getGeneral(int cpu, TagUser& user, TagAlloc* progress);
+    [[gnu::hot]] void putGeneral(int cpu, int tag, int allocCpu, TagUser& user, TagWakeHost& host);
+    // hctx_may_queue(): only an active hctx of a shared set is limited, and a depth-1 set never
+    // ("don't try dividing an ant").
+    bool mayQueue(const TagUser& user) const
+    {
+        return !(m_fairShare && user.shared && user.active) || mayQueueShared(user);
+    }
+    bool mayQueueShared(const TagUser& user) const;
+    // A tag got: the counters, blk_mq_tag_busy() after the first, the user's count.
+    int granted(int cpu, TagUser& user, int tag, bool local)
+    {
+        ++m_sim.counters.tag_allocs;
+        m_sim.counters.tag_local_hits += local;
+        CpuState& c = m_machine.cpu(cpu);
+        ++c.tagAllocs;
+        c.tagLocalHits += local;
+        if (user.shared && !user.active)
+            busy(user);
+        ++user.held;
+        user.lastActivity = m_machine.opNow();
+        return tag;
+    }
+    void busy(TagUser& user); // blk_mq_tag_busy()
     void wakeUp(int cpu, TagWakeHost& host); // sbq_wake_up()
     void wakeAll(int cpu, TagWakeHost& host); // the allocator's own wake_up()
     void wake(WaitQueue& ws, int tasks, int cpu, TagWakeHost& host);

@@ -45,12 +45,10 @@ int BitmapTags::getWord(int w, int hintBit, int cpu, TagAccess& cost)
 {
     Word& word = m_words[static_cast<std::size_t>(w)];
     cost.move(word.line.fetch(cpu, false, m_topo, m_costs)); // find_next_zero_bit
-    const std::uint64_t valid = word.depth == 64 ? ~0ULL : (1ULL << word.depth) - 1;
-    std::uint64_t free = ~word.bits & valid;
+    const std::uint64_t free = freeBits(word);
     if (!free)
         return -1;
-    const std::uint64_t fromHint = free & (~0ULL << hintBit);
-    const int bit = std::countr_zero(fromHint ? fromHint : free); // then wrap to bit 0
+    const int bit = pickBit(free, hintBit);
     cost.move(word.line.take(cpu, m_topo, m_costs)); // test_and_set_bit_lock
     word.bits |= 1ULL << bit;
     return bit;
@@ -83,10 +81,7 @@ TagAllocator::Step BitmapTags::get(TagAlloc& a, TagAccess& cost)
         hintLine.write(cpu);
         return Step::Done;
     }
-    if (a.tag == hint) { // "Only update the hint if we used it."
-        hint = a.tag + 1 >= m_depth - 1 ? 0 : a.tag + 1;
-        hintLine.write(cpu); // its own line, just read: no transfer
-    }
+    usedHint(h, a.tag, cpu); // its own line, just read: no transfer
     ++m_inUse;
     return Step::Done;
 }

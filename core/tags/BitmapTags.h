@@ -61,20 +61,15 @@ public:
         Hint& h = m_hint[static_cast<std::size_t>(cpu)];
         const int index = h.tag >> m_shift;
         Word& word = m_words[static_cast<std::size_t>(index)];
-        const std::uint64_t valid = word.depth == 64 ? ~0ULL : (1ULL << word.depth) - 1;
-        const std::uint64_t free = ~word.bits & valid;
+        const std::uint64_t free = freeBits(word);
         if (!free || !h.line.readIsOwn(cpu) || !word.line.readThenTakeIsOwn(cpu))
             return -1;
         h.line.noteRead(cpu); // a free elsewhere may have written it: not this time
-        const std::uint64_t fromHint = free & (~0ULL << (h.tag & ((1 << m_shift) - 1)));
-        const int bit = std::countr_zero(fromHint ? fromHint : free); // find_next_zero_bit, then from bit 0
+        const int bit = pickBit(free, h.tag & ((1 << m_shift) - 1));
         word.line.write(cpu); // test_and_set_bit_lock, after the read
         word.bits |= 1ULL << bit;
         const int tag = (index << m_shift) + bit;
-        if (tag == h.tag) { // "Only update the hint if we used it."
-            h.tag = tag + 1 >= m_depth - 1 ? 0 : tag + 1;
-            h.line.write(cpu);
-        }
+        usedHint(h, tag, cpu);
         ++m_inUse;
         return tag;
     }
@@ -104,12 +99,32 @@ private:
         Cacheline line;
     };
     [[gnu::hot]] int getWord(int w, int hintBit, int cpu, TagAccess& cost); // __sbitmap_get_word / __bt_get_word
+    static std::uint64_t freeBits(const Word& w) // the clear bits of the word's depth
+    {
+        const std::uint64_t valid = w.depth == 64 ? ~0ULL : (1ULL << w.depth) - 1;
+        return ~w.bits & valid;
+    }
+    static int pickBit(std::uint64_t free, int hintBit) // find_next_zero_bit from the hint, then from bit 0
+    {
+        const std::uint64_t fromHint = free & (~0ULL << hintBit);
+        return std::countr_zero(fromHint ? fromHint : free);
+    }
 
     // A CPU's hint (v3.16: its ctx's last_tag; sbitmap: per_cpu alloc_hint) and the line it lives on.
     struct Hint {
         int tag = 0;
         Cacheline line;
     };
+
+    // "Only update the hint if we used it": to the tag after it (0 from depth - 1 on, the kernel's
+    // off-by-one), on the CPU's own hint line.
+    void usedHint(Hint& h, int tag, int cpu)
+    {
+        if (tag != h.tag)
+            return;
+        h.tag = tag + 1 >= m_depth - 1 ? 0 : tag + 1;
+        h.line.write(cpu);
+    }
 
     Kind m_kind;
     const Topology& m_topo;

@@ -118,12 +118,7 @@ void BlkMqTags::putGeneral(int cpu, int tag, int allocCpu, TagUser& user, TagWak
     cost.start = m_machine.opNow().ns();
     m_alloc->put(cpu, tag, allocCpu, cost);
     account(cpu, cost, LockCaller::PercpuIdaFree);
-    --user.held;
-    user.lastActivity = m_machine.opNow();
-    if (!m_rules.ownQueue)
-        wakeUp(cpu, host);
-    else if (cost.wake)
-        wakeAll(cpu, host);
+    released(cpu, user, host, cost.wake);
 }
 
 // The allocator's wake_up() of its one wait queue (percpu_ida: every waiter, none exclusive): every

@@ -87,10 +87,7 @@ public:
     {
         if (m_own && m_own->putOwn(cpu, tag, allocCpu)) { // the usual case: both lines this CPU's own
             m_machine.charge(m_own->costs().tag_put_ns);
-            --user.held;
-            user.lastActivity = m_machine.opNow();
-            if (m_waiting != 0) // sbq_wake_up(); the path is only for allocators without their own queue
-                wakeUp(cpu, host);
+            released(cpu, user, host, false);
             return;
         }
         putGeneral(cpu, tag, allocCpu, user, host);
@@ -164,6 +161,18 @@ private:
         return tag;
     }
     void busy(TagUser& user); // blk_mq_tag_busy()
+    // A tag put: the user's count, then sbq_wake_up(), or the allocator's own wake_up() if it woke.
+    void released(int cpu, TagUser& user, TagWakeHost& host, bool allocatorWoke)
+    {
+        --user.held;
+        user.lastActivity = m_machine.opNow();
+        if (!m_rules.ownQueue) {
+            if (m_waiting != 0) // wakeUp()'s first test, inline: nobody waits on most frees
+                wakeUp(cpu, host);
+        } else if (allocatorWoke) {
+            wakeAll(cpu, host);
+        }
+    }
     void wakeUp(int cpu, TagWakeHost& host); // sbq_wake_up()
     void wakeAll(int cpu, TagWakeHost& host); // the allocator's own wake_up()
     void wake(WaitQueue& ws, int tasks, int cpu, TagWakeHost& host);

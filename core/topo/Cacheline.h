@@ -35,14 +35,26 @@ struct Cacheline {
         writer = static_cast<std::int16_t>(cpu);
         reader = -1;
     }
+    // Whether a read (fetch, not evicted) or a take by `cpu` would find the line in its own cache:
+    // no move, no cost. A read then marks `cpu` a reader (noteRead), so a take right after a read
+    // comes from the writer alone (readThenTakeIsOwn).
+    bool readIsOwn(int cpu) const { return writer < 0 || writer == cpu || reader == cpu; }
+    bool takeIsOwn(int cpu) const
+    {
+        const int from = writer >= 0 ? writer : reader;
+        return from < 0 || from == cpu;
+    }
+    bool readThenTakeIsOwn(int cpu) const { return writer < 0 || writer == cpu; }
+    void noteRead(int cpu) { reader = static_cast<std::int16_t>(cpu); } // what a read of an own line changes
     // A write that must first own the line (a read-for-ownership): free if `cpu` owns it, else the
     // transfer from its last writer, or from its last reader if nobody wrote it since.
     LineMove take(int cpu, const Topology& topo, const Costs& costs)
     {
-        const int from = writer >= 0 ? writer : reader;
         LineMove m;
-        if (from >= 0 && from != cpu)
+        if (!takeIsOwn(cpu)) {
+            const int from = writer >= 0 ? writer : reader;
             m = { costs.cacheline(topo, from, cpu), topo.distance(from, cpu) };
+        }
         write(cpu);
         return m;
     }
@@ -57,7 +69,7 @@ struct Cacheline {
     {
         LineMove m;
         m.ns = floorNs(evicted, costs);
-        if (writer >= 0 && writer != cpu && reader != cpu) {
+        if (!readIsOwn(cpu)) {
             const std::int64_t ns = costs.cacheline(topo, writer, cpu);
             if (ns >= m.ns)
                 m = { ns, topo.distance(writer, cpu) };
@@ -69,17 +81,6 @@ struct Cacheline {
     {
         return fetch(cpu, evicted, topo, costs).ns;
     }
-    // Whether a read (fetch, not evicted) or a take by `cpu` would find the line in its own cache:
-    // no move, no cost. A read then marks `cpu` a reader (noteRead), so a take right after a read
-    // comes from the writer alone (readThenTakeIsOwn).
-    bool readIsOwn(int cpu) const { return writer < 0 || writer == cpu || reader == cpu; }
-    bool takeIsOwn(int cpu) const
-    {
-        const int from = writer >= 0 ? writer : reader;
-        return from < 0 || from == cpu;
-    }
-    bool readThenTakeIsOwn(int cpu) const { return writer < 0 || writer == cpu; }
-    void noteRead(int cpu) { reader = static_cast<std::int16_t>(cpu); } // what a read of an own line changes
 };
 
 // The two lines of struct blk_mq_hw_ctx (v4.14 layout) that the restart walk reads: line 0 holds

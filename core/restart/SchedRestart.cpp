@@ -53,11 +53,9 @@ void SchedRestart::mark(int h, MarkReason why)
     }
 }
 
-bool SchedRestart::restartHctx(int h)
+bool SchedRestart::restartMarked(int h)
 {
     HctxMark& m = m_hctx[static_cast<std::size_t>(h)];
-    if (!m.marked)
-        return false;
     m.marked = false;
     m_host.hctxLines().state(h).write(m_machine.executingCpu()); // test_and_clear_bit()
     if (m_shape.hctx(h).tagShared) {
@@ -72,27 +70,15 @@ bool SchedRestart::restartHctx(int h)
     return true;
 }
 
-void SchedRestart::onFree(int h, const RestartFreed& freed)
+void SchedRestart::countSkip(const RestartNote& note)
 {
-    ++m_sim.counters.restart_calls;
-    RestartNote& note = m_tagSet[static_cast<std::size_t>(m_shape.queueOf(h).tagSet)].last;
-    note = RestartNote {};
-    note.at = m_machine.opNow();
-    note.freed = freed;
-    note.hctx = h;
-    if (m_ownOnly) // own-hctx (every I/O of most presets): in this file, so inline, and no virtual call
-        visitOwn(h, note);
-    else
-        m_variant->restart(*this, h, note);
-    const int cpu = m_machine.executingCpu();
-    if (note.outcome == RestartNote::Outcome::CounterZero) {
-        ++m_sim.counters.restart_skips;
-        m_sim.trace(TraceKind::RestartSkip, cpu, freed.rq, h, note.at);
-    }
-    if (note.outcome == RestartNote::Outcome::None) // a walk: returns when it ends, maybe after nested interrupts
-        m_openCalls.push_back({ m_machine.currentStack(), cpu, note.at });
-    else
-        m_profile.record(cpu, m_machine.opNow() - note.at);
+    ++m_sim.counters.restart_skips;
+    m_sim.trace(TraceKind::RestartSkip, m_machine.executingCpu(), note.freed.rq, note.hctx, note.at);
+}
+
+void SchedRestart::walkOpened(const RestartNote& note)
+{
+    m_openCalls.push_back({ m_machine.currentStack(), m_machine.executingCpu(), note.at });
 }
 
 void SchedRestart::walkReturned()
@@ -104,14 +90,6 @@ void SchedRestart::walkReturned()
             m_openCalls.erase(std::next(it).base());
             return;
         }
-}
-
-void SchedRestart::visitOwn(int h, RestartNote& note)
-{
-    ++m_sim.counters.restart_hctx_visits;
-    note.visits = 1;
-    note.outcome = restartHctx(h) ? RestartNote::Outcome::Restarted : RestartNote::Outcome::NotMarked;
-    note.restarted = note.outcome == RestartNote::Outcome::Restarted ? h : -1;
 }
 
 void SchedRestart::startWalk(int h) { m_machine.pushOp(m_ops(RestartOp::Walk, h, 0)); }

@@ -48,8 +48,29 @@ public:
     bool marked(int hctx) const { return m_hctx[static_cast<std::size_t>(hctx)].marked; }
     SimTime markedSince(int hctx) const { return m_hctx[static_cast<std::size_t>(hctx)].since; }
     MarkReason markedFor(int hctx) const { return m_hctx[static_cast<std::size_t>(hctx)].why; }
-    // blk_mq_sched_restart(), for a request of `hctx` just freed.
-    [[gnu::hot]] void onFree(int hctx, const RestartFreed& freed);
+    // blk_mq_sched_restart(), for a request of `hctx` just freed. Inline (the block layer frees
+    // inside one flattened completion): in most presets every I/O comes here, to own-hctx's one look
+    // at an unmarked hctx; a walk and a skipped call finish out of line.
+    void onFree(int hctx, const RestartFreed& freed)
+    {
+        ++m_sim.counters.restart_calls;
+        RestartNote& note = m_tagSet[static_cast<std::size_t>(m_shape.queueOf(hctx).tagSet)].last;
+        note = RestartNote {};
+        note.at = m_machine.opNow();
+        note.freed = freed;
+        note.hctx = hctx;
+        if (m_ownOnly)
+            visitOwn(hctx, note);
+        else
+            m_variant->restart(*this, hctx, note);
+        if (note.outcome == RestartNote::Outcome::None) [[unlikely]] { // a walk: returns when it ends
+            walkOpened(note);
+            return;
+        }
+        if (note.outcome == RestartNote::Outcome::CounterZero) [[unlikely]]
+            countSkip(note);
+        m_profile.record(m_machine.executingCpu(), m_machine.opNow() - note.at);
+    }
     const RestartNote& lastDecision(int tagSet) const { return m_tagSet[static_cast<std::size_t>(tagSet)].last; }
     // Why the last decision on hctx's tag set did not reach it (one sentence, or empty); a step
     // (of the stall banner) leaves out the time it is shown with.
@@ -58,9 +79,15 @@ public:
 
     // --- for the variants ---
     // blk_mq_sched_restart_hctx(): clear the mark; run the hctx if it has work.
-    [[gnu::hot]] bool restartHctx(int hctx);
+    bool restartHctx(int hctx) { return marked(hctx) && restartMarked(hctx); }
     // The completing hctx alone: one visit, no walk.
-    [[gnu::hot]] void visitOwn(int hctx, RestartNote& note);
+    void visitOwn(int hctx, RestartNote& note)
+    {
+        ++m_sim.counters.restart_hctx_visits;
+        note.visits = 1;
+        note.outcome = restartHctx(hctx) ? RestartNote::Outcome::Restarted : RestartNote::Outcome::NotMarked;
+        note.restarted = note.outcome == RestartNote::Outcome::Restarted ? hctx : -1;
+    }
     // Starts the round-robin walk over the tag set (6d8c6c0f97ad).
     void startWalk(int hctx);
     int queueCounter(int queue) const { return m_queueCounter[static_cast<std::size_t>(queue)]; }
@@ -76,6 +103,9 @@ private:
     enum class RestartOp : std::uint8_t { Walk }; // a = completing hctx, b = position
     void walk(int hctx, int pos);
     void walkReturned(); // the walk of the call open on this stack ends: profile it
+    void walkOpened(const RestartNote& note); // onFree() started a walk: its call stays open until walkReturned()
+    void countSkip(const RestartNote& note); // onFree() returned early on a zero counter
+    bool restartMarked(int hctx); // restartHctx() of a marked hctx
 
     struct HctxMark {
         bool marked = false;

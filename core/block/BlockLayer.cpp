@@ -197,7 +197,7 @@ int BlockLayer::getRequest(int cpu, int dev, int task, int bytes, TagAlloc* prog
             return -1;
         }
     }
-    writeTagsLine(hctx, cpu); // data->hctx->queued++
+    writeTagsLine(h, cpu); // data->hctx->queued++
     const int rq = allocRq();
     Request& r = request(rq);
     r.tag = tag;
@@ -264,7 +264,7 @@ void BlockLayer::dispatch(int cpu, int h)
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
     if (hctx.stopped)
         return;
-    writeTagsLine(hctx, cpu); // hctx->run++
+    writeTagsLine(h, cpu); // hctx->run++
     const bool hasSched = m_queues[static_cast<std::size_t>(hctx.dev)].spec.scheduler != SchedulerKind::None;
     if (!hctx.dispatch.empty()) {
         RqList list = hctx.dispatch.take();
@@ -320,7 +320,7 @@ bool BlockLayer::tagWait(int h)
     const bool parked = tags.park(hctx.tagUse);
     if (parked) { // TAG_WAITING in the state, dispatch_wait on a wait queue
         stateLine(hctx).write(m_machine.executingCpu());
-        writeTagsLine(hctx, m_machine.executingCpu());
+        writeTagsLine(h, m_machine.executingCpu());
     }
     return parked;
 }
@@ -331,7 +331,7 @@ void BlockLayer::unpark(int h)
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
     hctx.tagUse.parked = false;
     stateLine(hctx).write(m_machine.executingCpu());
-    writeTagsLine(hctx, m_machine.executingCpu());
+    writeTagsLine(h, m_machine.executingCpu());
 }
 
 // blk_mq_dispatch_rq_list(): issue in order; on the first failure the rest
@@ -369,7 +369,7 @@ BlockLayer::Dispatched BlockLayer::dispatchList(int cpu, int h, RqList& list)
         }
         hctx.dispatch.spliceFront(m_pool, rest);
         stateLine(hctx).write(cpu); // under hctx->lock
-        writeTagsLine(hctx, cpu); // hctx->dispatched[]++
+        writeTagsLine(h, cpu); // hctx->dispatched[]++
         const bool marked = m_restart->marked(h);
         const bool parked = hctx.tagUse.parked;
         const bool rerun = m_dispatchMode == DispatchMode::V4_11
@@ -380,7 +380,7 @@ BlockLayer::Dispatched BlockLayer::dispatchList(int cpu, int h, RqList& list)
         return d;
     }
     if (d.queued > 0)
-        writeTagsLine(hctx, cpu); // hctx->dispatched[]++
+        writeTagsLine(h, cpu); // hctx->dispatched[]++
     return d;
 }
 

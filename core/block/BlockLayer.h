@@ -200,7 +200,7 @@ private:
     void unpark(int hctx) override;
     HctxLines& hctxLines() override { return m_hctxLines; }
     Cacheline& stateLine(const Hctx& h) { return m_hctxLines.state(static_cast<int>(&h - m_hctxs.data())); }
-    void writeTagsLine(const Hctx& h, int cpu) { m_hctxLines.writeTags(static_cast<int>(&h - m_hctxs.data()), cpu); }
+    void writeTagsLine(int hctx, int cpu) { m_hctxLines.writeTags(hctx, cpu); } // by index: no division
     void runHwQueueAsync(int hctx) override { runHwQueueAsync(-1, hctx); }
     void runHwQueueAsync(int fromCpu, int hctx) override;
     void queueRunWork(int fromCpu, int hctx); // kblockd_schedule_delayed_work_on(next_cpu, &hctx->run_work)

@@ -22,7 +22,10 @@ struct Job {
     bool hipri = false;
     std::vector<SimTime> iouSubmitted;
     std::vector<int> freeIous;
-    std::vector<int> completedIous; // completed, not yet reaped
+    // Completed, not yet reaped: the first nrCompleted (an io_unit completes once per submission, so
+    // iodepth slots hold them all, and endIo() stores without a check for growing).
+    std::vector<int> completedIous;
+    int nrCompleted = 0;
     int batchPos = 0; // I/Os submitted in the current io_submit batch
     bool submitCharged = false; // the pending submission already paid its CPU cost
     TagAlloc tagAlloc; // a driver-tag allocation that spans actions (ida-lock-split)

@@ -72,7 +72,7 @@ Workload::Workload(Sim& sim, Machine& machine, BlockLayer& block, const Scenario
             job.iouSubmitted.resize(static_cast<std::size_t>(spec.iodepth));
             for (int i = spec.iodepth - 1; i >= 0; --i)
                 job.freeIous.push_back(i);
-            job.completedIous.reserve(static_cast<std::size_t>(spec.iodepth));
+            job.completedIous.resize(static_cast<std::size_t>(spec.iodepth));
             job.task = machine.createTask(
                 TaskKind::Job, job.cpu, m_ops(WorkloadOp::JobStep, static_cast<int>(m_jobs.size())), false);
             m_jobs.push_back(std::move(job));
@@ -206,14 +206,7 @@ void Workload::perform(int cpu, Op op, OpStack& stack)
         jobStep(m_jobs[static_cast<std::size_t>(op.a)], stack);
         break;
     case WorkloadOp::Submit:
-        // The next I/O that the last submission queued for fio's loop, in an action that began with a
-        // context switch into this task: before that shortcut, jobStep() ran first, its action ended
-        // with the switch's cost, and the submission came in the next action. So it does here.
-        if (op.b == kNextIo && m_machine.opNow() > m_sim.now) {
-            stack.push_back(m_ops(WorkloadOp::Submit, op.a));
-            break;
-        }
-        submit(cpu, m_jobs[static_cast<std::size_t>(op.a)], stack);
+        submit(cpu, m_jobs[static_cast<std::size_t>(op.a)], stack, op.b == kNextIo);
         break;
     case WorkloadOp::Reap:
         reap(m_jobs[static_cast<std::size_t>(op.a)]);
@@ -235,7 +228,7 @@ void Workload::jobStep(Job& job, OpStack& stack)
     if (job.inflight() < job.iodepth && job.ioLeft != 0) {
         stack.push_back(m_ops(WorkloadOp::JobStep, self));
         stack.push_back(m_ops(WorkloadOp::Submit, self));
-    } else if (!job.completedIous.empty()) {
+    } else if (job.nrCompleted > 0) {
         stack.push_back(m_ops(WorkloadOp::JobStep, self));
         stack.push_back(m_ops(WorkloadOp::Reap, self));
     } else if (job.hipri) {
@@ -247,9 +240,17 @@ void Workload::jobStep(Job& job, OpStack& stack)
     }
 }
 
-void Workload::submit(int cpu, Job& job, OpStack& stack)
+void Workload::submit(int cpu, Job& job, OpStack& stack, bool nextIo)
 {
     const int self = static_cast<int>(&job - m_jobs.data());
+    // The next I/O that the last submission queued for fio's loop, in an action that began with a
+    // context switch into this task: before that shortcut, jobStep() ran first, its action ended
+    // with the switch's cost, and the submission came in the next action. So it does here. (Here,
+    // not in perform(): there it made every op of the workload save and restore six registers.)
+    if (nextIo && m_machine.opNow() > m_sim.now) {
+        stack.push_back(m_ops(WorkloadOp::Submit, self));
+        return;
+    }
     const Costs& k = m_sim.costs;
     if (!job.submitCharged) {
         if (job.batchPos == 0)
@@ -298,16 +299,17 @@ void Workload::submit(int cpu, Job& job, OpStack& stack)
 void Workload::reap(Job& job)
 {
     const Costs& k = m_sim.costs;
-    const auto n = static_cast<std::int64_t>(job.completedIous.size());
+    const auto n = static_cast<std::int64_t>(job.nrCompleted);
     m_machine.charge(k.syscall_ns + k.reap_ns * n);
     const SimTime now = m_machine.opNow();
-    for (int iou : job.completedIous) {
+    for (int i = 0; i < job.nrCompleted; ++i) {
+        const int iou = job.completedIous[static_cast<std::size_t>(i)];
         const std::int64_t lat = (now - job.iouSubmitted[static_cast<std::size_t>(iou)]).ns();
         m_intervalLat.record(lat);
         job.freeIous.push_back(iou);
     }
     m_sim.counters.reaped += static_cast<std::uint64_t>(n);
-    job.completedIous.clear();
+    job.nrCompleted = 0;
     if (job.thinktime > 0) {
         m_sim.schedule(now + SimTime(job.thinktime), EventKind::ThinkDone, EventPriority::Cpu,
             static_cast<int>(&job - m_jobs.data()));
@@ -321,12 +323,16 @@ void Workload::endIo(int cpu, const Request& rq)
     if (rq.job < 0)
         return;
     Job& job = m_jobs[static_cast<std::size_t>(rq.job)];
-    job.completedIous.push_back(rq.iou);
-    if (job.waitingCompletion) {
-        job.waitingCompletion = false;
-        m_machine.charge(m_sim.costs.wakeup_ns);
-        m_machine.wakeTask(job.task, cpu);
-    }
+    job.completedIous[static_cast<std::size_t>(job.nrCompleted++)] = rq.iou;
+    if (job.waitingCompletion) [[unlikely]]
+        wakeReaper(cpu, job);
+}
+
+void Workload::wakeReaper(int cpu, Job& job)
+{
+    job.waitingCompletion = false;
+    m_machine.charge(m_sim.costs.wakeup_ns);
+    m_machine.wakeTask(job.task, cpu);
 }
 
 void Workload::scriptStep(int cpu, OpStack& stack)

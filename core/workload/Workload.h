@@ -70,7 +70,8 @@ private:
     // Submit's b: the op was queued by the last submission for fio's loop (submit()).
     static constexpr std::int32_t kNextIo = 1;
     [[gnu::hot]] void jobStep(Job& job, OpStack& stack);
-    [[gnu::hot]] void submit(int cpu, Job& job, OpStack& stack);
+    [[gnu::hot]] void submit(int cpu, Job& job, OpStack& stack, bool nextIo);
+    [[gnu::noinline]] void wakeReaper(int cpu, Job& job); // endIo(): the job sleeps in io_getevents()
     [[gnu::hot]] void reap(Job& job);
     void scriptStep(int cpu, OpStack& stack);
     void scheduleNetPacket(int cpu, int load);

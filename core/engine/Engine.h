@@ -113,7 +113,8 @@ public:
 private:
     // Applies posted commands; true if the next event is at or before `limit`.
     bool eventDue(SimTime limit);
-    [[gnu::hot]] void processNext();
+    // Inline into the run loops (Engine.cpp): one call less per event, the loop's state in registers.
+    [[gnu::hot, gnu::always_inline]] inline void processNext();
     void checkStalls();
     [[gnu::hot]] void dispatchEvent(const Event& e);
     void applyCommands();

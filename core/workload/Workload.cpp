@@ -323,6 +323,7 @@ void Workload::endIo(int cpu, const Request& rq)
     if (rq.job < 0)
         return;
     Job& job = m_jobs[static_cast<std::size_t>(rq.job)];
+    assert(job.nrCompleted < job.iodepth);
     job.completedIous[static_cast<std::size_t>(job.nrCompleted++)] = rq.iou;
     if (job.waitingCompletion) [[unlikely]]
         wakeReaper(cpu, job);

@@ -165,8 +165,6 @@ void BlkMqTags::unpark(TagUser& user)
 
 void BlkMqTags::wakeUp(int cpu, TagWakeHost& host)
 {
-    if (m_waiting == 0) // no waiter anywhere: what sbq_wake_ptr() finds after looking at every queue
-        return;
     // sbq_wake_ptr(): the first wait queue with waiters, from the wake index on.
     int index = m_wakeIndex;
     WaitQueue* ws = nullptr;

@@ -167,13 +167,14 @@ private:
         --user.held;
         user.lastActivity = m_machine.opNow();
         if (!m_rules.ownQueue) {
-            if (m_waiting != 0) // wakeUp()'s first test, inline: nobody waits on most frees
+            // No waiter anywhere (most frees): what sbq_wake_ptr() finds after looking at every queue.
+            if (m_waiting != 0)
                 wakeUp(cpu, host);
         } else if (allocatorWoke) {
             wakeAll(cpu, host);
         }
     }
-    void wakeUp(int cpu, TagWakeHost& host); // sbq_wake_up()
+    void wakeUp(int cpu, TagWakeHost& host); // sbq_wake_up(), with somebody waiting (released())
     void wakeAll(int cpu, TagWakeHost& host); // the allocator's own wake_up()
     void wake(WaitQueue& ws, int tasks, int cpu, TagWakeHost& host);
 

@@ -1,13 +1,21 @@
 #include "io/SafeFile.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <iostream>
+#include <random>
+#include <utility>
+#include <vector>
 
+#include <climits>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 namespace blkmq {
@@ -19,52 +27,211 @@ std::string sysError(const std::string& what, const std::string& path, int err)
     return what + " '" + path + "': " + std::strerror(err);
 }
 
-// Where `path` leads once its symbolic links are followed (at most 40, as
-// the kernel allows). `exists` says whether something is there; `st` is it.
+// A descriptor this file owns.
+class Fd {
+public:
+    Fd() = default;
+    explicit Fd(int fd)
+        : fd_(fd)
+    {
+    }
+    Fd(Fd&& o) noexcept
+        : fd_(std::exchange(o.fd_, -1))
+    {
+    }
+    Fd& operator=(Fd&& o) noexcept
+    {
+        if (this != &o) {
+            close();
+            fd_ = std::exchange(o.fd_, -1);
+        }
+        return *this;
+    }
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    ~Fd() { close(); }
+    int get() const { return fd_; }
+    // Closes now; returns 0 or the errno (a device or NFS may report a write error here).
+    int close()
+    {
+        const int fd = std::exchange(fd_, -1);
+        return fd >= 0 && ::close(fd) != 0 ? errno : 0;
+    }
+
+private:
+    int fd_ = -1;
+};
+
+constexpr int kMaxSymlinks = 40; // as the kernel allows (MAXSYMLINKS)
+
+// Where an output path leads: the open folder that holds its last name. The
+// path is walked one component at a time from an open folder, with no step
+// taken by the kernel on its own, so the folder checked is the folder written
+// and each symbolic link on the way is weighed by mayFollowSymlink().
 struct Target {
-    std::string path;
+    Fd folder; // O_PATH descriptor of the folder that holds `name`
+    std::string folderShown; // that folder as walked, for messages
+    std::string name; // the last component, never "." or ".."
     bool exists = false;
     struct stat st { };
+    int descriptor = -1; // /dev/stdout, /dev/fd/N, /proc/self/fd/N: this process's descriptor N
     std::string error;
 };
+
+std::string joinShown(const std::string& folder, const std::string& name)
+{
+    if (folder.empty() || folder == ".")
+        return name;
+    return folder.back() == '/' ? folder + name : folder + "/" + name;
+}
+
+bool isNumber(const std::string& s, std::size_t maxDigits)
+{
+    return !s.empty() && s.size() <= maxDigits && s.find_first_not_of("0123456789") == std::string::npos;
+}
+
+// Whether `folder` is the fd/ folder of this process (or of one of its
+// threads) in procfs, whose entries are the kernel's links to open files.
+bool isOwnFdFolder(int folder)
+{
+    struct statfs fs { };
+    if (::fstatfs(folder, &fs) != 0 || fs.f_type != PROC_SUPER_MAGIC)
+        return false;
+    std::error_code ec;
+    const std::string where = std::filesystem::read_symlink("/proc/self/fd/" + std::to_string(folder), ec).string();
+    const std::string self = "/proc/" + std::to_string(::getpid()) + "/";
+    if (ec || where.rfind(self, 0) != 0)
+        return false;
+    const std::string rest = where.substr(self.size());
+    if (rest == "fd")
+        return true;
+    // task/TID/fd
+    const std::string task = "task/", fd = "/fd";
+    return rest.size() > task.size() + fd.size() && rest.rfind(task, 0) == 0
+        && rest.compare(rest.size() - fd.size(), fd.size(), fd) == 0
+        && isNumber(rest.substr(task.size(), rest.size() - task.size() - fd.size()), 10);
+}
+
+// Splits `p` into its names; a trailing slash keeps a "." last, so that "x/"
+// names a folder as it does for the kernel.
+std::vector<std::string> components(const std::string& p)
+{
+    std::vector<std::string> parts;
+    std::size_t at = 0;
+    while (at < p.size()) {
+        const std::size_t slash = std::min(p.find('/', at), p.size());
+        if (slash > at)
+            parts.push_back(p.substr(at, slash - at));
+        at = slash + 1;
+    }
+    if (!p.empty() && p.back() == '/')
+        parts.emplace_back(".");
+    return parts;
+}
 
 Target resolve(const std::string& path)
 {
     Target t;
-    t.path = path;
-    for (int hops = 0;; ++hops) {
-        if (::lstat(t.path.c_str(), &t.st) != 0) {
-            if (errno != ENOENT) {
-                t.error = sysError("cannot write", path, errno);
+    const auto fail = [&t](std::string why) {
+        t.error = std::move(why);
+        return std::move(t);
+    };
+    const auto openStart = [&t](bool absolute) {
+        t.folder = Fd(::open(absolute ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC));
+        t.folderShown = std::string(1, absolute ? '/' : '.');
+        return t.folder.get() >= 0;
+    };
+    const auto isDirectory = [&path] { return "cannot write '" + path + "': it is a directory"; };
+    if (!openStart(!path.empty() && path.front() == '/'))
+        return fail(sysError("cannot write", path, errno));
+    const std::vector<std::string> first = components(path);
+    std::deque<std::string> rest(first.begin(), first.end());
+    if (rest.empty())
+        return fail(isDirectory());
+
+    int hops = 0;
+    const uid_t follower = ::geteuid();
+    while (!rest.empty()) {
+        const std::string name = rest.front();
+        rest.pop_front();
+        const bool last = rest.empty();
+        if (name == "." || name == "..") {
+            if (last)
+                return fail(isDirectory());
+            if (name == "..") {
+                Fd up(::openat(t.folder.get(), "..", O_PATH | O_DIRECTORY | O_CLOEXEC));
+                if (up.get() < 0)
+                    return fail(sysError("cannot write", path, errno));
+                t.folder = std::move(up);
+                t.folderShown = joinShown(t.folderShown, "..");
+            }
+            continue;
+        }
+        struct stat st { };
+        if (::fstatat(t.folder.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+            const int err = errno;
+            if (err == ENOENT && isOwnFdFolder(t.folder.get())) // /dev/fd/N of a descriptor not open
+                return fail(sysError("cannot write", path, EBADF));
+            if (err == ENOENT && last) {
+                t.name = name;
                 return t;
             }
-            t.exists = false;
-            return t;
+            if (err == ENOENT)
+                return fail("cannot write '" + path + "': folder '" + joinShown(t.folderShown, name)
+                    + "': " + std::strerror(err));
+            return fail(sysError("cannot write", path, err));
         }
-        if (!S_ISLNK(t.st.st_mode)) {
+        if (S_ISLNK(st.st_mode)) {
+            const std::string link = joinShown(t.folderShown, name);
+            if (isOwnFdFolder(t.folder.get())) {
+                // The kernel's link to an open file: the descriptor itself, not a path to reopen.
+                if (!last || !isNumber(name, 9))
+                    return fail("cannot write '" + path + "': '" + link + "' is not a descriptor to write to");
+                t.descriptor = std::stoi(name);
+                t.name = name;
+                if (t.descriptor == t.folder.get()) // the walk's own descriptor took the number of a closed one
+                    return fail(sysError("cannot write", path, EBADF));
+                return t;
+            }
+            struct stat folderSt { };
+            if (::fstat(t.folder.get(), &folderSt) != 0)
+                return fail(sysError("cannot write", path, errno));
+            if (!SafeFile::mayFollowSymlink(folderSt.st_mode, folderSt.st_uid, st.st_uid, follower))
+                return fail("cannot write '" + path + "': refusing to follow the symbolic link '" + link
+                    + "' (owned by uid " + std::to_string(st.st_uid) + ", not by the writer or by the folder's owner)"
+                    + " in the sticky world-writable folder '" + t.folderShown + "' (docs/limits.md)");
+            if (++hops > kMaxSymlinks)
+                return fail(sysError("cannot write", path, ELOOP));
+            std::string target(PATH_MAX, '\0');
+            const ssize_t n = ::readlinkat(t.folder.get(), name.c_str(), target.data(), target.size());
+            if (n < 0)
+                return fail(sysError("cannot write", path, errno));
+            target.resize(static_cast<std::size_t>(n));
+            if (target.empty())
+                return fail(sysError("cannot write", path, ENOENT));
+            if (target.front() == '/' && !openStart(true))
+                return fail(sysError("cannot write", path, errno));
+            const std::vector<std::string> more = components(target);
+            rest.insert(rest.begin(), more.begin(), more.end());
+            if (rest.empty())
+                return fail(isDirectory());
+            continue;
+        }
+        if (last) {
+            t.name = name;
             t.exists = true;
+            t.st = st;
             return t;
         }
-        if (hops == 40) {
-            t.error = sysError("cannot write", path, ELOOP);
-            return t;
-        }
-        std::error_code ec;
-        std::filesystem::path link = std::filesystem::read_symlink(t.path, ec);
-        if (ec) {
-            t.error = "cannot write '" + path + "': " + ec.message();
-            return t;
-        }
-        if (link.is_relative())
-            link = std::filesystem::path(t.path).parent_path() / link;
-        t.path = link.string();
+        if (!S_ISDIR(st.st_mode))
+            return fail("cannot write '" + path + "': '" + joinShown(t.folderShown, name) + "' is not a folder");
+        Fd down(::openat(t.folder.get(), name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        if (down.get() < 0)
+            return fail(sysError("cannot write", path, errno));
+        t.folder = std::move(down);
+        t.folderShown = joinShown(t.folderShown, name);
     }
-}
-
-std::string parentOf(const std::string& path)
-{
-    const std::string dir = std::filesystem::path(path).parent_path().string();
-    return dir.empty() ? std::string(".") : dir;
+    return fail(isDirectory());
 }
 
 // Writes all of `content` to `fd`; returns 0 or the errno.
@@ -95,33 +262,81 @@ std::string writeStdout(std::string_view content)
     return {};
 }
 
+// 0 when descriptor `fd` is open for writing, else the errno to report.
+int descriptorWritable(int fd)
+{
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (flags < 0)
+        return errno;
+    return (flags & O_ACCMODE) == O_RDONLY ? EBADF : 0;
+}
+
+// /dev/stdout and its kind: the open descriptor, at its offset.
+std::string writeDescriptor(const std::string& shown, int fd, std::string_view content)
+{
+    if (fd == STDOUT_FILENO)
+        return writeStdout(content);
+    std::cout.flush();
+    std::fflush(nullptr); // what was printed before comes first
+    if (const int err = descriptorWritable(fd))
+        return sysError("cannot write", shown, err);
+    if (const int err = writeAll(fd, content))
+        return sysError("cannot write", shown, err);
+    return {};
+}
+
 // A device node, a FIFO or a socket: written in place, never replaced.
-std::string writeDirect(const std::string& shown, const Target& t, std::string_view content)
+// Sets `isRegular` (and writes nothing) if a regular file took its place.
+std::string writeDirect(const std::string& shown, const Target& t, std::string_view content, bool& isRegular)
 {
     // O_NONBLOCK makes opening a FIFO that nobody reads fail (ENXIO) instead of hanging.
-    const int fd = ::open(t.path.c_str(), O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
+    Fd fd(::openat(t.folder.get(), t.name.c_str(), O_WRONLY | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC));
+    if (fd.get() < 0) {
         if (errno == ENXIO && S_ISFIFO(t.st.st_mode))
             return "cannot write '" + shown + "': it is a FIFO that no process is reading";
         return sysError("cannot write", shown, errno);
     }
-    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    const int err = writeAll(fd, content);
-    const int closeErr = ::close(fd) != 0 ? errno : 0;
+    struct stat st { };
+    if (::fstat(fd.get(), &st) != 0)
+        return sysError("cannot write", shown, errno);
+    if (S_ISREG(st.st_mode)) {
+        isRegular = true;
+        return {};
+    }
+    ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK);
+    const int err = writeAll(fd.get(), content);
+    const int closeErr = fd.close();
     if (err || closeErr)
         return sysError("cannot write", shown, err ? err : closeErr);
     return {};
 }
 
+// Creates ".NAME.XXXXXX" in the target's folder (NAME shortened so the whole
+// fits in NAME_MAX), never following a link and never reusing a name.
+Fd createTemporary(const Target& t, std::string& tmpName)
+{
+    static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    std::random_device entropy;
+    std::uniform_int_distribution<std::size_t> pick(0, sizeof(kAlphabet) - 2);
+    std::string stem(1, '.');
+    stem.append(t.name, 0, NAME_MAX - 8).push_back('.');
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        tmpName = stem;
+        for (int i = 0; i < 6; ++i)
+            tmpName += kAlphabet[pick(entropy)];
+        Fd fd(::openat(t.folder.get(), tmpName.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+        if (fd.get() >= 0 || errno != EEXIST)
+            return fd;
+    }
+    errno = EEXIST;
+    return Fd();
+}
+
 std::string writeReplacing(const std::string& shown, const Target& t, std::string_view content)
 {
-    // ".NAME.XXXXXX" beside the target (mkstemp fills in the X's).
-    std::filesystem::path tmpName = std::filesystem::path(t.path).filename();
-    tmpName += ".XXXXXX";
-    std::string tmp = (std::filesystem::path(parentOf(t.path)) / ".").string();
-    tmp += tmpName.string();
-    const int fd = ::mkstemp(tmp.data());
-    if (fd < 0)
+    std::string tmp;
+    Fd fd = createTemporary(t, tmp);
+    if (fd.get() < 0)
         return sysError("cannot write", shown, errno);
     mode_t mode = 0;
     if (t.exists) {
@@ -131,17 +346,18 @@ std::string writeReplacing(const std::string& shown, const Target& t, std::strin
         ::umask(mask);
         mode = 0666 & ~mask;
     }
-    int err = ::fchmod(fd, mode) != 0 ? errno : 0;
+    int err = ::fchmod(fd.get(), mode) != 0 ? errno : 0;
     if (!err)
-        err = writeAll(fd, content);
-    if (!err && ::fsync(fd) != 0)
+        err = writeAll(fd.get(), content);
+    if (!err && ::fsync(fd.get()) != 0)
         err = errno;
-    if (::close(fd) != 0 && !err)
-        err = errno;
-    if (!err && ::rename(tmp.c_str(), t.path.c_str()) != 0)
+    if (const int closeErr = fd.close(); closeErr && !err)
+        err = closeErr;
+    // renameat() replaces the name itself: a link put there since is replaced, never followed.
+    if (!err && ::renameat(t.folder.get(), tmp.c_str(), t.folder.get(), t.name.c_str()) != 0)
         err = errno;
     if (err) {
-        ::unlink(tmp.c_str());
+        ::unlinkat(t.folder.get(), tmp.c_str(), 0);
         return sysError("cannot write", shown, err);
     }
     return {};
@@ -149,6 +365,14 @@ std::string writeReplacing(const std::string& shown, const Target& t, std::strin
 
 } // namespace
 
+bool SafeFile::mayFollowSymlink(mode_t folderMode, uid_t folderOwner, uid_t linkOwner, uid_t follower)
+{
+    if (linkOwner == follower)
+        return true;
+    if ((folderMode & (S_ISVTX | S_IWOTH)) != (S_ISVTX | S_IWOTH))
+        return true;
+    return folderOwner == linkOwner;
+}
 std::string SafeFile::read(const std::string& path, std::size_t maxBytes, std::string& text)
 {
     text.clear();
@@ -212,23 +436,24 @@ std::string SafeFile::checkWritable(const std::string& path)
     const Target t = resolve(path);
     if (!t.error.empty())
         return t.error;
+    if (t.descriptor >= 0) {
+        if (const int err = descriptorWritable(t.descriptor))
+            return sysError("cannot write", path, err);
+        return {};
+    }
     if (t.exists) {
         if (S_ISDIR(t.st.st_mode))
             return "cannot write '" + path + "': it is a directory";
-        if (S_ISREG(t.st.st_mode) && ::access(t.path.c_str(), W_OK) != 0)
+        if (S_ISREG(t.st.st_mode) && ::faccessat(t.folder.get(), t.name.c_str(), W_OK, 0) != 0)
             return sysError("cannot write", path, errno);
-        if (S_ISREG(t.st.st_mode) && ::access(parentOf(t.path).c_str(), W_OK | X_OK) != 0)
+        if (S_ISREG(t.st.st_mode) && ::faccessat(t.folder.get(), ".", W_OK | X_OK, 0) != 0)
             return sysError("cannot write", path, errno); // the temporary file goes beside it
         return {};
     }
-    const std::string dir = parentOf(t.path);
-    struct stat st { };
-    if (::stat(dir.c_str(), &st) != 0)
-        return "cannot write '" + path + "': folder '" + dir + "': " + std::strerror(errno);
-    if (!S_ISDIR(st.st_mode))
-        return "cannot write '" + path + "': '" + dir + "' is not a folder";
-    if (::access(dir.c_str(), W_OK | X_OK) != 0)
-        return "cannot write '" + path + "': folder '" + dir + "': " + std::strerror(errno);
+    if (t.name.size() > NAME_MAX)
+        return sysError("cannot write", path, ENAMETOOLONG);
+    if (::faccessat(t.folder.get(), ".", W_OK | X_OK, 0) != 0)
+        return "cannot write '" + path + "': folder '" + t.folderShown + "': " + std::strerror(errno);
     return {};
 }
 
@@ -241,7 +466,15 @@ std::string SafeFile::write(const std::string& path, std::string_view content)
     const Target t = resolve(path);
     if (!t.error.empty())
         return t.error;
-    return t.exists && !S_ISREG(t.st.st_mode) ? writeDirect(path, t, content) : writeReplacing(path, t, content);
+    if (t.descriptor >= 0)
+        return writeDescriptor(path, t.descriptor, content);
+    if (t.exists && !S_ISREG(t.st.st_mode)) {
+        bool isRegular = false;
+        std::string err = writeDirect(path, t, content, isRegular);
+        if (!isRegular)
+            return err;
+    }
+    return writeReplacing(path, t, content);
 }
 
 } // namespace blkmq

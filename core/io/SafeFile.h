@@ -4,6 +4,8 @@
 #include <string>
 #include <string_view>
 
+#include <sys/types.h>
+
 namespace blkmq {
 
 // Reading inputs and writing outputs without surprises (docs/limits.md).
@@ -16,18 +18,35 @@ public:
     // error message, or empty on success. (io/ includes no other folder.)
     static std::string read(const std::string& path, std::size_t maxBytes, std::string& text);
 
-    // Writes `content` to `path`; "-" is standard output. A regular file (or a
-    // new path) is replaced atomically: a temporary file beside it, fsync,
-    // rename, keeping the old file's mode, so a reader never sees half a file.
-    // Symbolic links are followed and their target is written. Anything else
-    // that exists (a device such as /dev/null, a FIFO) is written directly,
-    // never replaced. Returns an error message, or empty on success.
+    // Writes `content` to `path`; "-" is standard output.
+    //
+    // The path is walked one component at a time from an open folder, so
+    // what is checked is what is written. A symbolic link is followed as the
+    // kernel's fs.protected_symlinks would (mayFollowSymlink), also when that
+    // sysctl is off; a link it would not follow is refused, naming the link.
+    // /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N name this
+    // process's descriptor N, which is written at its offset (appending when
+    // the shell opened it with >>), never reopened or replaced.
+    //
+    // A regular file (or a new name) is replaced atomically: a temporary file
+    // in the same folder, fsync, rename, keeping the old file's mode, so a
+    // reader never sees half a file and a hard link to the old file keeps the
+    // old content. Anything else that exists (a device such as /dev/null, a
+    // FIFO) is written in place, never replaced. Returns an error message, or
+    // empty on success.
     static std::string write(const std::string& path, std::string_view content);
 
     // What write() would refuse before anything is computed: an empty name, a
-    // directory, a missing or unwritable parent folder, an unwritable file.
-    // Returns an error message, or empty.
+    // directory, a missing or unwritable parent folder, an unwritable file, a
+    // symbolic link it must not follow. Returns an error message, or empty.
     static std::string checkWritable(const std::string& path);
+
+    // The kernel's rule for following a symbolic link (fs/namei.c,
+    // may_follow_link(), as in v6.1 with fs.protected_symlinks = 1): a link is
+    // followed when its owner is the one following it, when the folder that
+    // holds it is not both sticky and world-writable, or when the folder and
+    // the link have the same owner.
+    static bool mayFollowSymlink(mode_t folderMode, uid_t folderOwner, uid_t linkOwner, uid_t follower);
 };
 
 } // namespace blkmq

@@ -10,7 +10,9 @@
 #include <QtTest>
 
 #include <csignal>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 class TestCli : public QObject {
     Q_OBJECT
@@ -300,6 +302,120 @@ private slots:
         QFile t(target);
         QVERIFY(t.open(QIODevice::ReadOnly));
         QVERIFY(QJsonDocument::fromJson(t.readAll()).isObject());
+    }
+
+    // The classic attack: another user plants a link in a sticky world-writable folder (as /tmp) and waits
+    // for root, or for any user, to write through it. Refused with exit 1, naming the link, before the run;
+    // the writer's own link is followed, as cp and shells do. As root the test also runs the CLI as the
+    // unprivileged user nobody (setpriv), from a copy a user can reach.
+    void plantedSymlinksAreRefused()
+    {
+        QTemporaryDir dir;
+        QVERIFY(QFile::setPermissions(dir.path(),
+            QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner | QFileDevice::ReadOther
+                | QFileDevice::ExeOther | QFileDevice::ReadGroup | QFileDevice::ExeGroup));
+        const QString shared = dir.filePath(u"shared"_qs), victim = dir.filePath(u"victim"_qs);
+        QVERIFY(QDir().mkdir(shared));
+        QCOMPARE(::chmod(QFile::encodeName(shared).constData(), 01777), 0);
+        const bool root = ::geteuid() == 0;
+        const uid_t nobody = 65534, mallory = 65533;
+        const auto plant = [&](const QString& name, uid_t owner) {
+            const QString link = shared + u'/' + name;
+            QFile::remove(link);
+            QVERIFY(writeFile(victim, "SECRET\n"));
+            QVERIFY(QFile::link(victim, link));
+            QCOMPARE(::lchown(QFile::encodeName(link).constData(), owner, static_cast<gid_t>(-1)), 0);
+        };
+        const QStringList run { u"run"_qs, u"--preset"_qs, u"default"_qs, u"--duration"_qs, u"50us"_qs, u"-q"_qs };
+
+        // Followed: the writer's own link, and a link outside a sticky world-writable folder.
+        plant(u"own.json"_qs, ::geteuid());
+        QCOMPARE(cli(run + QStringList { u"--json"_qs, shared + u"/own.json"_qs }).code, 0);
+        QVERIFY(QJsonDocument::fromJson(head(victim)).isObject());
+        const QString elsewhere = dir.filePath(u"elsewhere.json"_qs);
+        QVERIFY(writeFile(victim, "SECRET\n"));
+        QVERIFY(QFile::link(victim, elsewhere));
+        if (root)
+            QCOMPARE(::lchown(QFile::encodeName(elsewhere).constData(), mallory, static_cast<gid_t>(-1)), 0);
+        QCOMPARE(cli(run + QStringList { u"--csv"_qs, elsewhere }).code, 0);
+        QVERIFY(head(victim).startsWith("t_ns,"));
+        if (!root)
+            return; // another user's link can only be planted by root
+
+        // Refused as root: every output option, before anything runs.
+        plant(u"x.json"_qs, mallory);
+        const QString planted = shared + u"/x.json"_qs;
+        for (const QString& option : { u"--json"_qs, u"--csv"_qs, u"--trace"_qs }) {
+            const auto r = cli(run + QStringList { option, planted });
+            QCOMPARE(r.code, 1);
+            QVERIFY2(
+                r.err.contains(u"refusing to follow the symbolic link '"_qs + planted + u"'"_qs), qPrintable(r.err));
+            QVERIFY2(r.err.startsWith(u"blkmqlab-cli: "_qs + option + u": "_qs), qPrintable(r.err));
+            QCOMPARE(head(victim), QByteArray("SECRET\n"));
+            QVERIFY(QFileInfo(planted).isSymLink());
+        }
+
+        // Refused as nobody; nobody's own link is followed.
+        const QString cliCopy = dir.filePath(u"blkmqlab-cli"_qs);
+        QVERIFY(QFile::copy(QStringLiteral(BLKMQLAB_CLI), cliCopy));
+        QCOMPARE(::chown(QFile::encodeName(victim).constData(), nobody, nobody), 0);
+        const auto asNobody = [&](const QString& out) {
+            QProcess p;
+            p.start(u"setpriv"_qs,
+                QStringList { u"--reuid=65534"_qs, u"--regid=65534"_qs, u"--clear-groups"_qs, cliCopy } + run
+                    + QStringList { u"--json"_qs, out });
+            if (!p.waitForFinished(120000))
+                return Result {};
+            return Result { p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
+                QString::fromUtf8(p.readAllStandardError()) };
+        };
+        plant(u"x.json"_qs, mallory);
+        QCOMPARE(::chown(QFile::encodeName(victim).constData(), nobody, nobody), 0);
+        const auto refused = asNobody(planted);
+        QCOMPARE(refused.code, 1);
+        QVERIFY2(refused.err.contains(u"refusing to follow the symbolic link '"_qs + planted + u"'"_qs),
+            qPrintable(refused.err));
+        QCOMPARE(head(victim), QByteArray("SECRET\n"));
+        // Replacing a file needs its folder writable: nobody's own file lives in the shared folder.
+        const QString own = shared + u"/nobody-target.json"_qs, ownLink = shared + u"/nobody.json"_qs;
+        QVERIFY(writeFile(own, "MINE\n"));
+        QCOMPARE(::chown(QFile::encodeName(own).constData(), nobody, nobody), 0);
+        QVERIFY(QFile::link(own, ownLink));
+        QCOMPARE(::lchown(QFile::encodeName(ownLink).constData(), nobody, static_cast<gid_t>(-1)), 0);
+        const auto followed = asNobody(ownLink);
+        QVERIFY2(followed.code == 0, qPrintable(followed.err));
+        QVERIFY(QFileInfo(ownLink).isSymLink());
+        QVERIFY(QJsonDocument::fromJson(head(own)).isObject());
+    }
+
+    // /dev/stdout, /dev/stderr and /proc/self/fd/N are the descriptor the shell opened: `>> log` appends
+    // to log (it used to be replaced by a new file holding only the output), and a pipe is written.
+    void devStdoutIsTheDescriptor()
+    {
+        QTemporaryDir dir;
+        const QString log = dir.filePath(u"log"_qs);
+        const QStringList run { u"run"_qs, u"--preset"_qs, u"default"_qs, u"--duration"_qs, u"50us"_qs, u"-q"_qs };
+        for (const QString& out : { u"/dev/stdout"_qs, u"/proc/self/fd/1"_qs, u"/dev/fd/1"_qs }) {
+            QVERIFY(writeFile(log, "OLD\n"));
+            QProcess p;
+            p.setStandardOutputFile(log, QIODevice::Append);
+            p.start(QStringLiteral(BLKMQLAB_CLI), run + QStringList { u"--json"_qs, out });
+            QVERIFY(p.waitForFinished(60000));
+            QCOMPARE(p.exitCode(), 0);
+            const QByteArray got = head(log);
+            QVERIFY2(got.startsWith("OLD\n{"), got.left(40).constData());
+            QVERIFY(QJsonDocument::fromJson(got.mid(4)).isObject());
+        }
+        QVERIFY(writeFile(log, "OLD\n"));
+        QProcess p;
+        p.setStandardErrorFile(log, QIODevice::Append);
+        p.start(QStringLiteral(BLKMQLAB_CLI), run + QStringList { u"--csv"_qs, u"/dev/stderr"_qs });
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 0);
+        QVERIFY(head(log).startsWith("OLD\nt_ns,"));
+        const auto piped = cli(run + QStringList { u"--json"_qs, u"/dev/stdout"_qs }); // QProcess reads a pipe
+        QCOMPARE(piped.code, 0);
+        QVERIFY(QJsonDocument::fromJson(piped.out.toUtf8()).isObject());
     }
 
     void stdoutWriteErrorsAreReported()

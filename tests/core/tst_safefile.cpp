@@ -1,11 +1,15 @@
 // SafeFile: inputs are bounded and never block; outputs never replace what is
-// not a regular file, and a regular file is replaced whole or not at all.
+// not a regular file, a regular file is replaced whole or not at all, and a
+// symbolic link is followed only where the kernel's fs.protected_symlinks would.
 #include "io/SafeFile.h"
 
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <climits>
+#include <vector>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -28,6 +32,9 @@ void spit(const std::string& p, const std::string& text)
     QVERIFY(f.open(QIODevice::WriteOnly));
     f.write(text.data(), static_cast<qint64>(text.size()));
 }
+
+constexpr uid_t kRoot = 0, kAlice = 1001, kMallory = 1002;
+constexpr mode_t kTmp = S_IFDIR | 01777, kSticky = S_IFDIR | 01755, kOpen = S_IFDIR | 0777, kHome = S_IFDIR | 0755;
 } // namespace
 
 class TestSafeFile : public QObject {
@@ -99,6 +106,144 @@ private slots:
         QVERIFY2(full.find("No space left on device") != std::string::npos, full.c_str());
         QCOMPARE(::stat("/dev/full", &after), 0);
         QVERIFY(S_ISCHR(after.st_mode));
+    }
+
+    // fs/namei.c, may_follow_link() at v6.1: the three ways a link may be followed.
+    void symlinkRuleIsTheKernels_data()
+    {
+        QTest::addColumn<uint>("folderMode");
+        QTest::addColumn<uint>("folderOwner");
+        QTest::addColumn<uint>("linkOwner");
+        QTest::addColumn<uint>("follower");
+        QTest::addColumn<bool>("follows");
+        QTest::newRow("/tmp: mallory's link, root writes")
+            << uint(kTmp) << uint(kRoot) << uint(kMallory) << uint(kRoot) << false;
+        QTest::newRow("/tmp: mallory's link, alice writes")
+            << uint(kTmp) << uint(kRoot) << uint(kMallory) << uint(kAlice) << false;
+        QTest::newRow("/tmp: own link") << uint(kTmp) << uint(kRoot) << uint(kAlice) << uint(kAlice) << true;
+        QTest::newRow("/tmp: the folder owner's link")
+            << uint(kTmp) << uint(kRoot) << uint(kRoot) << uint(kAlice) << true;
+        QTest::newRow("alice's sticky 1777 folder: mallory's link, root writes")
+            << uint(kTmp) << uint(kAlice) << uint(kMallory) << uint(kRoot) << false;
+        QTest::newRow("sticky, not world-writable")
+            << uint(kSticky) << uint(kAlice) << uint(kMallory) << uint(kRoot) << true;
+        QTest::newRow("world-writable, not sticky")
+            << uint(kOpen) << uint(kAlice) << uint(kMallory) << uint(kRoot) << true;
+        QTest::newRow("a home folder") << uint(kHome) << uint(kAlice) << uint(kAlice) << uint(kRoot) << true;
+    }
+    void symlinkRuleIsTheKernels()
+    {
+        QFETCH(uint, folderMode);
+        QFETCH(uint, folderOwner);
+        QFETCH(uint, linkOwner);
+        QFETCH(uint, follower);
+        QFETCH(bool, follows);
+        QCOMPARE(SafeFile::mayFollowSymlink(folderMode, folderOwner, linkOwner, follower), follows);
+    }
+
+    // The attack: another user plants a link in a sticky world-writable folder and waits for the writer.
+    // Root can set up every owner; another user only its own links, which are followed.
+    void linksInStickyFoldersFollowTheRule()
+    {
+        QTemporaryDir dir;
+        const std::string shared = path(dir, "shared"), victim = path(dir, "victim");
+        QCOMPARE(::mkdir(shared.c_str(), 0700), 0);
+        QCOMPARE(::chmod(shared.c_str(), 01777), 0);
+        spit(victim, "SECRET");
+        const bool root = ::geteuid() == 0;
+        struct Case {
+            const char* link;
+            uid_t owner;
+            bool follows;
+        };
+        std::vector<Case> cases { { "own.json", ::geteuid(), true } };
+        if (root) {
+            QCOMPARE(::chown(shared.c_str(), kAlice, kAlice), 0); // alice's shared folder
+            cases.push_back({ "mallory.json", kMallory, false });
+            cases.push_back({ "alice.json", kAlice, true });
+        }
+        for (const Case& c : cases) {
+            const std::string link = shared + "/" + c.link;
+            spit(victim, "SECRET");
+            QCOMPARE(::symlink(victim.c_str(), link.c_str()), 0);
+            QCOMPARE(::lchown(link.c_str(), c.owner, static_cast<gid_t>(-1)), 0);
+            const std::string err = SafeFile::write(link, "{}");
+            const std::string check = SafeFile::checkWritable(link);
+            if (c.follows) {
+                QVERIFY2(err.empty() && check.empty(), err.c_str());
+                QCOMPARE(slurp(victim), std::string("{}"));
+            } else {
+                QVERIFY2(
+                    err.find("refusing to follow the symbolic link '" + link + "'") != std::string::npos, err.c_str());
+                QCOMPARE(check, err); // refused before anything is computed
+                QCOMPARE(slurp(victim), std::string("SECRET"));
+            }
+            struct stat st { };
+            QCOMPARE(::lstat(link.c_str(), &st), 0);
+            QVERIFY(S_ISLNK(st.st_mode));
+        }
+        if (!root)
+            return;
+        // A link to a folder on the way counts as much as a link at the end: /shared/evil -> the victim's folder.
+        const std::string evil = shared + "/evil";
+        QCOMPARE(::symlink(dir.path().toStdString().c_str(), evil.c_str()), 0);
+        QCOMPARE(::lchown(evil.c_str(), kMallory, static_cast<gid_t>(-1)), 0);
+        spit(victim, "SECRET");
+        const std::string err = SafeFile::write(evil + "/victim", "pwned");
+        QVERIFY2(err.find("refusing to follow the symbolic link '" + evil + "'") != std::string::npos, err.c_str());
+        QCOMPARE(slurp(victim), std::string("SECRET"));
+    }
+
+    // /dev/stdout, /dev/fd/N and /proc/self/fd/N are the open descriptor: a file the shell opened with >>
+    // keeps what it held, a pipe is written, nothing is renamed over the file behind it.
+    void descriptorAliasesWriteTheDescriptor()
+    {
+        QTemporaryDir dir;
+        const auto log = path(dir, "log");
+        spit(log, "OLD\n");
+        const int fd = ::open(log.c_str(), O_WRONLY | O_APPEND);
+        QVERIFY(fd >= 0);
+        struct stat before {
+        }, after {};
+        QCOMPARE(::stat(log.c_str(), &before), 0);
+        for (const std::string& alias : { "/dev/fd/" + std::to_string(fd), "/proc/self/fd/" + std::to_string(fd) }) {
+            QCOMPARE(SafeFile::checkWritable(alias), std::string());
+            QCOMPARE(SafeFile::write(alias, alias + "\n"), std::string());
+        }
+        QCOMPARE(::stat(log.c_str(), &after), 0);
+        QCOMPARE(after.st_ino, before.st_ino); // the same file, not a new one renamed over it
+        QCOMPARE(slurp(log), "OLD\n/dev/fd/" + std::to_string(fd) + "\n/proc/self/fd/" + std::to_string(fd) + "\n");
+        ::close(fd);
+        const std::string closed = SafeFile::checkWritable("/dev/fd/" + std::to_string(fd));
+        QVERIFY2(closed.find("Bad file descriptor") != std::string::npos, closed.c_str());
+        const int readOnly = ::open(log.c_str(), O_RDONLY);
+        const std::string ro = SafeFile::checkWritable("/dev/fd/" + std::to_string(readOnly));
+        QVERIFY2(ro.find("Bad file descriptor") != std::string::npos, ro.c_str());
+        ::close(readOnly);
+
+        int pipeFds[2];
+        QCOMPARE(::pipe(pipeFds), 0);
+        QCOMPARE(SafeFile::write("/proc/self/fd/" + std::to_string(pipeFds[1]), "through a pipe"), std::string());
+        char got[32] = {};
+        QCOMPARE(::read(pipeFds[0], got, sizeof got - 1), ssize_t(14));
+        QCOMPARE(std::string(got), std::string("through a pipe"));
+        ::close(pipeFds[0]);
+        ::close(pipeFds[1]);
+    }
+
+    // The temporary name beside a 255-character name must still fit in a folder entry.
+    void longestNameIsWritten()
+    {
+        QTemporaryDir dir;
+        const std::string name(NAME_MAX, 'n');
+        const std::string p = dir.path().toStdString() + "/" + name;
+        QCOMPARE(SafeFile::checkWritable(p), std::string());
+        QCOMPARE(SafeFile::write(p, "x"), std::string());
+        QCOMPARE(slurp(p), std::string("x"));
+        const std::string tooLong = SafeFile::checkWritable(p + "n");
+        QVERIFY2(tooLong.find("File name too long") != std::string::npos, tooLong.c_str());
+        const std::string slash = SafeFile::checkWritable(dir.path().toStdString() + "/new/");
+        QVERIFY2(!slash.empty(), "a name ending in / is a folder, not a file to create");
     }
 
     void fifoWithoutReaderIsAnErrorNotAHang()

@@ -15,7 +15,7 @@
 namespace blkmq {
 
 namespace {
-const char* kIrqModes[] = { "none", "softirq", "timer", "nvme", "napi", "kthread", "rdma" };
+const char* kIrqModes[] = { "none", "softirq", "timer", "nvme", "napi", "kthread", "rdma", "virtio" };
 
 QString cpuList(const std::vector<int>& cpus)
 {

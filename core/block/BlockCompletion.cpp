@@ -46,6 +46,7 @@ void BlockLayer::startDevice(int cpu, int rq)
         m_machine.raiseIrq(cpu, IrqKind::Timer, rq, m_machine.opNow() + SimTime(serviceTime(r.dev)));
         break;
     case IrqMode::Nvme:
+    case IrqMode::Virtio:
     case IrqMode::Napi:
     case IrqMode::Rdma:
         m_sim.schedule(
@@ -206,6 +207,8 @@ bool BlockLayer::completeRemote(int cpu, int rq)
     const RequestQueue& q = m_queues[static_cast<std::size_t>(r.dev)];
     if (r.polled)
         return false;
+    if (m_patches.singleCtxLocal && m_hctxs[static_cast<std::size_t>(r.hctx)].cpus.size() == 1)
+        return false; // rq->mq_hctx->nr_ctx == 1: pointless to redirect
     if (m_patches.processDirect && !m_machine.in_interrupt(cpu) && m_machine.context() != ExecContext::Hardirq)
         return false; // Christoph Hellwig: from process context just call ->complete
     if (CompletionPolicy::needIpi(m_sim.topo, m_patches, m_machine.threadirqs(), cpu, r.cpu, q.spec.rq_affinity)) {

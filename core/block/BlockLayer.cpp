@@ -45,8 +45,9 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
         const std::vector<int> managedMap = spec.irq_affinity.empty()
             ? managedMapQueues(sim.topo, spec.submit_queues, managedVectorCpu)
             : std::vector<int>();
-        const std::vector<int> map
-            = spec.queue_map == QueueMap::Managed ? managedMap : blkMqMapQueues(sim.topo, spec.submit_queues);
+        const std::vector<int> map = spec.queue_map == QueueMap::Managed ? managedMap
+            : spec.queue_map == QueueMap::Explicit                       ? spec.queue_of_cpu
+                                                                         : blkMqMapQueues(sim.topo, spec.submit_queues);
         auto set
             = std::find_if(m_tagSets.begin(), m_tagSets.end(), [&](const TagSet& t) { return t.name == spec.tag_set; });
         if (set == m_tagSets.end()) {
@@ -91,7 +92,7 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
             m_hctxs.push_back(std::move(h));
             const int vector = static_cast<int>(m_hctxs.size()) - 1;
             // Every vector gets its irq thread so threadirqs can be switched live.
-            if (spec.irqmode == IrqMode::Nvme)
+            if (completesByVector(spec.irqmode))
                 m_machine.createIrqThread(m_hctxs.back().vectorCpu, vector);
         }
         for (int c = 0; c < nrCpus; ++c)

@@ -12,6 +12,7 @@ struct CompletionPatches {
     bool llist = false; // complete-llist (patch 3/3)
     bool localBh = false; // complete-local-bh
     bool processDirect = false; // complete-process-direct
+    bool singleCtxLocal = false; // complete-single-ctx-local (v6.1): an hctx with one CPU completes locally
 };
 
 // blk_mq_complete_need_ipi() (block/blk-mq.c, v5.10 and the series).

@@ -11,6 +11,38 @@ namespace {
 const std::string kCompletion = "2020: blk-mq: Don't complete in IRQ, use llist_head (seed 000)";
 const std::string kRestart = "2017: blk-mq: fix queue stalling on shared hctx restart (seed 002)";
 const std::string kTags = "2014: percpu_ida and blk-mq tags (seed 004)";
+const std::string kDebian = "Debian 12's kernel (linux-image-amd64 6.1.192), the oracle's guest";
+
+// The kernel versions kernel.version names: each sets the switches of that kernel, before any the
+// scenario sets itself.
+struct KernelVersion {
+    SwitchChoice choice;
+    void (*apply)(KernelSpec&);
+};
+
+const std::vector<KernelVersion>& versions()
+{
+    static const std::vector<KernelVersion> table {
+        { { "custom", { "", "every switch as the scenario sets it (the defaults of this page)", "", "", "", "" } },
+            [](KernelSpec&) {} },
+        { { "v6.1",
+              { kDebian, "the switches of Linux 6.1, read in Debian's linux-source-6.1 (6.1.192)", "", "", "v6.1",
+                  "blk_mq_complete_request_remote() with the 2020 series merged and a one-CPU hctx completing "
+                  "locally; the llist done list; restart of the own hctx only; dispatch as since v4.15; sbitmap "
+                  "tags with fair sharing." } },
+            [](KernelSpec& k) {
+                k.patches.noRemoteThreaded = true;
+                k.patches.remoteSoftirq = true;
+                k.patches.llist = true;
+                k.patches.singleCtxLocal = true;
+                k.restart = "own-hctx";
+                k.dispatch = "v4.15";
+                k.tags = "sbitmap";
+                k.tag_fair_share = true;
+            } },
+    };
+    return table;
+}
 
 KernelSwitch make(std::string key, std::string family, std::string label, KernelSwitch::Type type, Provenance from)
 {
@@ -76,6 +108,16 @@ std::vector<SwitchChoice> tagChoices()
 std::vector<KernelSwitch> build()
 {
     std::vector<KernelSwitch> t;
+    std::vector<SwitchChoice> versionChoices;
+    for (const KernelVersion& v : versions())
+        versionChoices.push_back(v.choice);
+    KernelSwitch version = choice("version", "kernel", "kernel version",
+        [](KernelSpec& k) -> std::string& { return k.version; },
+        { "", "a kernel version's switches at once", "", "", "",
+            "Sets every switch to what that kernel does; switches set beside it override it." },
+        std::move(versionChoices));
+    version.live = false;
+    t.push_back(std::move(version));
     t.push_back(flag("threadirqs", "completion", "threadirqs (boot option)",
         [](KernelSpec& k) -> bool& { return k.threadirqs; },
         { kCompletion, "threadirqs boot option (force_irqthreads)", "", "", "",
@@ -94,6 +136,10 @@ std::vector<KernelSwitch> build()
         { kCompletion, "blk-mq: Use llist_head for blk_cpu_done", "Sebastian Andrzej Siewior", "", "v5.12",
             "blk_cpu_done becomes a lock-free list any CPU can push to; the IPI is sent only if the target's list was "
             "empty and just raises BLOCK_SOFTIRQ; the single-queue raise is done with preemption disabled." }));
+    t.push_back(patch("complete-single-ctx-local", [](KernelSpec& k) -> bool& { return k.patches.singleCtxLocal; },
+        { kDebian, "blk-mq: don't redirect completion for hctx withs only one ctx mapping", "Liu Song", "", "v6.1",
+            "blk_mq_complete_request_remote() completes locally when the request's hctx has one CPU mapped to it "
+            "(rq->mq_hctx->nr_ctx == 1), before blk_mq_complete_need_ipi() is asked." }));
     t.push_back(patch("complete-local-bh", [](KernelSpec& k) -> bool& { return k.patches.localBh; },
         { kCompletion, "(alternative) local_bh_disable()/local_bh_enable() around the softirq raise",
             "Sebastian Andrzej Siewior", "", "proposed",
@@ -206,6 +252,13 @@ const std::vector<KernelSwitch>& KernelSwitches::all()
 {
     static const std::vector<KernelSwitch> table = build();
     return table;
+}
+
+void KernelSwitches::applyVersion(KernelSpec& k)
+{
+    for (const KernelVersion& v : versions())
+        if (v.choice.name == k.version)
+            v.apply(k);
 }
 
 const KernelSwitch* KernelSwitches::find(const std::string& keyOrPath)

@@ -45,6 +45,8 @@ struct KernelSwitch {
 class KernelSwitches {
 public:
     static const std::vector<KernelSwitch>& all();
+    // Sets every switch to what k.version's kernel does ("custom" changes nothing).
+    static void applyVersion(KernelSpec& k);
     // By key below "kernel." or by full path.
     static const KernelSwitch* find(const std::string& keyOrPath);
 };

@@ -13,8 +13,12 @@
 
 namespace blkmq {
 
-enum class IrqMode : std::uint8_t { None, Softirq, Timer, Nvme, Napi, Kthread, Rdma };
-enum class QueueMap : std::uint8_t { Managed, Sequential };
+// How a device completes (docs/scenario.md). Virtio completes as Nvme does (a vector per hw queue
+// whose handler drains the queue, virtblk_done()); it is named for the oracle's virtio-blk.
+enum class IrqMode : std::uint8_t { None, Softirq, Timer, Nvme, Napi, Kthread, Rdma, Virtio };
+// A device that completes through a per-queue interrupt vector (nvme_irq(), virtblk_done()).
+inline bool completesByVector(IrqMode m) { return m == IrqMode::Nvme || m == IrqMode::Virtio; }
+enum class QueueMap : std::uint8_t { Managed, Sequential, Explicit };
 enum class SchedulerKind : std::uint8_t { None, MqDeadline };
 enum class CpusAllowedPolicy : std::uint8_t { Shared, Split };
 
@@ -35,6 +39,7 @@ struct DeviceSpec {
     CompletionDist completion;
     std::vector<int> irq_affinity; // one CPU per hw queue; empty = spread
     QueueMap queue_map = QueueMap::Managed; // how CPUs map to hw queues
+    std::vector<int> queue_of_cpu; // QueueMap::Explicit: the hw queue of each CPU, as the kernel's map_queues made it
     std::vector<int> rss_cpus; // napi: CPUs the NIC steers receive queues to (empty = all)
     SchedulerKind scheduler = SchedulerKind::None;
     int rq_affinity = 1;
@@ -87,6 +92,9 @@ struct ScriptStep {
 };
 
 struct KernelSpec {
+    // "custom": every switch as set (defaults as documented); "v6.1": the switches of Debian 12's kernel
+    // (KernelSwitches::applyVersion), which any switch set explicitly overrides.
+    std::string version = "custom";
     bool threadirqs = false;
     CompletionPatches patches;
     std::string restart = "own-hctx";

@@ -394,17 +394,18 @@ Scenario parse(const json& doc)
             d.hw_queue_depth = static_cast<int>(r.integer("hw_queue_depth", 64, 1, 4096));
             if (const json* m = r.get("irqmode")) {
                 static const std::vector<std::string> modes { "none", "softirq", "timer", "nvme", "napi", "kthread",
-                    "rdma" };
+                    "rdma", "virtio" };
                 int idx = -1;
-                if (m->is_number_integer() && m->get<int>() >= 0 && m->get<int>() <= 2)
-                    idx = m->get<int>();
+                if (m->is_number_integer() && m->get<std::int64_t>() >= 0 && m->get<std::int64_t>() <= 2)
+                    idx = static_cast<int>(m->get<std::int64_t>());
                 else if (m->is_string())
                     for (std::size_t k = 0; k < modes.size(); ++k)
                         if (modes[k] == m->get<std::string>())
                             idx = static_cast<int>(k);
                 if (idx < 0)
                     fail(r.field("irqmode"),
-                        "must be one of none, softirq, timer, nvme, napi, kthread, rdma (or 0, 1, 2 as null_blk) (got "
+                        "must be one of none, softirq, timer, nvme, napi, kthread, rdma, virtio (or 0, 1, 2 as null_blk) "
+                        "(got "
                             + brief(*m) + ")");
                 d.irqmode = static_cast<IrqMode>(idx);
             }
@@ -415,7 +416,7 @@ Scenario parse(const json& doc)
                     if (!a->is_array())
                         fail(r.field("irq_affinity"), "must be \"spread\" or an array with one CPU per hw queue");
                     for (const auto& e : *a) {
-                        if (!e.is_number_integer() || e.get<int>() < 0 || e.get<int>() >= nrCpus)
+                        if (!e.is_number_integer() || e.get<std::int64_t>() < 0 || e.get<std::int64_t>() >= nrCpus)
                             fail(r.field("irq_affinity"),
                                 "CPU " + brief(e) + " does not exist (the topology has CPUs 0.."
                                     + std::to_string(nrCpus - 1) + ")");
@@ -427,9 +428,29 @@ Scenario parse(const json& doc)
                                 + std::to_string(d.irq_affinity.size()));
                 }
             }
-            {
+            if (const json* m = r.get("queue_map"); m && m->is_array()) {
+                // One cpulist per hw queue, as the kernel's map_queues left them (/sys/block/X/mq/N/cpu_list).
+                const std::string mapPath = r.field("queue_map");
+                if (static_cast<int>(m->size()) != d.submit_queues)
+                    fail(mapPath,
+                        "must list one cpulist per hw queue (" + std::to_string(d.submit_queues) + "), got "
+                            + std::to_string(m->size()));
+                d.queue_of_cpu.assign(static_cast<std::size_t>(nrCpus), -1);
+                for (std::size_t q = 0; q < m->size(); ++q)
+                    for (const int cpu : parseCpuList((*m)[q], arrayPath(mapPath, q), nrCpus)) {
+                        if (d.queue_of_cpu[static_cast<std::size_t>(cpu)] >= 0)
+                            fail(arrayPath(mapPath, q),
+                                "CPU " + std::to_string(cpu) + " is already mapped to hw queue "
+                                    + std::to_string(d.queue_of_cpu[static_cast<std::size_t>(cpu)]));
+                        d.queue_of_cpu[static_cast<std::size_t>(cpu)] = static_cast<int>(q);
+                    }
+                const auto unmapped = std::find(d.queue_of_cpu.begin(), d.queue_of_cpu.end(), -1);
+                if (unmapped != d.queue_of_cpu.end())
+                    fail(mapPath, "maps no hw queue to CPU " + std::to_string(unmapped - d.queue_of_cpu.begin()));
+                d.queue_map = QueueMap::Explicit;
+            } else {
                 const bool spread = d.irq_affinity.empty();
-                const std::string def = d.irqmode == IrqMode::Nvme && spread ? "managed" : "sequential";
+                const std::string def = completesByVector(d.irqmode) && spread ? "managed" : "sequential";
                 const std::string map = r.choice("queue_map", def, { "managed", "sequential" });
                 if (map == "managed" && !spread)
                     fail(r.field("queue_map"),
@@ -664,6 +685,8 @@ Scenario parse(const json& doc)
                 break;
             case KernelSwitch::Type::Choice:
                 sw.choice(s.kernel) = r.choice(sw.key, sw.choice(s.kernel), sw.choiceNames());
+                if (sw.choice == KernelSwitches::find("version")->choice) // first in the table
+                    KernelSwitches::applyVersion(s.kernel);
                 break;
             case KernelSwitch::Type::Duration:
                 sw.duration(s.kernel) = r.duration(sw.key, sw.duration(s.kernel), SimTime(0));

@@ -36,10 +36,76 @@ private slots:
             QVERIFY(!p.subject.empty() && !p.author.empty() && !p.version.empty() && !p.effect.empty());
             QVERIFY(ScenarioLoader::fromText("{}", "t", { patch(sw.key.substr(8).c_str()) }).ok());
         }
-        QCOMPARE(patches, 5);
+        QCOMPARE(patches, 6);
         const auto bad = ScenarioLoader::fromText("{}", "t", { "kernel.patches.complete-fast=true" });
         QVERIFY(!bad.ok());
         QVERIFY(bad.error().find("complete-llist") != std::string::npos); // names the valid ids
+    }
+
+    // Liu Song's v6.1 rule: a request whose hctx has one CPU completes where the interrupt lands, even
+    // across caches. Each CPU has its own queue here, its vector on the other node.
+    void singleCtxHctxCompletesLocally()
+    {
+        const char* oneCpuEach = R"({"topology":"2n:1p:2c:1t","duration":"2ms",
+            "devices":[{"name":"vda","irqmode":"virtio","submit_queues":4,"queue_map":["0","1","2","3"],
+                        "irq_affinity":[2,3,0,1],"completion_nsec":"3us"}],
+            "workload":{"jobs":[{"iodepth":4,"numjobs":4,"cpus_allowed":"0-3","cpus_allowed_policy":"split"}]}})";
+        const auto base = run(oneCpuEach);
+        const auto patched = run(oneCpuEach, { patch("complete-single-ctx-local") });
+        QVERIFY(allRemote(base)); // the vector's CPU is on the other node: sent back to the submitter
+        QVERIFY(u(base["completion"]["ipis"]) > 0);
+        QCOMPARE(u(patched["completion"]["remote"]), std::uint64_t(0));
+        QCOMPARE(u(patched["completion"]["ipis"]), std::uint64_t(0));
+        QVERIFY(u(patched["io"]["completed"]) > 1000);
+        // With two CPUs on a queue the rule does not apply.
+        const auto shared = run(R"({"topology":"2n:1p:2c:1t","duration":"2ms",
+            "devices":[{"name":"vda","irqmode":"virtio","submit_queues":2,"queue_map":["0,2","1,3"],
+                        "irq_affinity":[2,3],"completion_nsec":"3us"}],
+            "workload":{"jobs":[{"iodepth":4,"numjobs":4,"cpus_allowed":"0-3","cpus_allowed_policy":"split"}]}})",
+            { patch("complete-single-ctx-local") });
+        QVERIFY(u(shared["completion"]["remote"]) > 0);
+    }
+
+    // kernel.version sets a kernel's switches; a switch set beside it wins.
+    void versionSetsItsKernelsSwitches()
+    {
+        const Scenario v61 = load("{}", { "kernel.version=v6.1" });
+        QVERIFY(v61.kernel.patches.llist && v61.kernel.patches.remoteSoftirq && v61.kernel.patches.noRemoteThreaded
+            && v61.kernel.patches.singleCtxLocal);
+        QCOMPARE(v61.kernel.dispatch, std::string("v4.15"));
+        QCOMPARE(v61.kernel.restart, std::string("own-hctx"));
+        const Scenario custom = load("{}");
+        QVERIFY(!custom.kernel.patches.llist && !custom.kernel.patches.singleCtxLocal);
+        QCOMPARE(custom.kernel.dispatch, std::string("v4.11"));
+        const Scenario overridden = load(
+            R"({"kernel":{"version":"v6.1","patches":{"complete-llist":false},"dispatch":"v4.11"}})");
+        QVERIFY(!overridden.kernel.patches.llist && overridden.kernel.patches.remoteSoftirq);
+        QCOMPARE(overridden.kernel.dispatch, std::string("v4.11"));
+        const auto bad = ScenarioLoader::fromText("{}", "t", { "kernel.version=v9.9" });
+        QVERIFY(!bad.ok());
+        QVERIFY2(bad.error().find("kernel.version") != std::string::npos
+                && bad.error().find("v6.1") != std::string::npos,
+            bad.error().c_str());
+    }
+
+    // queue_map as the kernel printed it: one cpulist per hw queue, every CPU once.
+    void explicitQueueMapIsChecked_data()
+    {
+        QTest::addColumn<QString>("map");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("a CPU twice") << u"[\"0,1\",\"1\"]"_qs << u"devices[0].queue_map[1]: CPU 1 is already mapped to hw queue 0"_qs;
+        QTest::newRow("a CPU left out") << u"[\"0\",\"1\"]"_qs << u"devices[0].queue_map: maps no hw queue to CPU 2"_qs;
+        QTest::newRow("too few lists") << u"[\"0-3\"]"_qs << u"devices[0].queue_map: must list one cpulist per hw queue (2), got 1"_qs;
+        QTest::newRow("no such CPU") << u"[\"0-1\",\"2-4\"]"_qs << u"devices[0].queue_map[1]: CPU 4 does not exist"_qs;
+    }
+    void explicitQueueMapIsChecked()
+    {
+        QFETCH(QString, map);
+        QFETCH(QString, message);
+        const std::string text = R"({"topology":"4c","devices":[{"submit_queues":2,"queue_map":)" + map.toStdString() + "}]}";
+        const auto r = ScenarioLoader::fromText(text, "t", {});
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error().find(message.toStdString()) != std::string::npos, r.error().c_str());
     }
 
     void noRemoteThreadedStopsIpis()

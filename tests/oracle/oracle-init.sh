@@ -1,0 +1,97 @@
+#!/bin/busybox sh
+# /init of the oracle's guest. Runs the job the host put in /job (settings, job.fio), counts what the
+# kernel's own code paths did and prints each count as a line starting with "@oracle " on the serial
+# console, then powers off. The host reads nothing else: everything here is a count, never a time.
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t tmpfs tmpfs /tmp
+mount -t tracefs tracefs /sys/kernel/tracing
+mount -t debugfs debugfs /sys/kernel/debug
+say() { echo "@oracle $*"; }
+fail() { say "error $*"; poweroff -f; sleep 5; }
+say boot "$(cut -d' ' -f1 /proc/uptime)" "$(uname -r)"
+. /job/settings
+
+for m in $(cat /modules/order); do
+    args=""
+    [ "$m" = null_blk.ko ] && args="$NULLB_PARAMS"
+    [ "$m" = null_blk.ko ] && [ -z "$NULLB_PARAMS" ] && continue
+    insmod "/modules/$m" $args 2>/tmp/insmod.err || fail "insmod $m: $(cat /tmp/insmod.err)"
+done
+for d in $DEVICES; do
+    i=0
+    while [ ! -b "/dev/$d" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+    [ -b "/dev/$d" ] || fail "no block device /dev/$d after loading the modules"
+    q=/sys/block/$d/queue
+    [ -n "$SCHEDULER" ] && echo "$SCHEDULER" > $q/scheduler
+    echo "$RQ_AFFINITY" > $q/rq_affinity
+    echo 2 > $q/nomerges
+    say queue "$d" nr_hw_queues "$(ls -d /sys/block/$d/mq/* | wc -l)" scheduler "$(cat $q/scheduler)" \
+        rq_affinity "$(cat $q/rq_affinity)" nr_requests "$(cat $q/nr_requests)"
+    for h in /sys/block/$d/mq/*; do say hctx "$d" "$(basename $h)" cpus "$(cat $h/cpu_list)"; done
+done
+say llc "$(cat /sys/devices/system/cpu/cpu*/cache/index3/shared_cpu_list 2>/dev/null | tr '\n' ' ')"
+say nodes "$(ls -d /sys/devices/system/node/node* | wc -l)"
+# Interrupt vectors the scenario pins; then where each vector is.
+for pin in $IRQ_PINS; do
+    name=${pin%=*} cpu=${pin#*=}
+    irq=$(awk -v n="$name" '$NF == n { sub(":", "", $1); print $1 }' /proc/interrupts)
+    [ -n "$irq" ] || fail "no interrupt named $name"
+    echo "$cpu" > /proc/irq/$irq/smp_affinity_list 2>/dev/null || say note "cannot pin $name to $cpu (managed)"
+done
+for irq in $(awk -v p="$IRQ_MATCH" '$NF ~ p { sub(":", "", $1); print $1 }' /proc/interrupts); do
+    say vector "$(awk -v i="$irq:" '$1 == i { print $NF }' /proc/interrupts)" irq "$irq" \
+        affinity "$(cat /proc/irq/$irq/smp_affinity_list)" effective "$(cat /proc/irq/$irq/effective_affinity_list)"
+done
+
+t=/sys/kernel/tracing
+echo 'p:oracle_ipi __blk_mq_complete_request_remote' > $t/kprobe_events || fail "kprobe on __blk_mq_complete_request_remote"
+echo 'hist:keys=common_cpu' > $t/events/kprobes/oracle_ipi/trigger
+echo 8192 > $t/buffer_size_kb
+echo 1 > $t/events/block/block_getrq/enable
+echo 1 > $t/events/block/block_rq_complete/enable
+echo 1 > $t/events/kprobes/oracle_ipi/enable
+
+cat /proc/interrupts > /tmp/irq.before
+cat /proc/softirqs > /tmp/softirq.before
+say start "$(cut -d' ' -f1 /proc/uptime)"
+fio --output=/tmp/fio.out --output-format=terse /job/job.fio > /tmp/fio.err 2>&1
+rc=$?
+cat /proc/interrupts > /tmp/irq.after
+cat /proc/softirqs > /tmp/softirq.after
+echo 0 > $t/tracing_on
+say end "$(cut -d' ' -f1 /proc/uptime)" rc "$rc"
+[ $rc -eq 0 ] || fail "fio: $(tail -n 3 /tmp/fio.err | tr '\n' ' ')"
+
+ncpu=$(grep -c '^processor' /proc/cpuinfo)
+# Per-CPU deltas of each interrupt row and of the BLOCK softirq.
+awk -v n="$ncpu" 'FNR == 1 { next } NR == FNR { k = $1 "|" $NF; for (c = 0; c < n; c++) b[k, c] = $(c + 2); next }
+    { k = $1 "|" $NF; line = ""; any = 0
+      for (c = 0; c < n; c++) { d = $(c + 2) - b[k, c]; line = line " " d; if (d) any = 1 }
+      if (any) { sub(":", "", $1); print "@oracle irq " $1 " " $NF line } }' /tmp/irq.before /tmp/irq.after
+awk -v n="$ncpu" 'FNR == 1 { next } NR == FNR { for (c = 0; c < n; c++) b[$1, c] = $(c + 2); next }
+    $1 == "BLOCK:" { line = ""; for (c = 0; c < n; c++) line = line " " ($(c + 2) - b[$1, c]); print "@oracle softirq BLOCK" line }' \
+    /tmp/softirq.before /tmp/softirq.after
+# blk-mq's completion IPIs, as __blk_mq_complete_request_remote ran them, per CPU.
+awk '/^{ common_cpu:/ { print "@oracle blkipi " $3 " " $6 }' $t/events/kprobes/oracle_ipi/hist
+# Each request from its submitting CPU (block_getrq) to the CPU that completed it (block_rq_complete),
+# paired by device and sector.
+awk 'function cpu(   i) { for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) return substr($i, 2, length($i) - 2) + 0; return -1 }
+     function dev(   i) { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+,[0-9]+$/) return i; return 0 }
+     /block_getrq:/ { i = dev(); if (i) subm[$i " " $(i + 2)] = cpu() }
+     /block_rq_complete:/ { i = dev(); key = $i " " $(i + 3)
+         if (i && key in subm) { m[subm[key] " " cpu()]++; delete subm[key] } else lost++ }
+     END { for (k in m) print "@oracle pair " k " " m[k]; print "@oracle unpaired " lost + 0 }' $t/trace
+grep -q "Lost\|overrun" $t/per_cpu/cpu0/stats 2>/dev/null && say note "$(grep overrun $t/per_cpu/cpu*/stats | awk '{ s += $2 } END { print "trace overruns " s }')"
+for d in $DEVICES; do
+    for h in /sys/kernel/debug/block/$d/hctx*; do
+        say debugfs "$d" "$(basename $h)" run "$(cat $h/run)" dispatched "$(tr -s ' \t\n' ' ' < $h/dispatched)"
+    done
+done
+say fio "$(cut -d';' -f1-8 /tmp/fio.out | head -1)"
+say done
+poweroff -f
+sleep 5

@@ -29,5 +29,6 @@ int mergeCommand(const std::vector<std::string>& args);
 int abCommand(const std::vector<std::string>& args);
 int lessonsCommand(const std::vector<std::string>& args);
 int lessonCommand(const std::vector<std::string>& args);
+int oracleCommand(const std::vector<std::string>& args);
 
 } // namespace blkmq::cli

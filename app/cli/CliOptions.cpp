@@ -4,6 +4,7 @@
 
 #include "io/Limits.h"
 #include "io/SafeFile.h"
+#include "scenario/FioJobFile.h"
 #include "scenario/ScenarioLoader.h"
 #include "sim/Duration.h"
 
@@ -26,10 +27,33 @@ bool isCount(const std::string& v, std::size_t maxDigits)
 
 Result<Scenario> ScenarioOptions::load(const std::vector<std::string>& more) const
 {
-    std::vector<std::string> all = sets;
-    all.insert(all.end(), more.begin(), more.end());
-    return !hasFile ? ScenarioLoader::fromPreset(preset.empty() ? "default" : preset, all)
-                    : ScenarioLoader::fromFile(file, all);
+    const auto loadWith = [&](const std::vector<std::string>& before) {
+        std::vector<std::string> all = before;
+        all.insert(all.end(), sets.begin(), sets.end());
+        all.insert(all.end(), more.begin(), more.end());
+        return !hasFile ? ScenarioLoader::fromPreset(preset.empty() ? "default" : preset, all)
+                        : ScenarioLoader::fromFile(file, all);
+    };
+    if (fio.empty())
+        return loadWith({});
+    // The job file replaces the scenario's jobs (and its runtime the duration); the user's --set
+    // come after it, so they can still change a job.
+    const Result<Scenario> plain = loadWith({});
+    if (!plain.ok())
+        return plain;
+    std::string text;
+    if (const std::string e = SafeFile::read(fio, limits::kScenarioFileBytes, text); !e.empty())
+        return Result<Scenario>::failure("--fio: " + e);
+    std::vector<std::string> devices;
+    for (const DeviceSpec& d : plain->devices)
+        devices.push_back(d.name);
+    const auto job = FioJobFile::read(text, fio, devices);
+    if (!job.ok())
+        return Result<Scenario>::failure(job.error());
+    const Result<Scenario> s = loadWith(job->sets);
+    if (!s.ok())
+        return Result<Scenario>::failure(FioJobFile::explain(job.value(), s.error()));
+    return s;
 }
 
 std::string parseScenarioOptions(const std::vector<std::string>& args, ScenarioOptions& o, const ExtraOption& extra)
@@ -68,6 +92,9 @@ std::string parseScenarioOptions(const std::vector<std::string>& args, ScenarioO
             if (std::stoll(v) > limits::kThreads)
                 return "--threads: " + v + " is more than the limit of " + std::to_string(limits::kThreads);
             o.threads = std::stoi(v);
+        } else if (a == "--fio") {
+            if (!value(o.fio) || o.fio.empty())
+                return "--fio needs a fio job file";
         } else if (a == "--json") {
             if (!value(o.jsonOut) || o.jsonOut.empty())
                 return "--json needs a file name or -";
@@ -84,6 +111,12 @@ std::string parseScenarioOptions(const std::vector<std::string>& args, ScenarioO
         } else {
             return "more than one scenario file given";
         }
+    }
+    // "run job.fio": the default scenario (or --preset) with the job file's workload.
+    if (o.hasFile && o.fio.empty() && o.file.size() > 4 && o.file.compare(o.file.size() - 4, 4, ".fio") == 0) {
+        o.fio = o.file;
+        o.hasFile = false;
+        o.file.clear();
     }
     if (o.hasFile && !o.preset.empty())
         return "give a scenario FILE or --preset, not both";

@@ -13,12 +13,13 @@
 namespace blkmq::cli {
 
 // The options every scenario-running command shares: a FILE or --preset,
-// --set, --duration, --seed, --json, --fail-on-stall, --threads.
+// --set, --fio, --duration, --seed, --json, --fail-on-stall, --threads.
 struct ScenarioOptions {
     bool hasFile = false; // a FILE was given (possibly an empty name, which load() refuses)
     std::string file;
     std::string preset;
     std::vector<std::string> sets;
+    std::string fio; // --fio FILE (or a FILE ending in .fio): a fio job file for the workload
     std::string jsonOut;
     bool failOnStall = false;
     int threads = 0;

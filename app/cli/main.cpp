@@ -27,6 +27,12 @@ usage:
                   [--set key=value]... [--threads T] [--json FILE|-]
                   A and B on the same K seeds: per metric A, B, B/A +- its spread, and whether a
                   paired t-test over the seeds (95%) finds B different from A
+  blkmqlab-cli oracle [FILE] [--preset NAME] --fio JOB.fio [--set key=value]... [--json FILE|-]
+                      [--cache DIR] [--timeout D] [--console FILE]
+  blkmqlab-cli oracle --case CASE.json [...]   the real kernel as referee: Debian's Linux 6.1 under
+                      QEMU runs the same fio job on the same machine; what each counted, side by
+                      side (docs/oracle.md); --case judges the figures by its bands (exit 4 if one
+                      leaves its band); --figures lists them
   blkmqlab-cli presets
   blkmqlab-cli lessons        the guided lessons, and the values their expectations name
   blkmqlab-cli lesson NAME|FILE [--check]   plays a lesson step by step; --check prints only
@@ -70,6 +76,8 @@ int main(int argc, char** argv)
     }
     if (cmd == "run")
         return blkmq::cli::runCommand(args);
+    if (cmd == "oracle")
+        return blkmq::cli::oracleCommand(args);
     if (cmd == "explore")
         return blkmq::cli::exploreCommand(args);
     if (cmd == "sweep")

@@ -111,8 +111,8 @@ std::vector<KernelSwitch> build()
     std::vector<SwitchChoice> versionChoices;
     for (const KernelVersion& v : versions())
         versionChoices.push_back(v.choice);
-    KernelSwitch version = choice("version", "kernel", "kernel version",
-        [](KernelSpec& k) -> std::string& { return k.version; },
+    KernelSwitch version = choice(
+        "version", "kernel", "kernel version", [](KernelSpec& k) -> std::string& { return k.version; },
         { "", "a kernel version's switches at once", "", "", "",
             "Sets every switch to what that kernel does; switches set beside it override it." },
         std::move(versionChoices));

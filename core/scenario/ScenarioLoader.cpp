@@ -404,7 +404,8 @@ Scenario parse(const json& doc)
                             idx = static_cast<int>(k);
                 if (idx < 0)
                     fail(r.field("irqmode"),
-                        "must be one of none, softirq, timer, nvme, napi, kthread, rdma, virtio (or 0, 1, 2 as null_blk) "
+                        "must be one of none, softirq, timer, nvme, napi, kthread, rdma, virtio (or 0, 1, 2 as "
+                        "null_blk) "
                         "(got "
                             + brief(*m) + ")");
                 d.irqmode = static_cast<IrqMode>(idx);

@@ -77,14 +77,14 @@ private slots:
         const Scenario custom = load("{}");
         QVERIFY(!custom.kernel.patches.llist && !custom.kernel.patches.singleCtxLocal);
         QCOMPARE(custom.kernel.dispatch, std::string("v4.11"));
-        const Scenario overridden = load(
-            R"({"kernel":{"version":"v6.1","patches":{"complete-llist":false},"dispatch":"v4.11"}})");
+        const Scenario overridden
+            = load(R"({"kernel":{"version":"v6.1","patches":{"complete-llist":false},"dispatch":"v4.11"}})");
         QVERIFY(!overridden.kernel.patches.llist && overridden.kernel.patches.remoteSoftirq);
         QCOMPARE(overridden.kernel.dispatch, std::string("v4.11"));
         const auto bad = ScenarioLoader::fromText("{}", "t", { "kernel.version=v9.9" });
         QVERIFY(!bad.ok());
-        QVERIFY2(bad.error().find("kernel.version") != std::string::npos
-                && bad.error().find("v6.1") != std::string::npos,
+        QVERIFY2(
+            bad.error().find("kernel.version") != std::string::npos && bad.error().find("v6.1") != std::string::npos,
             bad.error().c_str());
     }
 
@@ -93,16 +93,19 @@ private slots:
     {
         QTest::addColumn<QString>("map");
         QTest::addColumn<QString>("message");
-        QTest::newRow("a CPU twice") << u"[\"0,1\",\"1\"]"_qs << u"devices[0].queue_map[1]: CPU 1 is already mapped to hw queue 0"_qs;
+        QTest::newRow("a CPU twice") << u"[\"0,1\",\"1\"]"_qs
+                                     << u"devices[0].queue_map[1]: CPU 1 is already mapped to hw queue 0"_qs;
         QTest::newRow("a CPU left out") << u"[\"0\",\"1\"]"_qs << u"devices[0].queue_map: maps no hw queue to CPU 2"_qs;
-        QTest::newRow("too few lists") << u"[\"0-3\"]"_qs << u"devices[0].queue_map: must list one cpulist per hw queue (2), got 1"_qs;
+        QTest::newRow("too few lists") << u"[\"0-3\"]"_qs
+                                       << u"devices[0].queue_map: must list one cpulist per hw queue (2), got 1"_qs;
         QTest::newRow("no such CPU") << u"[\"0-1\",\"2-4\"]"_qs << u"devices[0].queue_map[1]: CPU 4 does not exist"_qs;
     }
     void explicitQueueMapIsChecked()
     {
         QFETCH(QString, map);
         QFETCH(QString, message);
-        const std::string text = R"({"topology":"4c","devices":[{"submit_queues":2,"queue_map":)" + map.toStdString() + "}]}";
+        const std::string text
+            = R"({"topology":"4c","devices":[{"submit_queues":2,"queue_map":)" + map.toStdString() + "}]}";
         const auto r = ScenarioLoader::fromText(text, "t", {});
         QVERIFY(!r.ok());
         QVERIFY2(r.error().find(message.toStdString()) != std::string::npos, r.error().c_str());

@@ -13,36 +13,32 @@ mount -t debugfs debugfs /sys/kernel/debug
 say() { echo "@oracle $*"; }
 fail() { say "error $*"; poweroff -f; sleep 5; }
 say boot "$(cut -d' ' -f1 /proc/uptime)" "$(uname -r)"
+# /job/settings (written by blkmqlab-cli oracle): DEVICES="vda nullb0 ...", and per device
+# SCHED_<name> and RQAFF_<name>. /job/setup.sh creates the null_blk devices, if any.
 . /job/settings
 
 for m in $(cat /modules/order); do
-    args=""
-    [ "$m" = null_blk.ko ] && args="$NULLB_PARAMS"
-    [ "$m" = null_blk.ko ] && [ -z "$NULLB_PARAMS" ] && continue
-    insmod "/modules/$m" $args 2>/tmp/insmod.err || fail "insmod $m: $(cat /tmp/insmod.err)"
+    [ "$m" = null_blk.ko ] && continue
+    insmod "/modules/$m" 2>/tmp/insmod.err || fail "insmod $m: $(cat /tmp/insmod.err)"
 done
+mount -t configfs configfs /sys/kernel/config
+sh /job/setup.sh > /tmp/setup.err 2>&1 || fail "setting up the devices: $(tail -n 2 /tmp/setup.err | tr '\n' ' ')"
 for d in $DEVICES; do
     i=0
     while [ ! -b "/dev/$d" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
     [ -b "/dev/$d" ] || fail "no block device /dev/$d after loading the modules"
     q=/sys/block/$d/queue
-    [ -n "$SCHEDULER" ] && echo "$SCHEDULER" > $q/scheduler
-    echo "$RQ_AFFINITY" > $q/rq_affinity
+    eval sched=\$SCHED_$d rqaff=\$RQAFF_$d
+    echo "$sched" > $q/scheduler || fail "cannot set the scheduler of $d to $sched"
+    echo "$rqaff" > $q/rq_affinity
     echo 2 > $q/nomerges
-    say queue "$d" nr_hw_queues "$(ls -d /sys/block/$d/mq/* | wc -l)" scheduler "$(cat $q/scheduler)" \
-        rq_affinity "$(cat $q/rq_affinity)" nr_requests "$(cat $q/nr_requests)"
+    say queue "$d" scheduler "$(cat $q/scheduler)" rq_affinity "$(cat $q/rq_affinity)"
+    say devno "$d" "$(cat /sys/block/$d/dev)" "$(basename "$(readlink /sys/block/$d/device)" 2>/dev/null || echo none)"
     for h in /sys/block/$d/mq/*; do say hctx "$d" "$(basename $h)" cpus "$(cat $h/cpu_list)"; done
 done
 say llc "$(cat /sys/devices/system/cpu/cpu*/cache/index3/shared_cpu_list 2>/dev/null | tr '\n' ' ')"
 say nodes "$(ls -d /sys/devices/system/node/node* | wc -l)"
-# Interrupt vectors the scenario pins; then where each vector is.
-for pin in $IRQ_PINS; do
-    name=${pin%=*} cpu=${pin#*=}
-    irq=$(awk -v n="$name" '$NF == n { sub(":", "", $1); print $1 }' /proc/interrupts)
-    [ -n "$irq" ] || fail "no interrupt named $name"
-    echo "$cpu" > /proc/irq/$irq/smp_affinity_list 2>/dev/null || say note "cannot pin $name to $cpu (managed)"
-done
-for irq in $(awk -v p="$IRQ_MATCH" '$NF ~ p { sub(":", "", $1); print $1 }' /proc/interrupts); do
+for irq in $(awk '$NF ~ /-req\./ { sub(":", "", $1); print $1 }' /proc/interrupts); do
     say vector "$(awk -v i="$irq:" '$1 == i { print $NF }' /proc/interrupts)" irq "$irq" \
         affinity "$(cat /proc/irq/$irq/smp_affinity_list)" effective "$(cat /proc/irq/$irq/effective_affinity_list)"
 done
@@ -76,15 +72,16 @@ awk -v n="$ncpu" 'FNR == 1 { next } NR == FNR { for (c = 0; c < n; c++) b[$1, c]
     $1 == "BLOCK:" { line = ""; for (c = 0; c < n; c++) line = line " " ($(c + 2) - b[$1, c]); print "@oracle softirq BLOCK" line }' \
     /tmp/softirq.before /tmp/softirq.after
 # blk-mq's completion IPIs, as __blk_mq_complete_request_remote ran them, per CPU.
-awk '/^{ common_cpu:/ { print "@oracle blkipi " $3 " " $6 }' $t/events/kprobes/oracle_ipi/hist
+awk '$1 == "{" && $2 == "common_cpu:" { print "@oracle blkipi " $3 " " $6 }' $t/events/kprobes/oracle_ipi/hist
 # Each request from its submitting CPU (block_getrq) to the CPU that completed it (block_rq_complete),
 # paired by device and sector.
 awk 'function cpu(   i) { for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) return substr($i, 2, length($i) - 2) + 0; return -1 }
      function dev(   i) { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+,[0-9]+$/) return i; return 0 }
      /block_getrq:/ { i = dev(); if (i) subm[$i " " $(i + 2)] = cpu() }
      /block_rq_complete:/ { i = dev(); key = $i " " $(i + 3)
-         if (i && key in subm) { m[subm[key] " " cpu()]++; delete subm[key] } else lost++ }
-     END { for (k in m) print "@oracle pair " k " " m[k]; print "@oracle unpaired " lost + 0 }' $t/trace
+         if (i && key in subm) { m[subm[key] " " cpu()]++; bydev[$i]++; delete subm[key] } else lost++ }
+     END { for (k in m) print "@oracle pair " k " " m[k]; for (d in bydev) print "@oracle devdone " d " " bydev[d]
+           print "@oracle unpaired " lost + 0 }' $t/trace
 grep -q "Lost\|overrun" $t/per_cpu/cpu0/stats 2>/dev/null && say note "$(grep overrun $t/per_cpu/cpu*/stats | awk '{ s += $2 } END { print "trace overruns " s }')"
 for d in $DEVICES; do
     for h in /sys/kernel/debug/block/$d/hctx*; do

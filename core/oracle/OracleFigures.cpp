@@ -1,0 +1,256 @@
+#include "oracle/OracleFigures.h"
+
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+
+namespace blkmq {
+
+namespace {
+
+double pct(std::uint64_t part, std::uint64_t whole) { return whole ? 100.0 * double(part) / double(whole) : 0.0; }
+
+// The CPUs that did at least 1% of a per-CPU count: where it happens, not where a stray one fell.
+std::vector<int> where(const std::vector<std::uint64_t>& perCpu)
+{
+    const std::uint64_t total = std::accumulate(perCpu.begin(), perCpu.end(), std::uint64_t(0));
+    std::vector<int> cpus;
+    for (std::size_t c = 0; c < perCpu.size(); ++c)
+        if (total && perCpu[c] * 100 >= total)
+            cpus.push_back(static_cast<int>(c));
+    return cpus;
+}
+
+std::string cpulist(const std::vector<int>& cpus)
+{
+    if (cpus.empty())
+        return "none";
+    std::string out;
+    for (std::size_t i = 0; i < cpus.size();) {
+        std::size_t j = i;
+        while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1)
+            ++j;
+        if (!out.empty())
+            out.push_back(',');
+        out.append(std::to_string(cpus[i]));
+        if (j > i)
+            out.append("-").append(std::to_string(cpus[j]));
+        i = j + 1;
+    }
+    return out;
+}
+
+std::string number(double v, int decimals)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
+}
+
+} // namespace
+
+std::string FigureValue::text() const
+{
+    if (!routes.empty()) {
+        // "0-3>self 4-6>7": submitters grouped by where their requests complete
+        std::string out;
+        std::vector<bool> shown(routes.size(), false);
+        for (std::size_t s = 0; s < routes.size(); ++s) {
+            if (shown[s] || routes[s].empty())
+                continue;
+            const bool self = routes[s] == std::vector<int> { static_cast<int>(s) };
+            std::vector<int> group;
+            for (std::size_t t = s; t < routes.size(); ++t)
+                if (!shown[t] && !routes[t].empty()
+                    && (self ? routes[t] == std::vector<int> { static_cast<int>(t) } : routes[t] == routes[s])) {
+                    group.push_back(static_cast<int>(t));
+                    shown[t] = true;
+                }
+            if (!out.empty())
+                out.push_back(' ');
+            out.append(cpulist(group)).append(">").append(self ? std::string("self") : cpulist(routes[s]));
+        }
+        return out.empty() ? "-" : out;
+    }
+    if (!number)
+        return cpus.empty() ? "-" : cpulist(cpus);
+    return blkmq::number(*number, std::fabs(*number) < 10 ? 2 : 1);
+}
+
+std::string FigureRow::bandText() const
+{
+    std::string t;
+    const auto add = [&](const std::string& s) { t += (t.empty() ? "" : ", ") + s; };
+    if (band.within)
+        add("+-" + number(*band.within, 0) + (figure->kind == OracleFigure::Kind::Share ? " points" : ""));
+    if (band.same)
+        add("the same CPUs");
+    if (band.atLeast)
+        add(">= " + number(*band.atLeast, 2) + " in both");
+    if (band.atMost)
+        add("<= " + number(*band.atMost, 2) + " in both");
+    return t.empty() ? "shown" : t;
+}
+
+OracleTally::OracleTally(const OracleCounts& c, const Topology& topo, const std::string& first)
+    : byCompleter(static_cast<std::size_t>(c.nrCpus), 0)
+    , bySubmitter(static_cast<std::size_t>(c.nrCpus), 0)
+    , counts(c)
+{
+    std::vector<std::uint64_t> crossLlc(static_cast<std::size_t>(c.nrCpus), 0), off(crossLlc);
+    for (int s = 0; s < c.nrCpus; ++s)
+        for (int k = 0; k < c.nrCpus; ++k) {
+            const std::uint64_t p = c.pair(s, k);
+            completed += p;
+            offSubmitter += s != k ? p : 0;
+            off[static_cast<std::size_t>(s)] += s != k ? p : 0;
+            crossLlc[static_cast<std::size_t>(s)]
+                += s < topo.nrCpus() && k < topo.nrCpus() && !topo.cpusShareCache(s, k) ? p : 0;
+            byCompleter[static_cast<std::size_t>(k)] += p;
+            bySubmitter[static_cast<std::size_t>(s)] += p;
+        }
+    routes.resize(static_cast<std::size_t>(c.nrCpus));
+    int submitters = 0;
+    for (int s = 0; s < c.nrCpus; ++s) {
+        const std::uint64_t mine = bySubmitter[static_cast<std::size_t>(s)];
+        if (!mine || mine * 100 < completed)
+            continue;
+        ++submitters;
+        offSubmitterMean += pct(off[static_cast<std::size_t>(s)], mine);
+        crossLlcMean += pct(crossLlc[static_cast<std::size_t>(s)], mine);
+        for (int k = 0; k < c.nrCpus; ++k)
+            if (c.pair(s, k) * 100 >= mine)
+                routes[static_cast<std::size_t>(s)].push_back(k);
+    }
+    if (submitters) {
+        offSubmitterMean /= submitters;
+        crossLlcMean /= submitters;
+    }
+    for (const auto& [name, n] : c.completedByDevice) {
+        byDevices += n;
+        firstDevice += name == first ? n : 0;
+    }
+}
+
+namespace {
+
+FigureValue share(std::uint64_t part, std::uint64_t whole)
+{
+    FigureValue v;
+    if (whole)
+        v.number = pct(part, whole);
+    return v;
+}
+
+FigureValue mean(double value, std::uint64_t completed)
+{
+    FigureValue v;
+    if (completed)
+        v.number = value;
+    return v;
+}
+
+FigureValue ratio(std::uint64_t a, std::uint64_t b)
+{
+    FigureValue v;
+    if (b)
+        v.number = double(a) / double(b);
+    return v;
+}
+
+FigureValue at(const std::vector<std::uint64_t>& perCpu)
+{
+    FigureValue v;
+    v.cpus = where(perCpu);
+    return v;
+}
+
+std::uint64_t sum(const std::vector<std::uint64_t>& x) { return std::accumulate(x.begin(), x.end(), std::uint64_t(0)); }
+
+} // namespace
+
+const std::vector<OracleFigure>& OracleFigures::all()
+{
+    using K = OracleFigure::Kind;
+    using T = const OracleTally&;
+    static const std::vector<OracleFigure> table {
+        { "routes", "where each CPU's requests complete", K::Routes,
+            "for each submitting CPU, the CPUs that ran ->complete for at least 1% of its requests (self: its own)",
+            [](T t) {
+                FigureValue v;
+                v.routes = t.routes;
+                return v;
+            } },
+        { "off_submitter_pct", "completed off the submitting CPU", K::Share,
+            "% of a submitting CPU's requests completed on another CPU, averaged over the submitting CPUs (each "
+            "once, whatever its throughput, which emulation distorts)",
+            [](T t) { return mean(t.offSubmitterMean, t.completed); } },
+        { "cross_llc_pct", "completed outside the submitter's LLC", K::Share,
+            "% of a submitting CPU's requests completed on a CPU that does not share its last-level cache, averaged "
+            "over the submitting CPUs",
+            [](T t) { return mean(t.crossLlcMean, t.completed); } },
+        { "first_device_pct", "completions of the first device", K::Share,
+            "% of the completed requests that belong to the scenario's first device (fairness between devices)",
+            [](T t) { return share(t.firstDevice, t.byDevices); } },
+        { "completion_cpus", "CPUs that complete", K::CpuSet,
+            "the CPUs that ran ->complete for at least 1% of the requests", [](T t) { return at(t.byCompleter); } },
+        { "submit_cpus", "CPUs whose requests complete", K::CpuSet,
+            "the CPUs that submitted at least 1% of the completed requests", [](T t) { return at(t.bySubmitter); } },
+        { "device_irq_cpus", "CPUs taking device interrupts", K::CpuSet,
+            "the CPUs that took at least 1% of the devices' interrupts (virtio-blk's vectors; null_blk has none)",
+            [](T t) { return at(t.counts.deviceIrqs); } },
+        { "blk_ipi_cpus", "CPUs receiving completion IPIs", K::CpuSet,
+            "the CPUs that ran at least 1% of blk-mq's completion IPIs (__blk_mq_complete_request_remote)",
+            [](T t) { return at(t.counts.blkIpis); } },
+        { "block_softirq_cpus", "CPUs running BLOCK softirqs", K::CpuSet,
+            "the CPUs that ran at least 1% of the BLOCK softirqs", [](T t) { return at(t.counts.blockSoftirqs); } },
+        { "completions_per_irq", "completions per device interrupt", K::Ratio,
+            "completed requests per device interrupt: how many a vector's handler finds at once, which depends on "
+            "timing (under emulation, on the host)",
+            [](T t) { return ratio(t.completed, sum(t.counts.deviceIrqs)); } },
+        { "blk_ipis_per_remote", "completion IPIs per remote completion", K::Ratio,
+            "blk-mq completion IPIs per request completed off its submitter: below 1 where the llist done list "
+            "saves IPIs, which depends on timing",
+            [](T t) { return ratio(sum(t.counts.blkIpis), t.offSubmitter); } },
+    };
+    return table;
+}
+
+const OracleFigure* OracleFigures::find(const std::string& id)
+{
+    for (const OracleFigure& f : all())
+        if (id == f.id)
+            return &f;
+    return nullptr;
+}
+
+std::vector<FigureRow> OracleFigures::compare(const OracleCounts& kernel, const OracleCounts& lab, const Topology& topo,
+    const std::string& firstDevice, const std::vector<std::pair<std::string, FigureBand>>& bands)
+{
+    const OracleTally k(kernel, topo, firstDevice), l(lab, topo, firstDevice);
+    std::vector<FigureRow> rows;
+    for (const OracleFigure& f : all()) {
+        FigureRow r;
+        r.figure = &f;
+        r.kernel = f.of(k);
+        r.lab = f.of(l);
+        for (const auto& [id, band] : bands)
+            if (id == f.id)
+                r.band = band;
+        const FigureBand& b = r.band;
+        const auto bounded = [&](const FigureValue& x) {
+            return x.number && (!b.atLeast || *x.number >= *b.atLeast) && (!b.atMost || *x.number <= *b.atMost);
+        };
+        if (b.within)
+            r.holds = r.kernel.number && r.lab.number && std::fabs(*r.kernel.number - *r.lab.number) <= *b.within;
+        if (b.same)
+            r.holds = r.holds && r.kernel.cpus == r.lab.cpus && r.kernel.routes == r.lab.routes && !r.kernel.number
+                && !r.lab.number;
+        if (b.atLeast || b.atMost)
+            r.holds = r.holds && bounded(r.kernel) && bounded(r.lab);
+        rows.push_back(std::move(r));
+    }
+    return rows;
+}
+
+} // namespace blkmq

@@ -38,7 +38,10 @@ Result<Scenario> ScenarioOptions::load(const std::vector<std::string>& more) con
         return loadWith({});
     // The job file replaces the scenario's jobs (and its runtime the duration); the user's --set
     // come after it, so they can still change a job.
-    const Result<Scenario> plain = loadWith({});
+    // The device names a filename may give, from the scenario as written (the user's --set may
+    // address jobs that only the job file brings).
+    const Result<Scenario> plain
+        = !hasFile ? ScenarioLoader::fromPreset(preset.empty() ? "default" : preset) : ScenarioLoader::fromFile(file);
     if (!plain.ok())
         return plain;
     std::string text;

@@ -150,7 +150,7 @@ Result<GuestPlan> planGuest(const Scenario& s, const std::string& fioText)
             const std::string dir = "/sys/kernel/config/nullb/" + name;
             nullbDevices += "mkdir " + dir + "\n";
             for (const auto& [attr, value] : std::vector<std::pair<std::string, std::string>> { { "queue_mode", "2" },
-                     { "submit_queues", std::to_string(d.submit_queues) },
+                     { "poll_queues", "0" }, { "submit_queues", std::to_string(d.submit_queues) },
                      { "hw_queue_depth", std::to_string(d.hw_queue_depth) }, { "irqmode", std::to_string(mode) },
                      { "completion_nsec", std::to_string(d.completion.a) }, { "shared_tags", shared ? "1" : "0" },
                      { "power", "1" } })
@@ -168,7 +168,8 @@ Result<GuestPlan> planGuest(const Scenario& s, const std::string& fioText)
     plan.settings += "\"\n" + perDevice;
     plan.setup = "set -e\n";
     if (nullb)
-        plan.setup += "insmod /modules/null_blk.ko queue_mode=2 nr_devices=0" + nullbModule + "\n" + nullbDevices;
+        plan.setup += "insmod /modules/null_blk.ko queue_mode=2 nr_devices=0 poll_queues=0" + nullbModule + "\n"
+            + nullbDevices;
 
     // The job file, as the lab read it: every job names its device.
     const auto job = FioJobFile::read(fioText, "job.fio", plan.devices);

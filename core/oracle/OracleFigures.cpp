@@ -196,6 +196,15 @@ const std::vector<OracleFigure>& OracleFigures::all()
             "the CPUs that ran ->complete for at least 1% of the requests", [](T t) { return at(t.byCompleter); } },
         { "submit_cpus", "CPUs whose requests complete", K::CpuSet,
             "the CPUs that submitted at least 1% of the completed requests", [](T t) { return at(t.bySubmitter); } },
+        { "served_cpus", "CPUs with a completed request", K::CpuSet,
+            "the CPUs that submitted at least one request that completed: a CPU missing here starved",
+            [](T t) {
+                FigureValue v;
+                for (std::size_t s = 0; s < t.bySubmitter.size(); ++s)
+                    if (t.bySubmitter[s])
+                        v.cpus.push_back(static_cast<int>(s));
+                return v;
+            } },
         { "device_irq_cpus", "CPUs taking device interrupts", K::CpuSet,
             "the CPUs that took at least 1% of the devices' interrupts (virtio-blk's vectors; null_blk has none)",
             [](T t) { return at(t.counts.deviceIrqs); } },

@@ -424,6 +424,60 @@ private slots:
         QVERIFY(QJsonDocument::fromJson(piped.out.toUtf8()).isObject());
     }
 
+    // The oracle's input is checked before anything boots; a missing QEMU is an environment error.
+    void oracleRefusesBeforeBooting()
+    {
+        QTemporaryDir dir;
+        const QString oracleDir = QStringLiteral(BLKMQLAB_SOURCE_DIR "/tests/oracle");
+        const QString machine = oracleDir + u"/machines/virtio-2s4c.json"_qs,
+                      job = oracleDir + u"/jobs/randread-8.fio"_qs;
+        const auto noJob = cli({ u"oracle"_qs, machine });
+        QCOMPARE(noJob.code, 2);
+        QVERIFY2(noJob.err.contains(u"give the job as a fio job file (--fio FILE)"_qs), qPrintable(noJob.err));
+        const auto smt = cli({ u"oracle"_qs, machine, u"--fio"_qs, job, u"--set"_qs, u"topology=\"1n:1p:4c:2t\""_qs,
+            u"--set"_qs, u"workload.jobs.0.cpus_allowed=0-7"_qs });
+        QCOMPARE(smt.code, 2);
+        QVERIFY2(smt.err.contains(u"topology: the oracle compares machines without SMT"_qs), qPrintable(smt.err));
+        const QString badCase = dir.filePath(u"case.json"_qs);
+        QVERIFY(writeFile(
+            badCase, R"({"name":"c","scenario":"m.json","fio":"j.fio","figures":{"speed":{"within":1,"why":"x"}}})"));
+        const auto bad = cli({ u"oracle"_qs, u"--case"_qs, badCase });
+        QCOMPARE(bad.code, 2);
+        QVERIFY2(bad.err.contains(u"figures.speed: no such figure"_qs), qPrintable(bad.err));
+        const auto figures = cli({ u"oracle"_qs, u"--figures"_qs });
+        QCOMPARE(figures.code, 0);
+        QVERIFY(figures.out.contains(u"routes"_qs) && figures.out.contains(u"blk_ipis_per_remote"_qs));
+
+        QProcess p; // no QEMU on PATH
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(u"PATH"_qs, dir.path());
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(BLKMQLAB_CLI), { u"oracle"_qs, machine, u"--fio"_qs, job });
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 1);
+        QVERIFY(QString::fromUtf8(p.readAllStandardError())
+                    .contains(u"qemu-system-x86_64 is not installed (Debian package qemu-system-x86"_qs));
+    }
+
+    // run job.fio: the default scenario with the job file's workload; an error names the line.
+    void fioJobFilesRun()
+    {
+        QTemporaryDir dir;
+        const QString job = dir.filePath(u"two.fio"_qs);
+        QVERIFY(
+            writeFile(job, "[global]\nioengine=libaio\niodepth=2\nruntime=2ms\n[a]\nnumjobs=2\ncpus_allowed=0-1\n"));
+        const auto ok = cli({ u"run"_qs, job, u"--json"_qs, u"-"_qs });
+        QVERIFY2(ok.code == 0, qPrintable(ok.err));
+        const QJsonObject summary = QJsonDocument::fromJson(ok.out.toUtf8()).object();
+        QCOMPARE(summary[u"sim_time_ns"_qs].toDouble(), 2e6); // runtime=2ms
+        QCOMPARE(summary[u"jobs"_qs].toObject()[u"threads"_qs].toInt(), 2); // numjobs=2
+        QVERIFY(QFile::remove(job));
+        QVERIFY(writeFile(job, "[a]\niodepth=2\nbuffered=1\n"));
+        const auto bad = cli({ u"run"_qs, u"--preset"_qs, u"default"_qs, u"--fio"_qs, job });
+        QCOMPARE(bad.code, 2);
+        QVERIFY2(bad.err.contains(job + u":3: 'buffered' is not modelled by the lab"_qs), qPrintable(bad.err));
+    }
+
     void stdoutWriteErrorsAreReported()
     {
         for (const QStringList& extra : { QStringList {}, QStringList { u"--json"_qs, u"-"_qs } }) {

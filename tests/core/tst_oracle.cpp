@@ -1,0 +1,345 @@
+// The oracle's pieces that need no QEMU: fio job files, the guest plan, reading the guest's
+// console, the lab's counts and the figures. The cases themselves (tests/oracle) boot the guest.
+#include "TestUtil.h"
+
+#include "oracle/GuestPlan.h"
+#include "oracle/OracleCase.h"
+#include "oracle/OracleCounts.h"
+#include "oracle/OracleFigures.h"
+#include "scenario/FioJobFile.h"
+
+#include <algorithm>
+
+using namespace blkmq;
+using namespace blkmq::test;
+
+namespace {
+
+const char* kMachine = R"({"topology":"2n:1p:4c:1t","duration":"1s",
+    "devices":[{"name":"vda","irqmode":"virtio","submit_queues":1,"hw_queue_depth":256,"completion_nsec":"50us"}]})";
+
+const char* kJob = "; a comment\n[global]\nfilename=/dev/vda\nioengine=libaio\ndirect=1\nrw=randread\nbs=4k\n"
+                   "iodepth=4\nruntime=1\ntime_based=1\ncpus_allowed=0-7\ncpus_allowed_policy=split\n\n"
+                   "[randread]\nnumjobs=8\n";
+
+Scenario withJob(const std::string& machine, const std::string& job, std::vector<std::string> more = {})
+{
+    const Scenario plain = load(machine);
+    std::vector<std::string> devices;
+    for (const auto& d : plain.devices)
+        devices.push_back(d.name);
+    auto imported = FioJobFile::read(job, "job.fio", devices);
+    if (!imported.ok())
+        qFatal("job does not read: %s", imported.error().c_str());
+    std::vector<std::string> sets = imported->sets;
+    sets.insert(sets.end(), more.begin(), more.end());
+    return load(machine, sets);
+}
+
+} // namespace
+
+class TestOracle : public QObject {
+    Q_OBJECT
+private slots:
+    void fioJobBecomesTheWorkload()
+    {
+        const Scenario s = withJob(kMachine, kJob);
+        QCOMPARE(s.jobs.size(), std::size_t(1));
+        const JobSpec& j = s.jobs.front();
+        QCOMPARE(j.name, std::string("randread"));
+        QCOMPARE(j.device, std::string("vda"));
+        QCOMPARE(j.numjobs, 8);
+        QCOMPARE(j.iodepth, 4);
+        QCOMPARE(j.bs, 4096);
+        QCOMPARE(j.cpus_allowed.size(), std::size_t(8));
+        QVERIFY(j.cpus_allowed_policy == CpusAllowedPolicy::Split);
+        QCOMPARE(s.duration, SimTime(1'000'000'000));
+        // A synchronous engine has one I/O in flight whatever iodepth says.
+        const Scenario sync = withJob(kMachine, "[j]\nioengine=psync\niodepth=32\n");
+        QCOMPARE(sync.jobs.front().iodepth, 1);
+    }
+
+    void fioErrorsNameTheLine_data()
+    {
+        QTest::addColumn<QString>("job");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("unmodelled key") << u"[j]\nstonewall\n"_qs << u"job.fio:2: 'stonewall' is not modelled"_qs;
+        QTest::newRow("buffered") << u"[global]\ndirect=0\n[j]\n"_qs
+                                  << u"job.fio:2: direct=0: buffered I/O (direct=0) goes through the page cache"_qs;
+        QTest::newRow("no such device") << u"[j]\nfilename=/dev/sdz\n"_qs
+                                        << u"job.fio:2: filename=/dev/sdz: names no device of the scenario (its "
+                                           "devices: /dev/vda)"_qs;
+        QTest::newRow("engine") << u"[j]\nioengine=mmap\n"_qs << u"job.fio:2: ioengine=mmap: 'mmap' is not modelled"_qs;
+        QTest::newRow("not a number") << u"[j]\niodepth=lots\n"_qs
+                                      << u"job.fio:2: iodepth=lots: must be a whole number"_qs;
+        QTest::newRow("no job") << u"[global]\nbs=4k\n"_qs << u"job.fio: no job section"_qs;
+        QTest::newRow("before a section") << u"bs=4k\n[j]\n"_qs << u"job.fio:1: 'bs=4k' comes before any section"_qs;
+        QTest::newRow("two runtimes") << u"[a]\nruntime=1\n[b]\nruntime=2\n"_qs
+                                      << u"job.fio:4: runtime=2: differs from another job's (job.fio:2: runtime=1)"_qs;
+    }
+    void fioErrorsNameTheLine()
+    {
+        QFETCH(QString, job);
+        QFETCH(QString, message);
+        const auto r = FioJobFile::read(job.toStdString(), "job.fio", { "vda" });
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error().find(message.toStdString()) != std::string::npos, r.error().c_str());
+    }
+
+    // A value fio reads but the loader refuses is told by the file's line too.
+    void loaderErrorsAreToldByTheLine()
+    {
+        const auto imported = FioJobFile::read("[j]\niodepth=0\n", "job.fio", { "vda" });
+        QVERIFY(imported.ok());
+        const auto s = ScenarioLoader::fromText(kMachine, "t", imported->sets);
+        QVERIFY(!s.ok());
+        const std::string told = FioJobFile::explain(*imported, s.error());
+        QVERIFY2(told.rfind("job.fio:2: iodepth=0: must be an integer in 1..65536", 0) == 0, told.c_str());
+    }
+
+    void guestPlanIsTheScenariosMachine()
+    {
+        const Scenario s = withJob(kMachine, kJob, { "kernel.version=v6.1", "kernel.threadirqs=true" });
+        const auto plan = planGuest(s, kJob);
+        QVERIFY2(plan.ok(), plan.ok() ? "" : plan.error().c_str());
+        const std::string args = [&] {
+            std::string a;
+            for (const auto& x : plan->qemuArgs)
+                a += x + " ";
+            return a;
+        }();
+        QVERIFY2(args.find("-smp 8,sockets=2,cores=4,threads=1") != std::string::npos, args.c_str());
+        QVERIFY(args.find("node,nodeid=1,cpus=4-7,memdev=m1") != std::string::npos);
+        QVERIFY(args.find("dist,src=0,dst=1,val=20") != std::string::npos);
+        QVERIFY(args.find("virtio-blk-pci,drive=d0,num-queues=1,queue-size=256") != std::string::npos);
+        QVERIFY(args.find("latency-ns=50000") != std::string::npos);
+        QCOMPARE(plan->cmdline, std::string("threadirqs"));
+        QVERIFY(plan->settings.find("DEVICES=\"vda\"") != std::string::npos);
+        QVERIFY(plan->settings.find("SCHED_vda=none") != std::string::npos);
+        QVERIFY(plan->settings.find("RQAFF_vda=1") != std::string::npos);
+        QCOMPARE(plan->fio, std::string(kJob));
+        // null_blk devices are made through configfs, on the module's one shared tag set.
+        const std::string nullb = R"({"topology":"2n:1p:4c:1t","tag_sets":[{"name":"t"}],"devices":[
+            {"name":"nullb0","tag_set":"t","irqmode":"timer","completion_nsec":"10us"},
+            {"name":"nullb1","tag_set":"t","irqmode":"timer","completion_nsec":"1ms"}]})";
+        const std::string job = "[j]\nfilename=/dev/nullb1\n";
+        const auto np = planGuest(withJob(nullb, job, { "kernel.version=v6.1" }), job);
+        QVERIFY2(np.ok(), np.ok() ? "" : np.error().c_str());
+        QVERIFY2(np->setup.find("insmod /modules/null_blk.ko queue_mode=2 nr_devices=0 poll_queues=0 shared_tags=1 "
+                                "submit_queues=1 hw_queue_depth=64")
+                != std::string::npos,
+            np->setup.c_str());
+        QVERIFY(np->setup.find("echo 1000000 > /sys/kernel/config/nullb/nullb1/completion_nsec") != std::string::npos);
+        QVERIFY(np->setup.find("echo 2 > /sys/kernel/config/nullb/nullb0/irqmode") != std::string::npos);
+    }
+
+    // What the guest cannot run the same way is refused, naming the field.
+    void guestPlanRefuses_data()
+    {
+        QTest::addColumn<QString>("machine");
+        QTest::addColumn<QStringList>("sets");
+        QTest::addColumn<QString>("message");
+        const QString m = QString::fromLatin1(kMachine);
+        QTest::newRow("SMT") << m << QStringList { u"topology=\"1n:1p:4c:2t\""_qs }
+                             << u"topology: the oracle compares machines without SMT"_qs;
+        QTest::newRow("a switch 6.1 lacks")
+            << m << QStringList { u"kernel.restart=rr-shared"_qs }
+            << u"kernel.restart: is rr-shared, but the guest runs Linux 6.1 (own-hctx)"_qs;
+        QTest::newRow("virtio name") << m
+                                     << QStringList { u"devices.vda.name=nvme0"_qs, u"workload.jobs.0.device=nvme0"_qs }
+                                     << u"devices[0].name: the guest names its virtio-blk devices vda"_qs;
+        QTest::newRow("pinned vector") << m << QStringList { u"devices.vda.irq_affinity=[3]"_qs }
+                                       << u"devices[0].irq_affinity: virtio-blk's vectors are managed interrupts"_qs;
+        QTest::newRow("queue size") << m << QStringList { u"devices.vda.hw_queue_depth=100"_qs }
+                                    << u"devices[0].hw_queue_depth: is virtio-blk's queue size in the guest"_qs;
+        QTest::newRow("nvme") << m << QStringList { u"devices.vda.irqmode=nvme"_qs }
+                              << u"devices[0].irqmode: the oracle's guest has virtio-blk"_qs;
+        QTest::newRow("a distribution")
+            << m << QStringList { u"devices.vda.completion_nsec={\"dist\":\"exponential\",\"mean\":\"10us\"}"_qs }
+            << u"devices[0].completion_nsec: the guest's devices take one fixed completion time"_qs;
+    }
+    void guestPlanRefuses()
+    {
+        QFETCH(QString, machine);
+        QFETCH(QStringList, sets);
+        QFETCH(QString, message);
+        std::vector<std::string> more { "kernel.version=v6.1" };
+        for (const QString& s : sets)
+            more.push_back(s.toStdString());
+        const std::string job = "[j]\nfilename=/dev/vda\n";
+        const auto loaded = ScenarioLoader::fromText(machine.toStdString(), "t", [&] {
+            std::vector<std::string> all = FioJobFile::read(job, "job.fio", { "vda" })->sets;
+            all.insert(all.end(), more.begin(), more.end());
+            return all;
+        }());
+        QVERIFY2(loaded.ok(), loaded.ok() ? "" : loaded.error().c_str());
+        const auto plan = planGuest(*loaded, job);
+        QVERIFY(!plan.ok());
+        QVERIFY2(plan.error().find(message.toStdString()) != std::string::npos, plan.error().c_str());
+    }
+
+    void guestPlanNeedsAFilenameInEveryJob()
+    {
+        const std::string job = "[j]\nnumjobs=2\n";
+        const auto plan = planGuest(withJob(kMachine, job, { "kernel.version=v6.1" }), job);
+        QVERIFY(!plan.ok());
+        QVERIFY2(plan.error().find("workload.jobs[0]: the oracle needs filename=/dev/NAME") != std::string::npos,
+            plan.error().c_str());
+    }
+
+    // The console as the guest prints it (lines end in CR LF on the serial port).
+    void guestReportIsRead()
+    {
+        const std::string console = "SeaBIOS\r\n@oracle boot 3.5 6.1.0-57-amd64\r\n"
+                                    "@oracle queue vda scheduler [none] mq-deadline  rq_affinity 1\r\n"
+                                    "@oracle devno vda 254:0 virtio0\r\n"
+                                    "@oracle hctx vda 0 cpus 4, 5\r\n@oracle hctx vda 1 cpus 0, 1, 2, 3, 6, 7\r\n"
+                                    "@oracle vector virtio0-req.0 irq 25 affinity 4-5 effective 5\r\n"
+                                    "@oracle vector virtio0-req.1 irq 26 affinity 0-3,6-7 effective 7\r\n"
+                                    "@oracle start 4.0\r\n@oracle end 6.5 rc 0\r\n"
+                                    "@oracle irq 25 virtio0-req.0 0 0 0 0 0 10 0 0\r\n"
+                                    "@oracle irq 26 virtio0-req.1 0 0 0 0 0 0 0 30\r\n"
+                                    "@oracle irq CAL interrupts 9 9 9 9 9 9 9 9\r\n"
+                                    "@oracle softirq BLOCK 5 0 0 0 0 0 0 7\r\n@oracle blkipi 0 5\r\n"
+                                    "@oracle pair 0 0 100\r\n@oracle pair 4 5 50\r\n@oracle devdone 254,0 150\r\n"
+                                    "@oracle unpaired 2\r\n@oracle done\r\n";
+        const GuestReport g = parseGuestReport(console, 8);
+        QVERIFY(g.done);
+        QVERIFY(g.error.empty());
+        QCOMPARE(g.kernel, std::string("6.1.0-57-amd64"));
+        QCOMPARE(g.devices.size(), std::size_t(1));
+        QCOMPARE(g.devices[0].scheduler, std::string("none"));
+        QCOMPARE(g.devices[0].rqAffinity, 1);
+        QCOMPARE(g.devices[0].hctxCpus, (std::vector<std::string> { "4,5", "0,1,2,3,6,7" }));
+        QCOMPARE(g.devices[0].vectorCpu, (std::vector<int> { 5, 7 }));
+        QCOMPARE(g.counts.deviceIrqs[5], std::uint64_t(10)); // the vectors' rows, not CAL's
+        QCOMPARE(g.counts.deviceIrqs[7], std::uint64_t(30));
+        QCOMPARE(g.counts.deviceIrqs[0], std::uint64_t(0));
+        QCOMPARE(g.counts.blockSoftirqs[7], std::uint64_t(7));
+        QCOMPARE(g.counts.blkIpis[0], std::uint64_t(5));
+        QCOMPARE(g.counts.pair(4, 5), std::uint64_t(50));
+        QCOMPARE(g.counts.completed(), std::uint64_t(150));
+        QCOMPARE(g.counts.completedByDevice.at("vda"), std::uint64_t(150));
+        QCOMPARE(g.counts.unpaired, std::uint64_t(2));
+        QCOMPARE(g.jobSeconds, 2.5);
+        // The placement goes to the lab as the kernel made it.
+        const Scenario s = withJob(kMachine, kJob, { "devices.vda.submit_queues=2" });
+        const auto sets = placementSettings(s, g);
+        QCOMPARE(sets,
+            (std::vector<std::string> {
+                R"(devices.vda.queue_map=["4,5","0,1,2,3,6,7"])", R"(devices.vda.irq_affinity=[5,7])" }));
+        const GuestReport failed = parseGuestReport("@oracle error fio: no such file\r\n", 8);
+        QCOMPARE(failed.error, std::string("fio: no such file"));
+        QVERIFY(!failed.done);
+    }
+
+    // The lab's counts come from its trace: one queue on CPU 7, rq_affinity 1 on two sockets.
+    void labCountsRouteAsTheKernelDoes()
+    {
+        Engine e(withJob(kMachine, kJob,
+            { "kernel.version=v6.1", "duration=\"2ms\"", R"(devices.vda.queue_map=["0-7"])",
+                "devices.vda.irq_affinity=[7]" }));
+        LabCounter counter(e);
+        QVERIFY(e.addTraceSink(&counter));
+        e.run();
+        const OracleCounts& c = counter.counts();
+        QVERIFY(c.completed() > 1000);
+        QCOMPARE(c.completed(), e.counters().completed);
+        for (int s = 0; s < 8; ++s)
+            for (int k = 0; k < 8; ++k) {
+                const bool expected = s < 4 ? k == s : k == 7; // the far socket's go back, the near one's stay on 7
+                QVERIFY2((c.pair(s, k) > 0) == expected, qPrintable(u"%1 -> %2"_qs.arg(s).arg(k)));
+            }
+        for (int cpu = 0; cpu < 8; ++cpu) {
+            QCOMPARE(c.deviceIrqs[static_cast<std::size_t>(cpu)] > 0, cpu == 7);
+            QCOMPARE(c.blkIpis[static_cast<std::size_t>(cpu)] > 0, cpu < 4);
+        }
+        const auto rows = OracleFigures::compare(c, c, e.scenario().topology, "vda", {});
+        const auto row = [&](const char* id) {
+            return *std::find_if(
+                rows.begin(), rows.end(), [&](const FigureRow& r) { return std::string(r.figure->id) == id; });
+        };
+        QCOMPARE(row("routes").lab.text(), std::string("0-3,7>self 4-6>7"));
+        QCOMPARE(*row("off_submitter_pct").lab.number, 37.5);
+        QCOMPARE(row("device_irq_cpus").lab.text(), std::string("7"));
+        QCOMPARE(row("blk_ipi_cpus").lab.text(), std::string("0-3"));
+    }
+
+    void figuresAreJudgedByTheirBands()
+    {
+        OracleCounts kernel(2), lab(2);
+        kernel.pairs = { 90, 10, 0, 100 }; // CPU 0: 10% off; CPU 1: none
+        lab.pairs = { 80, 20, 0, 100 }; // CPU 0: 20% off
+        kernel.completedByDevice = { { "a", 150 }, { "b", 50 } };
+        lab.completedByDevice = { { "a", 90 }, { "b", 110 } };
+        const Topology topo = load(R"({"topology":"2c"})").topology;
+        FigureBand within;
+        within.within = 5;
+        FigureBand same;
+        same.same = true;
+        FigureBand half;
+        half.atLeast = 50;
+        const auto rows = OracleFigures::compare(kernel, lab, topo, "a",
+            { { "off_submitter_pct", within }, { "routes", same }, { "first_device_pct", half } });
+        for (const FigureRow& r : rows) {
+            const std::string id = r.figure->id;
+            if (id == "off_submitter_pct") { // 5 vs 10 points: 5 apart, not more
+                QCOMPARE(*r.kernel.number, 5.0);
+                QCOMPARE(*r.lab.number, 10.0);
+                QVERIFY(r.holds);
+            } else if (id == "routes") {
+                QCOMPARE(r.kernel.text(), std::string("0>0-1 1>self"));
+                QVERIFY(r.holds);
+            } else if (id == "first_device_pct") { // the lab's 45% breaks the bound
+                QVERIFY(!r.holds);
+            } else {
+                QVERIFY(r.holds); // not judged
+            }
+        }
+    }
+
+    void caseFilesAreChecked_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("message");
+        const QString head = uR"({"name":"c","scenario":"m.json","fio":"j.fio",)"_qs;
+        QTest::newRow("no figures") << head + uR"("figures":{}})"_qs << u"figures: must name at least one figure"_qs;
+        QTest::newRow("unknown figure") << head + uR"("figures":{"speed":{"within":1,"why":"x"}}})"_qs
+                                        << u"figures.speed: no such figure"_qs;
+        QTest::newRow("no reason") << head + uR"("figures":{"routes":{"same":true}}})"_qs
+                                   << u"figures.routes.why: missing"_qs;
+        QTest::newRow("a set with a number") << head + uR"("figures":{"routes":{"within":3,"why":"x"}}})"_qs
+                                             << u"figures.routes: a set of CPUs is compared with \"same\": true"_qs;
+        QTest::newRow("no band") << head + uR"("figures":{"off_submitter_pct":{"why":"x"}}})"_qs
+                                 << u"figures.off_submitter_pct: give a band"_qs;
+        QTest::newRow("unknown key") << head + uR"("figures":{"routes":{"same":true,"why":"x"}},"speed":1})"_qs
+                                     << u"speed: unknown key"_qs;
+        QTest::newRow("timeout") << head + uR"("timeout":"1s","figures":{"routes":{"same":true,"why":"x"}}})"_qs
+                                 << u"timeout: must be a duration from 10s to 3600s"_qs;
+    }
+    void caseFilesAreChecked()
+    {
+        QFETCH(QString, text);
+        QFETCH(QString, message);
+        const auto c = OracleCase::fromText(text.toStdString(), "cases");
+        QVERIFY(!c.ok());
+        QVERIFY2(c.error().find(message.toStdString()) != std::string::npos, c.error().c_str());
+    }
+
+    void caseFilesResolveTheirPaths()
+    {
+        const auto c = OracleCase::fromText(
+            R"({"name":"c","scenario":"machines/m.json","fio":"/abs/j.fio","set":["seed=2"],"timeout":"60s",
+                "figures":{"routes":{"same":true,"why":"routing"}}})",
+            "tests/oracle");
+        QVERIFY2(c.ok(), c.ok() ? "" : c.error().c_str());
+        QCOMPARE(c->scenario, std::string("tests/oracle/machines/m.json"));
+        QCOMPARE(c->fio, std::string("/abs/j.fio"));
+        QCOMPARE(c->sets, std::vector<std::string> { "seed=2" });
+        QCOMPARE(c->timeoutNs, std::int64_t(60'000'000'000));
+        QCOMPARE(c->bands.size(), std::size_t(1));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestOracle)
+#include "tst_oracle.moc"

@@ -30,5 +30,6 @@ int abCommand(const std::vector<std::string>& args);
 int lessonsCommand(const std::vector<std::string>& args);
 int lessonCommand(const std::vector<std::string>& args);
 int oracleCommand(const std::vector<std::string>& args);
+int fioKeysCommand(const std::vector<std::string>& args);
 
 } // namespace blkmq::cli

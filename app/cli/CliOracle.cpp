@@ -11,6 +11,7 @@
 #include "oracle/OracleCase.h"
 #include "oracle/OracleCounts.h"
 #include "oracle/OracleFigures.h"
+#include "scenario/FioJobFile.h"
 #include "scenario/ScenarioLoader.h"
 #include "sim/Duration.h"
 
@@ -499,6 +500,18 @@ int oracleCommand(const std::vector<std::string>& args)
     if (!flushStdout())
         return kExitIo;
     return failed ? kExitLesson : kExitOk;
+}
+
+int fioKeysCommand(const std::vector<std::string>& args)
+{
+    if (!args.empty()) {
+        std::cerr << "blkmqlab-cli fio-keys: takes no arguments (see blkmqlab-cli help)\n";
+        return kExitUsage;
+    }
+    std::cout << "| key | what the lab does with it |\n| --- | --- |\n";
+    for (const FioJobFile::Key& k : FioJobFile::keys())
+        std::cout << "| `" << k.name << "` | " << k.meaning << " |\n";
+    return flushStdout() ? kExitOk : kExitIo;
 }
 
 } // namespace blkmq::cli

@@ -126,6 +126,8 @@ OracleTally::OracleTally(const OracleCounts& c, const Topology& topo, const std:
         offSubmitterMean /= submitters;
         crossLlcMean /= submitters;
     }
+    for (int k = 0; k < c.nrCpus; ++k)
+        sentBack += c.deviceIrqs[static_cast<std::size_t>(k)] ? 0 : byCompleter[static_cast<std::size_t>(k)];
     for (const auto& [name, n] : c.completedByDevice) {
         byDevices += n;
         firstDevice += name == first ? n : 0;
@@ -217,10 +219,11 @@ const std::vector<OracleFigure>& OracleFigures::all()
             "completed requests per device interrupt: how many a vector's handler finds at once, which depends on "
             "timing (under emulation, on the host)",
             [](T t) { return ratio(t.completed, sum(t.counts.deviceIrqs)); } },
-        { "blk_ipis_per_remote", "completion IPIs per remote completion", K::Ratio,
-            "blk-mq completion IPIs per request completed off its submitter: below 1 where the llist done list "
-            "saves IPIs, which depends on timing",
-            [](T t) { return ratio(sum(t.counts.blkIpis), t.offSubmitter); } },
+        { "ipis_per_sent_back", "completion IPIs per request sent back", K::Ratio,
+            "blk-mq completion IPIs per request completed on a CPU that took none of the devices' interrupts (a "
+            "request sent back to its submitter): below 1 where the llist done list saves IPIs, which depends on "
+            "timing",
+            [](T t) { return ratio(sum(t.counts.blkIpis), t.sentBack); } },
     };
     return table;
 }

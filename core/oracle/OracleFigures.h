@@ -32,6 +32,7 @@ struct OracleFigure {
 struct OracleTally {
     OracleTally(const OracleCounts& c, const Topology& topo, const std::string& firstDevice);
     std::uint64_t completed = 0, offSubmitter = 0, firstDevice = 0, byDevices = 0;
+    std::uint64_t sentBack = 0; // completed on a CPU that took none of the devices' interrupts
     // Over the submitting CPUs (each with at least 1% of the completed requests), each counted once
     // whatever its throughput: the mean % of its requests completed elsewhere, outside its LLC.
     double offSubmitterMean = 0, crossLlcMean = 0;

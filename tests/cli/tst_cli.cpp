@@ -446,7 +446,7 @@ private slots:
         QVERIFY2(bad.err.contains(u"figures.speed: no such figure"_qs), qPrintable(bad.err));
         const auto figures = cli({ u"oracle"_qs, u"--figures"_qs });
         QCOMPARE(figures.code, 0);
-        QVERIFY(figures.out.contains(u"routes"_qs) && figures.out.contains(u"blk_ipis_per_remote"_qs));
+        QVERIFY(figures.out.contains(u"routes"_qs) && figures.out.contains(u"ipis_per_sent_back"_qs));
 
         QProcess p; // no QEMU on PATH
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();

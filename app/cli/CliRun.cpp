@@ -181,8 +181,9 @@ int runCommand(const std::vector<std::string>& args)
               if (a == "--trace-cap") {
                   std::string v;
                   if (!value(v) || v.empty() || v.size() > 9 || v.find_first_not_of("0123456789") != std::string::npos
-                      || std::stoull(v) == 0)
-                      error = "--trace-cap needs a positive number of events (at most 999999999)";
+                      || std::stoull(v) == 0 || std::stoull(v) > static_cast<std::uint64_t>(limits::kTraceEvents))
+                      error = "--trace-cap needs a positive number of events, at most "
+                          + std::to_string(limits::kTraceEvents) + " (docs/limits.md)";
                   else
                       traceCap = std::stoull(v);
                   return true;

@@ -87,6 +87,10 @@ Result<Axis> parseAxis(const nlohmann::json& a, const std::string& where)
     if (!a.contains("path") || !a["path"].is_string() || a["path"].get<std::string>().empty())
         return R::failure(where + ".path: the dotted path of a scenario field or kernel switch is required");
     const std::string path = a["path"];
+    // The path names a CSV column: a comma, a quote or a control character would break the file.
+    if (std::any_of(path.begin(), path.end(),
+            [](char c) { return c == ',' || c == '"' || static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+        return R::failure(where + ".path: a dotted path has no commas, quotes or control characters");
     std::vector<nlohmann::json> values;
     if (a.contains("values")) {
         if (a.contains("from") || a.contains("to") || a.contains("step") || a.contains("factor"))
@@ -123,16 +127,20 @@ Result<Axis> parseAxis(const nlohmann::json& a, const std::string& where)
             for (double v = from; v <= to * (1 + 1e-12) && values.size() <= limits::kSweepValues; v *= f)
                 push(v);
         } else {
-            const double step = a.contains("step") ? a["step"].get<double>() : 1.0;
-            if (!a.contains("step") ? false : (!a["step"].is_number() || step <= 0))
+            if (a.contains("step") && (!a["step"].is_number() || !(a["step"].get<double>() > 0)))
                 return R::failure(where + ".step: a positive number is required");
-            if ((to - from) / step >= static_cast<double>(limits::kSweepValues))
+            const double step = a.contains("step") ? a["step"].get<double>() : 1.0;
+            // How many values, counted once: a loop adding steps to 1e300 would never reach `to`.
+            const double span = (to - from) / step;
+            if (!(span < static_cast<double>(limits::kSweepValues)))
                 return R::failure(where + ": the range gives more than " + std::to_string(limits::kSweepValues)
                     + " values, the limit of an axis (docs/limits.md)");
-            for (std::int64_t i = 0;; ++i) {
+            const auto count = static_cast<std::int64_t>(std::floor(span + 1e-9)) + 1;
+            for (std::int64_t i = 0; i < count; ++i) {
                 const double v = from + static_cast<double>(i) * step;
-                if (v > to * (1 + 1e-12) + 1e-12)
-                    break;
+                if (i > 0 && v == from + static_cast<double>(i - 1) * step)
+                    return R::failure(where + ".step: " + number(step) + " is below the precision of " + number(from)
+                        + ": the values would repeat");
                 push(v);
             }
         }
@@ -156,6 +164,25 @@ Result<Sweep> parseSweepFile(const std::string& path, const nlohmann::json& j, c
     Sweep s;
     // The base: a preset name, {"preset", "set"}, {"file", "set"} or {"scenario": {...}, "set"}.
     const nlohmann::json base = j.contains("base") ? j["base"] : nlohmann::json("default");
+    const std::string baseForms = path
+        + ": base: a preset name, {\"preset\": NAME}, {\"file\": PATH} or {\"scenario\": {...}}, "
+          "each with an optional \"set\" list";
+    if (base.is_object()) {
+        int forms = 0;
+        for (const auto& [key, value] : base.items()) {
+            if (key != "preset" && key != "file" && key != "scenario" && key != "set")
+                return R::failure(path + ": base." + key + ": unknown field (preset, file, scenario, set)");
+            forms += key != "set" ? 1 : 0;
+        }
+        if (forms != 1)
+            return R::failure(baseForms);
+        if ((base.contains("preset") && !base["preset"].is_string())
+            || (base.contains("file") && !base["file"].is_string())
+            || (base.contains("scenario") && !base["scenario"].is_object()))
+            return R::failure(baseForms);
+    } else if (!base.is_string()) {
+        return R::failure(baseForms);
+    }
     std::vector<std::string> baseSets;
     if (base.is_object() && base.contains("set")) {
         if (!base["set"].is_array())
@@ -489,8 +516,8 @@ int sweepCommand(const std::vector<std::string>& args)
     const Experiment experiment(sweep.load, sweep.axes);
     const std::uint64_t size = experiment.size();
     if (size > static_cast<std::uint64_t>(limits::kSweepRunsMax))
-        return sweepUsage("the grid has " + std::to_string(size) + " runs, more than the limit of "
-            + std::to_string(limits::kSweepRunsMax) + " (docs/limits.md)");
+        return sweepUsage("the grid has " + (size == UINT64_MAX ? std::string("more than 2^64") : std::to_string(size))
+            + " runs, more than the limit of " + std::to_string(limits::kSweepRunsMax) + " (docs/limits.md)");
     if (size > static_cast<std::uint64_t>(limits::kSweepRuns) && !yes)
         return sweepUsage("the grid has " + std::to_string(size) + " runs, more than "
             + std::to_string(limits::kSweepRuns)
@@ -638,8 +665,12 @@ int mergeCommand(const std::vector<std::string>& args)
     std::map<std::uint64_t, std::string> rows; // grid index -> row
     for (const std::string& file : files) {
         std::string text;
-        if (const std::string e = SafeFile::read(file, std::size_t(1) << 30, text); !e.empty())
+        if (const std::string e = SafeFile::read(file, limits::kMergeInputBytes, text); !e.empty())
             return fail(e);
+        if (!text.empty() && text.back() != '\n')
+            return fail(file + ": its last row is cut short (was it interrupted?)");
+        // A shard that went through Windows: CR LF line ends read as LF.
+        text.erase(std::remove(text.begin(), text.end(), '\r'), text.end());
         std::istringstream in(text);
         std::string first, head;
         std::getline(in, first);
@@ -651,14 +682,20 @@ int mergeCommand(const std::vector<std::string>& args)
                 != 4
             || sn == 0 || si >= sn)
             return fail(file + ": not the CSV of blkmqlab-cli sweep (its first line names the grid and the shard)");
+        if (r > static_cast<unsigned long long>(limits::kSweepRunsMax) || sn > r)
+            return fail(file + ": its first line says runs=" + std::to_string(r) + " shard=" + std::to_string(si) + "/"
+                + std::to_string(sn) + ", which no sweep writes (at most " + std::to_string(limits::kSweepRunsMax)
+                + " runs, at most one shard per run)");
         if (grid.empty()) {
             grid = g;
             runs = r;
             count = sn;
             header = head;
-        } else if (grid != g || runs != r || header != head) {
-            return fail(
-                file + ": a shard of another grid (grid=" + g + ", not " + grid + "): merge the shards of one sweep");
+        } else if (grid != g || runs != r) {
+            return fail(file + ": a shard of another grid (grid=" + g + " runs=" + std::to_string(r)
+                + ", not grid=" + grid + " runs=" + std::to_string(runs) + "): merge the shards of one sweep");
+        } else if (header != head) {
+            return fail(file + ": its column header differs from " + shards.begin()->second + "'s");
         } else if (count != sn) {
             return fail(file + ": a shard of a split into " + std::to_string(sn) + ", the others are of "
                 + std::to_string(count));
@@ -667,6 +704,7 @@ int mergeCommand(const std::vector<std::string>& args)
             return fail(file + ": shard " + std::to_string(si) + "/" + std::to_string(sn) + " is given twice (also "
                 + shards[si] + ")");
         const Experiment::Shard shard { si, sn };
+        const auto fields = std::count(header.begin(), header.end(), ',');
         std::uint64_t n = 0;
         for (std::string line; std::getline(in, line); ++n) {
             std::uint64_t index = 0;
@@ -674,7 +712,11 @@ int mergeCommand(const std::vector<std::string>& args)
             if (ec != std::errc() || *p != ',' || index >= runs || index % sn != si)
                 return fail(file + ": row " + std::to_string(n + 1) + " is not a row of shard " + std::to_string(si)
                     + "/" + std::to_string(sn));
-            rows.emplace(index, line);
+            if (std::count(line.begin(), line.end(), ',') != fields)
+                return fail(file + ": row " + std::to_string(n + 1) + " has not the header's columns");
+            if (!rows.emplace(index, line).second)
+                return fail(file + ": the row of run " + std::to_string(index) + " is there twice (row "
+                    + std::to_string(n + 1) + ")");
         }
         if (n != shard.sizeOf(runs))
             return fail(file + ": shard " + std::to_string(si) + "/" + std::to_string(sn) + " has " + std::to_string(n)

@@ -1,4 +1,5 @@
 #include "Cli.h"
+#include "CliOptions.h"
 
 #include "engine/StopCondition.h"
 
@@ -9,7 +10,7 @@ namespace {
 const char* kUsage = R"(blkmqlab-cli — the Linux blk-mq laboratory, headless
 
 usage:
-  blkmqlab-cli run [FILE] [--preset NAME] [--set key=value]... [--duration D] [--seed N]
+  blkmqlab-cli run [FILE|JOB.fio] [--preset NAME] [--fio JOB.fio] [--set key=value]... [--duration D] [--seed N]
                    [--json FILE|-] [--csv FILE] [--fail-on-stall] [--quiet] [--until COND]
                    [--function-profile blk_mq_sched_restart]
                    [--trace FILE.json [--trace-window FROM:TO] [--trace-cap N]]
@@ -33,6 +34,7 @@ usage:
                       QEMU runs the same fio job on the same machine; what each counted, side by
                       side (docs/oracle.md); --case judges the figures by its bands (exit 4 if one
                       leaves its band); --figures lists them
+  blkmqlab-cli fio-keys       the fio job file keys the lab reads, and what it does with each
   blkmqlab-cli presets
   blkmqlab-cli lessons        the guided lessons, and the values their expectations name
   blkmqlab-cli lesson NAME|FILE [--check]   plays a lesson step by step; --check prints only
@@ -47,8 +49,11 @@ usage:
 
 Durations take ns, us, ms or s (e.g. 100ms). --set overrides any scenario field
 by dotted path; array elements by index or by name (devices.nvme0.rq_affinity=2).
-Exit status: 0 ok, 1 output not written, 2 usage or validation error, 3 stall
-(with --fail-on-stall), 4 a lesson's expectation does not hold, 130 interrupted
+--fio JOB.fio (or a FILE ending in .fio) gives the workload as a fio job file: [global]
+and job sections with the keys the lab models (docs/scenario.md); an error names the line.
+Exit status: 0 ok, 1 output not written (or the oracle's QEMU failed), 2 usage or
+validation error, 3 stall (with --fail-on-stall), 4 a lesson's expectation or an oracle
+case's band does not hold, 130 interrupted
 (Ctrl-C: sweep and explore write the complete rows so far). Scenario format: docs/scenario.md.
 
 --function-profile prints ftrace's function profile of a kernel function:
@@ -72,41 +77,36 @@ int main(int argc, char** argv)
     args.erase(args.begin());
     if (cmd == "help" || cmd == "--help" || cmd == "-h") {
         std::cout << kUsage << blkmq::stop::help();
-        return blkmq::cli::kExitOk;
+        return blkmq::cli::flushStdout() ? blkmq::cli::kExitOk : blkmq::cli::kExitIo;
     }
-    if (cmd == "run")
-        return blkmq::cli::runCommand(args);
-    if (cmd == "oracle")
-        return blkmq::cli::oracleCommand(args);
-    if (cmd == "explore")
-        return blkmq::cli::exploreCommand(args);
-    if (cmd == "sweep")
-        return blkmq::cli::sweepCommand(args);
-    if (cmd == "merge")
-        return blkmq::cli::mergeCommand(args);
-    if (cmd == "ab")
-        return blkmq::cli::abCommand(args);
-    if (cmd == "presets")
-        return blkmq::cli::presetsCommand(args);
-    if (cmd == "topology")
-        return blkmq::cli::topologyCommand(args);
-    if (cmd == "validate")
-        return blkmq::cli::validateCommand(args);
-    if (cmd == "patches")
-        return blkmq::cli::patchesCommand(args);
-    if (cmd == "costs")
-        return blkmq::cli::costsCommand(args);
-    if (cmd == "metrics")
-        return blkmq::cli::metricsCommand(args);
-    if (cmd == "limits")
-        return blkmq::cli::limitsCommand(args);
-    if (cmd == "lessons")
-        return blkmq::cli::lessonsCommand(args);
-    if (cmd == "lesson")
-        return blkmq::cli::lessonCommand(args);
+    // Every command, by name; a command that printed its output to a stdout that could not take it
+    // (a full disk, a closed pipe) fails with exit 1, whatever it returned.
+    using Command = int (*)(const std::vector<std::string>&);
+    static const std::pair<const char*, Command> kCommands[] = {
+        { "run", blkmq::cli::runCommand },
+        { "oracle", blkmq::cli::oracleCommand },
+        { "fio-keys", blkmq::cli::fioKeysCommand },
+        { "explore", blkmq::cli::exploreCommand },
+        { "sweep", blkmq::cli::sweepCommand },
+        { "merge", blkmq::cli::mergeCommand },
+        { "ab", blkmq::cli::abCommand },
+        { "presets", blkmq::cli::presetsCommand },
+        { "topology", blkmq::cli::topologyCommand },
+        { "validate", blkmq::cli::validateCommand },
+        { "patches", blkmq::cli::patchesCommand },
+        { "costs", blkmq::cli::costsCommand },
+        { "metrics", blkmq::cli::metricsCommand },
+        { "limits", blkmq::cli::limitsCommand },
+        { "lessons", blkmq::cli::lessonsCommand },
+        { "lesson", blkmq::cli::lessonCommand },
+    };
+    for (const auto& [name, command] : kCommands)
+        if (cmd == name) {
+            const int rc = command(args);
+            return blkmq::cli::flushStdout() ? rc : blkmq::cli::kExitIo;
+        }
     std::cerr << "blkmqlab-cli: unknown command '" << cmd
-              << "' (commands: run, explore, sweep, merge, ab, presets, lessons, lesson, topology, patches, costs, "
-                 "metrics, limits, "
-                 "validate, help)\n";
+              << "' (commands: run, explore, sweep, merge, ab, oracle, fio-keys, presets, lessons, lesson, topology, "
+                 "patches, costs, metrics, limits, validate, help)\n";
     return blkmq::cli::kExitUsage;
 }

@@ -46,9 +46,11 @@ Experiment::Experiment(Loader base, std::vector<Axis> axes)
 
 std::uint64_t Experiment::size() const
 {
+    // Saturates: a product past 2^64 is "more than any limit", never a small grid after wrapping.
     std::uint64_t n = 1;
     for (const Axis& a : m_axes)
-        n *= a.size();
+        if (__builtin_mul_overflow(n, static_cast<std::uint64_t>(a.size()), &n))
+            return UINT64_MAX;
     return n;
 }
 

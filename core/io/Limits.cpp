@@ -25,11 +25,17 @@ const std::vector<LimitInfo>& allLimits()
             "each in-flight I/O holds its state from submission to completion" },
         { "workload.script steps", kScriptSteps, "", "scripts are written by hand; the stall script has 10 steps" },
         { "workload.net_rx loads", kNetRxLoads, "", "one load per CPU is the most that has a meaning" },
+        { "workload.net_rx packet sources (CPUs summed over the loads)", kNetRxSources, "",
+            "each CPU of each load keeps its next packet's arrival pending in the event queue" },
         { "explore --seeds", kExploreSeeds, "", "seeds are streamed; the report keeps one row per seed" },
         { "sweep values", kSweepValues, "", "values of one axis: one run and one report row per value" },
         { "sweep runs without --yes", kSweepRuns, "", "a grid this large is a mistake more often than a plan" },
         { "sweep runs", kSweepRunsMax, "", "the grid's CSV rows are held until it is written atomically" },
         { "--threads", kThreads, "", "TBB worker threads; 0 means one per CPU" },
+        { "merge input per shard CSV", kMergeInputBytes, "bytes",
+            "a shard is read whole; a million runs with every metric column take about 300 MB" },
+        { "run --trace-cap (trace events)", kTraceEvents, "",
+            "the trace is held in memory until it is written: about 520 bytes an event (nvme-2s64-mq, 100 ms)" },
     };
     return table;
 }

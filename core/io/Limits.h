@@ -23,11 +23,14 @@ inline constexpr std::int64_t kJobThreads = 16384;
 inline constexpr std::int64_t kIosInFlight = 1 << 20;
 inline constexpr std::int64_t kScriptSteps = 10000;
 inline constexpr std::int64_t kNetRxLoads = 4096;
+inline constexpr std::int64_t kNetRxSources = 65536; // (load, CPU) pairs: each keeps one arrival pending
 inline constexpr std::int64_t kExploreSeeds = 100000;
 inline constexpr std::int64_t kSweepValues = 10000; // per axis
 inline constexpr std::int64_t kSweepRuns = 10000; // a grid larger than this runs only with --yes
 inline constexpr std::int64_t kSweepRunsMax = 1000000; // ... and never larger than this
 inline constexpr std::int64_t kThreads = 1024;
+inline constexpr std::int64_t kMergeInputBytes = std::int64_t(1) << 30; // per shard CSV that merge reads
+inline constexpr std::int64_t kTraceEvents = 2'000'000; // run --trace-cap
 } // namespace limits
 
 struct LimitInfo {

@@ -203,6 +203,10 @@ CompletionDist parseCompletion(const json& v, const std::string& path)
             t = parseDuration(v.get<std::string>());
         if (!t)
             fail(path, "must be a duration (ns or \"10us\") or {\"dist\": ...} (got " + brief(v) + ")");
+        if (t->ns() > limits::kDurationNs)
+            fail(path,
+                "must be at most " + formatDuration(SimTime(limits::kDurationNs)) + ", the longest run (got " + brief(v)
+                    + ")");
         d.a = d.b = t->ns();
         return d;
     }
@@ -221,6 +225,10 @@ CompletionDist parseCompletion(const json& v, const std::string& path)
         d.a = d.b = r.duration("mean", SimTime(10000), SimTime(1)).ns();
     }
     r.finish();
+    if (d.b > limits::kDurationNs) // a sample past int64 would wrap; none past the longest run can complete
+        fail(path,
+            "must be at most " + formatDuration(SimTime(limits::kDurationNs)) + ", the longest run (got "
+                + formatDuration(SimTime(d.b)) + ")");
     return d;
 }
 
@@ -253,6 +261,10 @@ void checkTotals(const Scenario& s)
     over("workload.jobs", "I/Os in flight (numjobs x iodepth summed over the jobs)", inFlight, limits::kIosInFlight);
     over("workload.script", "script steps", static_cast<std::int64_t>(s.script.size()), limits::kScriptSteps);
     over("workload.net_rx", "net_rx loads", static_cast<std::int64_t>(s.net_rx.size()), limits::kNetRxLoads);
+    std::int64_t sources = 0;
+    for (const auto& l : s.net_rx)
+        sources += static_cast<std::int64_t>(l.cpus.size());
+    over("workload.net_rx", "net_rx packet sources (CPUs summed over the loads)", sources, limits::kNetRxSources);
 }
 
 // Switches that apply only with another switch's value, or not with another switch on
@@ -382,8 +394,12 @@ Scenario parse(const json& doc)
             ObjectReader r((*devs)[i], path);
             DeviceSpec d;
             d.name = r.string("name", "nvme" + std::to_string(i));
-            if (d.name.empty() || d.name.find_first_of(".=[] ") != std::string::npos)
-                fail(r.field("name"), "must be a non-empty name without '.', '=', '[', ']' or spaces");
+            // The name is a --set path component and a CSV column: no separators, quotes or control characters.
+            if (d.name.empty() || d.name.find_first_of(".=[] ,\"") != std::string::npos
+                || std::any_of(d.name.begin(), d.name.end(),
+                    [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+                fail(r.field("name"),
+                    "must be a non-empty name without '.', '=', '[', ']', ',', '\"', spaces or control characters");
             const int nrDevices = static_cast<int>(r.integer("nr_devices", 1, 1, 1024));
             if (static_cast<std::int64_t>(s.devices.size()) + nrDevices > limits::kDevices)
                 fail(r.field("nr_devices"),

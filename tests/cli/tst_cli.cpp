@@ -255,6 +255,49 @@ private slots:
                                             u"/dev/full"_qs }
                                      << 1 << u"cannot write '/dev/full': No space left on device"_qs;
         QTest::newRow("no arguments") << QByteArray() << QStringList {} << 2 << u"usage:"_qs;
+        // A hostile pass's reproducers: each used to abort, wrap, or grow memory without bound.
+        const QStringList sweepFile { u"sweep"_qs, u"FILE"_qs };
+        QTest::newRow("sweep base preset of a wrong type")
+            << QByteArray(R"({"base":{"preset":5},"axes":[{"path":"seed","values":[1]}]})") << sweepFile << 2
+            << u"base: a preset name, {\"preset\": NAME}"_qs;
+        QTest::newRow("sweep step of a wrong type")
+            << QByteArray(R"({"axes":[{"path":"seed","from":1,"to":3,"step":"x"}]})") << sweepFile << 2
+            << u"axes[0].step: a positive number is required"_qs;
+        QTest::newRow("sweep unknown base field")
+            << QByteArray(R"({"base":{"preset":"default","bogus":1},"axes":[{"path":"seed","values":[1]}]})")
+            << sweepFile << 2 << u"base.bogus: unknown field"_qs;
+        QTest::newRow("sweep range past a double's precision")
+            << QByteArray(R"({"axes":[{"path":"costs.submit_ns","from":1e300,"to":1e301}]})") << sweepFile << 2
+            << u"the range gives more than 10000 values"_qs;
+        QTest::newRow("sweep range of one huge value") // one value, which the field's range then refuses
+            << QByteArray(R"({"axes":[{"path":"costs.submit_ns","from":1e300,"to":1e300,"step":1e-300}]})") << sweepFile
+            << 2 << u"costs.submit_ns: must be an integer in 0..1000000000"_qs;
+        QTest::newRow("sweep grid past 2^64")
+            << QByteArray(R"({"axes":[{"path":"seed","from":1,"to":8192},{"path":"seed","from":1,"to":8192},)"
+                          R"({"path":"seed","from":1,"to":8192},{"path":"seed","from":1,"to":8192},)"
+                          R"({"path":"seed","from":1,"to":8192}]})")
+            << sweepFile << 2 << u"the grid has more than 2^64 runs"_qs;
+        QTest::newRow("sweep path with a comma") << QByteArray(R"({"axes":[{"path":"seed,x","values":[1]}]})")
+                                                 << sweepFile << 2 << u"axes[0].path: a dotted path has no commas"_qs;
+        QTest::newRow("device name with a newline") << QByteArray("{\"devices\":[{\"name\":\"a\\nb\"}]}") << runFile
+                                                    << 2 << u"devices[0].name: must be a non-empty name without"_qs;
+        QTest::newRow("net_rx past the event queue")
+            << QByteArray(R"({"topology":"4096c","workload":{"net_rx":[)"
+                   + QByteArray(R"({"cpus":"0-4095"},)").repeated(1023) + QByteArray(R"({"cpus":"0-4095"}]}})"))
+            << runFile << 2
+            << u"workload.net_rx: net_rx packet sources (CPUs summed over the loads) come to 4194304"_qs;
+        QTest::newRow("completion time past int64")
+            << QByteArray(R"({"devices":[{"completion_nsec":{"dist":"exponential","mean":"4000000000s"}}]})") << runFile
+            << 2 << u"devices[0].completion_nsec: must be at most 3600s"_qs;
+        QTest::newRow("irqmode past int") << QByteArray(R"({"devices":[{"irqmode":4294967296}]})") << runFile << 2
+                                          << u"devices[0].irqmode: must be one of"_qs;
+        QTest::newRow("irq_affinity past int")
+            << QByteArray(R"({"devices":[{"irq_affinity":[4294967296]}]})") << runFile << 2
+            << u"devices[0].irq_affinity: CPU 4294967296 does not exist"_qs;
+        QTest::newRow("trace cap") << QByteArray()
+                                   << QStringList { u"run"_qs, u"--trace"_qs, u"x.json"_qs, u"--trace-cap"_qs,
+                                          u"999999999"_qs }
+                                   << 2 << u"--trace-cap needs a positive number of events, at most 2000000"_qs;
         QTest::newRow("xml that crashes hwloc") // hwloc 2.9.0 dies in hwloc_topology_load() on it
             << QByteArray()
             << QStringList { u"topology"_qs,
@@ -680,6 +723,50 @@ private slots:
         const auto foreign = cli(QStringList { u"merge"_qs, shards[0], shards[1], shards[2], other });
         QCOMPARE(foreign.code, 2);
         QVERIFY2(foreign.err.contains(u"another grid"_qs), qPrintable(foreign.err));
+
+        // A shard cut inside its last row, a row doubled in place of a missing one, a header no sweep writes.
+        const QByteArray whole = head(shards[3]);
+        const QString cut = dir.filePath(u"cut.csv"_qs), doubled = dir.filePath(u"doubled.csv"_qs),
+                      huge = dir.filePath(u"huge.csv"_qs), crlf = dir.filePath(u"crlf.csv"_qs);
+        QVERIFY(writeFile(cut, whole.left(whole.size() - 5)));
+        QList<QByteArray> rows = whole.split('\n');
+        rows[rows.size() - 2] = rows[rows.size() - 3]; // the last row replaced by the one before it
+        QVERIFY(writeFile(doubled, rows.join('\n')));
+        QVERIFY(writeFile(
+            huge, "# blkmqlab-cli sweep grid=0123456789abcdef runs=1000000000000 shard=0/1000000000000\nindex\n"));
+        QByteArray crlfText = whole;
+        crlfText.replace("\n", "\r\n");
+        QVERIFY(writeFile(crlf, crlfText));
+        const auto cutShort = cli(QStringList { u"merge"_qs, shards[0], shards[1], shards[2], cut });
+        QCOMPARE(cutShort.code, 2);
+        QVERIFY2(cutShort.err.contains(u"its last row is cut short"_qs), qPrintable(cutShort.err));
+        const auto twice = cli(QStringList { u"merge"_qs, shards[0], shards[1], shards[2], doubled });
+        QCOMPARE(twice.code, 2);
+        QVERIFY2(twice.err.contains(u"is there twice"_qs), qPrintable(twice.err));
+        const auto bounded = cli(QStringList { u"merge"_qs, huge });
+        QCOMPARE(bounded.code, 2);
+        QVERIFY2(bounded.err.contains(u"which no sweep writes"_qs), qPrintable(bounded.err));
+        const auto windows = cli(QStringList { u"merge"_qs, shards[2], shards[0], crlf, shards[1] });
+        QVERIFY2(windows.code == 0, qPrintable(windows.err));
+        QCOMPARE(windows.out.toUtf8(), merged.out.toUtf8());
+    }
+
+    // Every command that prints to a standard output that cannot take it fails with exit 1.
+    void stdoutFailuresFailEveryCommand()
+    {
+        for (const QStringList& args :
+            { QStringList { u"presets"_qs }, QStringList { u"lessons"_qs }, QStringList { u"limits"_qs },
+                QStringList { u"metrics"_qs }, QStringList { u"patches"_qs }, QStringList { u"costs"_qs },
+                QStringList { u"topology"_qs, u"2n:1p:4c:1t"_qs }, QStringList { u"help"_qs },
+                QStringList { u"fio-keys"_qs }, QStringList { u"oracle"_qs, u"--figures"_qs },
+                QStringList { u"lesson"_qs, u"shared-hctx-stall"_qs } }) {
+            QProcess p;
+            p.setStandardOutputFile(u"/dev/full"_qs);
+            p.start(QStringLiteral(BLKMQLAB_CLI), args);
+            QVERIFY(p.waitForFinished(120000));
+            QVERIFY2(p.exitCode() == 1, qPrintable(args.join(u' ')));
+            QVERIFY(QString::fromUtf8(p.readAllStandardError()).contains(u"No space left on device"_qs));
+        }
     }
 
     // One metric against one axis, a line per value of the other axes, mean and min-max over seeds.

@@ -218,7 +218,7 @@ void BlockLayer::submit(int cpu, int rq, bool bypassScheduler, bool runQueue)
     Request& r = request(rq);
     const int h = r.hctx;
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
-    const RequestQueue& q = m_queues[static_cast<std::size_t>(r.dev)];
+    RequestQueue& q = m_queues[static_cast<std::size_t>(r.dev)];
     r.waitSince = m_machine.opNow();
     m_sim.trace(TraceKind::Submit, cpu, rq, h, r.waitSince, r.script);
     if (bypassScheduler || q.spec.scheduler != SchedulerKind::None) {
@@ -231,6 +231,7 @@ void BlockLayer::submit(int cpu, int rq, bool bypassScheduler, bool runQueue)
             m_machine.charge(m_sim.costs.sched_insert_ns);
             r.state = RqState::Sched;
             hctx.schedFifo.pushBack(m_pool, rq);
+            ++q.schedQueued;
         }
         if (runQueue)
             runHwQueueAsync(cpu, h);
@@ -285,14 +286,47 @@ void BlockLayer::dispatch(int cpu, int h)
     }
     // One request at a time: the scheduler's (blk_mq_do_dispatch_sched in v4.15), or the software
     // queues' (blk_mq_do_dispatch_ctx, v4.15, here only after hctx->dispatch made progress).
-    while (!hctx.schedFifo.empty()) {
-        if (hasSched)
+    if (hasSched) {
+        // dd_dispatch_request(): the queue's oldest request, whichever hctx it came through; it is
+        // issued on its own hctx (blk_mq_get_driver_tag() takes rq->mq_hctx's tags).
+        RequestQueue& q = m_queues[static_cast<std::size_t>(hctx.dev)];
+        while (q.schedQueued > 0) {
             m_machine.charge(m_sim.costs.sched_dispatch_ns);
+            Hctx& from = m_hctxs[static_cast<std::size_t>(schedOldest(q))];
+            const int rq = from.schedFifo.popFront(m_pool);
+            --q.schedQueued;
+            RqList one;
+            one.pushBack(m_pool, rq);
+            if (!madeProgress(dispatchList(cpu, request(rq).hctx, one)))
+                break;
+        }
+        return;
+    }
+    while (!hctx.schedFifo.empty()) {
         RqList one;
         one.pushBack(m_pool, hctx.schedFifo.popFront(m_pool));
         if (!madeProgress(dispatchList(cpu, h, one)))
             break;
     }
+}
+
+// The hctx whose scheduler FIFO holds the queue's oldest request (the lower index on a tie). With
+// one hctx per queue in use, as every preset with pinned jobs has, that is the one hctx.
+int BlockLayer::schedOldest(const RequestQueue& q) const
+{
+    int best = -1;
+    SimTime oldest;
+    for (int h = q.firstHctx; h < q.firstHctx + q.nrHwQueues; ++h) {
+        const RqList& fifo = m_hctxs[static_cast<std::size_t>(h)].schedFifo;
+        if (fifo.empty())
+            continue;
+        const SimTime since = request(fifo.head).waitSince;
+        if (best < 0 || since < oldest) {
+            best = h;
+            oldest = since;
+        }
+    }
+    return best;
 }
 
 // What blk_mq_dispatch_rq_list() returns: whether it issued anything (and,
@@ -435,8 +469,12 @@ BlockLayer::Issue BlockLayer::issue(int cpu, int rq)
 
 bool BlockLayer::hasPending(int h) const
 {
+    // blk_mq_hctx_has_pending(): hctx->dispatch, the software queues, or the scheduler's has_work,
+    // which for mq-deadline is the whole queue's (dd_has_work()).
     const Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
-    return !hctx.dispatch.empty() || !hctx.schedFifo.empty();
+    const RequestQueue& q = m_queues[static_cast<std::size_t>(hctx.dev)];
+    return !hctx.dispatch.empty()
+        || (q.spec.scheduler != SchedulerKind::None ? q.schedQueued > 0 : !hctx.schedFifo.empty());
 }
 
 // blk_mq_run_hw_queue(hctx, async = true): kblockd work on one of the hctx's CPUs.

@@ -179,6 +179,7 @@ private:
     [[gnu::hot]] Dispatched dispatchList(int cpu, int hctx, RqList& list);
     // blk_mq_dispatch_rq_list()'s return value for a run that ended as `d` (the dispatch mode decides).
     bool madeProgress(const Dispatched& d) const;
+    int schedOldest(const RequestQueue& q) const;
     // After a failed driver tag: blk_mq_dispatch_wait_add() / blk_mq_mark_tag_wait(). True: try the tag once more.
     bool tagWait(int hctx);
     [[gnu::hot]] Issue issue(int cpu, int rq);

@@ -15,6 +15,10 @@ struct RequestQueue {
     int nrHwQueues = 0;
     int tagSet = 0;
     std::vector<int> cpuToHctx; // global hctx index per CPU
+    // mq-deadline is one scheduler per request queue: its requests wait in the FIFO of the hctx they
+    // were inserted through (Hctx::schedFifo), and a run of any of the queue's hctxs takes the
+    // oldest of them all (schedOldest). The count makes "has work" one test for every hctx.
+    int schedQueued = 0;
     // irqmode kthread (usb-storage): one command at a time from a driver thread.
     int kthread = -1;
     RqList kthreadPending;

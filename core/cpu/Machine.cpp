@@ -51,6 +51,21 @@ int Machine::createIrqThread(int cpu, int vector)
     return task;
 }
 
+void Machine::allowMigration(int id, std::vector<int> cpus)
+{
+    Task& t = task(id);
+    assert(!t.fifo && cpus.size() > 1);
+    // Every CPU it may land on keeps room for it, so that moving never allocates.
+    for (int c : cpus) {
+        auto& s = m_cpus[static_cast<std::size_t>(c)];
+        if (c != t.cpu) {
+            s.tasks.reserve(s.tasks.capacity() + 1);
+            s.runnableOther.reserve(s.runnableOther.capacity() + 1);
+        }
+    }
+    t.allowed = std::move(cpus);
+}
+
 int Machine::vectorThread(int vector) const
 {
     return vector < static_cast<int>(m_vectorThread.size()) ? m_vectorThread[static_cast<std::size_t>(vector)] : -1;
@@ -140,8 +155,74 @@ void Machine::sleepTask(int id)
     if (!t.runnable)
         return;
     t.runnable = false;
-    m_cpus[static_cast<std::size_t>(t.cpu)].repick = true;
+    auto& c = m_cpus[static_cast<std::size_t>(t.cpu)];
+    c.repick = true;
     dequeueTask(id);
+    if (c.runnableOther.empty())
+        c.idleVruntime = t.vruntime;
+}
+
+// idle_cpu(): nothing runnable, no wake-up on its way.
+bool Machine::cpuIdle(int cpu) const
+{
+    const auto& c = m_cpus[static_cast<std::size_t>(cpu)];
+    return c.runnableOther.empty() && c.runnableFifo.empty() && c.wakesPending == 0;
+}
+
+// cfs_rq->min_vruntime, as far as the lab keeps it: the front of the runqueue, else what it had last.
+std::int64_t Machine::minVruntime(int cpu) const
+{
+    const auto& c = m_cpus[static_cast<std::size_t>(cpu)];
+    return c.runnableOther.empty() ? c.idleVruntime : task(c.runnableOther.front()).vruntime;
+}
+
+// select_task_rq_fair() → select_idle_sibling() (kernel/sched/fair.c, v4.14): the task's previous
+// CPU if it is idle; else, within that CPU's last-level cache and the task's cpus_allowed, a core
+// whose threads are all idle, else an idle CPU, each scanned from the previous CPU + 1, wrapping;
+// else the previous CPU. The waker's pull (wake_affine) is left out: here the waker is the
+// completion of the task's own I/O, mostly on the CPU it submitted from.
+int Machine::selectTaskRq(const Task& t) const
+{
+    const int prev = t.cpu;
+    if (cpuIdle(prev))
+        return prev;
+    const Topology& topo = m_sim.topo;
+    const int n = topo.nrCpus();
+    const auto allowed = [&](int c) { return std::binary_search(t.allowed.begin(), t.allowed.end(), c); };
+    int idleCpu = -1;
+    for (int i = 1; i < n; ++i) {
+        const int c = (prev + i) % n;
+        if (!topo.cpusShareCache(prev, c) || !allowed(c) || !cpuIdle(c))
+            continue;
+        bool wholeCore = true;
+        for (int s = 0; s < n && wholeCore; ++s)
+            if (s != c && topo.cpu(s).core == topo.cpu(c).core)
+                wholeCore = cpuIdle(s);
+        if (wholeCore)
+            return c; // select_idle_core()
+        if (idleCpu < 0)
+            idleCpu = c; // select_idle_cpu()
+    }
+    return idleCpu >= 0 ? idleCpu : prev;
+}
+
+// Moves a sleeping task to `to`.
+void Machine::migrate(int id, int to)
+{
+    Task& t = task(id);
+    const int from = t.cpu;
+    auto& f = m_cpus[static_cast<std::size_t>(from)];
+    auto& dst = m_cpus[static_cast<std::size_t>(to)];
+    f.tasks.erase(std::find(f.tasks.begin(), f.tasks.end(), id));
+    dst.tasks.push_back(id);
+    if (f.current == id) {
+        f.current = -1;
+        f.currentIsJob = false;
+    }
+    f.repick = dst.repick = true;
+    t.vruntime += minVruntime(to) - minVruntime(from); // vruntime is relative to the runqueue it is on
+    t.cpu = to;
+    ++m_sim.counters.migrations;
 }
 
 namespace {
@@ -195,12 +276,16 @@ void Machine::wakeTask(int id, int fromCpu)
     Task& t = task(id);
     if (t.runnable || t.wakePending)
         return;
+    if (!t.allowed.empty() && !(id == m_currentTask && t.cpu == m_executingCpu))
+        if (const int to = selectTaskRq(t); to != t.cpu)
+            migrate(id, to);
     if (fromCpu < 0 || fromCpu == t.cpu) {
         makeRunnable(id);
         kick(t.cpu);
         return;
     }
     t.wakePending = true;
+    ++m_cpus[static_cast<std::size_t>(t.cpu)].wakesPending;
     m_sim.schedule(opNow() + SimTime(m_sim.costs.ipiLatency(m_sim.topo, fromCpu, t.cpu)), EventKind::TaskWake,
         EventPriority::Cpu, id);
 }
@@ -208,6 +293,7 @@ void Machine::wakeTask(int id, int fromCpu)
 void Machine::onTaskWake(int id)
 {
     task(id).wakePending = false;
+    --m_cpus[static_cast<std::size_t>(task(id).cpu)].wakesPending;
     if (!task(id).runnable) {
         makeRunnable(id);
         kick(task(id).cpu);

@@ -61,6 +61,8 @@ struct alignas(64) CpuState {
     OpStack softirq;
     RingQueue<PendingIrq> irqs;
     std::vector<int> tasks;
+    int wakesPending = 0; // tasks of this CPU woken by another CPU, not yet runnable (ttwu_pending)
+    std::int64_t idleVruntime = 0; // the last vruntime its CFS runqueue had (min_vruntime while it is empty)
     // The runqueue: runnable SCHED_FIFO tasks by id, runnable SCHED_OTHER
     // tasks by (vruntime, id). Picking a task and placing a woken one look at
     // the front instead of every task on the CPU; both keep capacity for all
@@ -110,6 +112,9 @@ public:
     int createTask(TaskKind kind, int cpu, Op loop, bool fifo);
     // The threaded handler of a device vector (SCHED_FIFO, runs the vector's irq handler).
     int createIrqThread(int cpu, int vector);
+    // Lets a SCHED_OTHER task move among `cpus` (its cpus_allowed, more than one): each wake-up places
+    // it, within the last-level cache of the CPU it last ran on (selectTaskRq).
+    void allowMigration(int id, std::vector<int> cpus);
     Task& task(int id) { return m_tasks[static_cast<std::size_t>(id)]; }
     const Task& task(int id) const { return m_tasks[static_cast<std::size_t>(id)]; }
     int nrTasks() const { return static_cast<int>(m_tasks.size()); }
@@ -185,6 +190,11 @@ private:
     void makeRunnable(int task);
     void enqueueTask(int task);
     void dequeueTask(int task);
+    // CFS wake-up placement of tasks with cpus_allowed (Task::allowed).
+    bool cpuIdle(int cpu) const;
+    int selectTaskRq(const Task& t) const;
+    void migrate(int id, int to);
+    std::int64_t minVruntime(int cpu) const;
     // Runs on every charged op of a task: inline up to the rare case of overtaking another task.
     void addVruntime(int id, std::int64_t ns)
     {

@@ -4,6 +4,7 @@
 #include "sim/ExecContext.h"
 
 #include <cstdint>
+#include <vector>
 
 namespace blkmq {
 
@@ -28,11 +29,14 @@ inline const char* taskKindName(TaskKind k)
     return "?";
 }
 
-// A schedulable thread pinned to one CPU. SCHED_FIFO tasks (irq threads)
-// always beat SCHED_OTHER ones; SCHED_OTHER tasks share by vruntime.
+// A schedulable thread on one CPU at a time. SCHED_FIFO tasks (irq threads)
+// always beat SCHED_OTHER ones; SCHED_OTHER tasks share by vruntime. A task
+// with `allowed` CPUs (a fio job not pinned to one) may move among them when it
+// wakes (Machine::selectTaskRq).
 struct Task {
     TaskKind kind = TaskKind::Job;
     int cpu = 0;
+    std::vector<int> allowed; // empty: pinned to `cpu`
     Op loop; // what the task does when woken with an empty stack
     bool fifo = false;
     bool runnable = false;

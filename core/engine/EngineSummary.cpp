@@ -37,11 +37,12 @@ nlohmann::json byDistance(const ByDistance& n)
     return out;
 }
 
-// ftrace's function profile: per CPU that entered the function, as trace_stat prints it.
-nlohmann::json functionProfile(const FunctionProfile& p)
+// ftrace's function profile: per CPU that entered the function, as trace_stat prints it; and
+// the share of the run each CPU spent inside it (`elapsed`: the simulated time so far).
+nlohmann::json functionProfile(const FunctionProfile& p, SimTime elapsed)
 {
     nlohmann::json perCpu = nlohmann::json::array();
-    std::vector<double> avgs;
+    std::vector<double> avgs, shares;
     for (std::size_t cpu = 0; cpu < p.cpus().size(); ++cpu) {
         const auto& c = p.cpus()[cpu];
         if (c.hits == 0)
@@ -49,14 +50,18 @@ nlohmann::json functionProfile(const FunctionProfile& p)
         perCpu.push_back({ { "cpu", cpu }, { "hits", c.hits }, { "total_ns", c.total_ns }, { "avg_ns", c.avg_ns() },
             { "s2_us2", c.s2_us2() } });
         avgs.push_back(c.avg_ns());
+        if (elapsed.ns() > 0)
+            shares.push_back(100.0 * static_cast<double>(c.total_ns) / static_cast<double>(elapsed.ns()));
     }
-    std::sort(avgs.begin(), avgs.end());
-    // the spread of the per-CPU averages, as one compares them with a trace_stat table
-    const nlohmann::json spread = avgs.empty()
-        ? nlohmann::json { { "min", 0 }, { "median", 0 }, { "max", 0 } }
-        : nlohmann::json { { "min", avgs.front() }, { "median", avgs[avgs.size() / 2] }, { "max", avgs.back() } };
+    // the spread of the per-CPU figures, as one compares them with a trace_stat table
+    const auto spread = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v.empty() ? nlohmann::json { { "min", 0 }, { "median", 0 }, { "max", 0 } }
+                         : nlohmann::json { { "min", v.front() }, { "median", v[v.size() / 2] }, { "max", v.back() } };
+    };
     return { { p.function(),
-        { { "hits", p.hits() }, { "total_ns", p.total_ns() }, { "cpu_avg_ns", spread }, { "per_cpu", perCpu } } } };
+        { { "hits", p.hits() }, { "total_ns", p.total_ns() }, { "cpu_avg_ns", spread(avgs) },
+            { "cpu_time_pct", spread(shares) }, { "per_cpu", perCpu } } } };
 }
 
 } // namespace
@@ -207,7 +212,7 @@ nlohmann::json Engine::summary() const
                 { "restarts", c.restarts },
                 { "cpu_ns", c.restart_cpu_ns },
             } },
-        { "function_profile", functionProfile(m_block->restart().profile()) },
+        { "function_profile", functionProfile(m_block->restart().profile(), m_sim->now) },
         { "stall", stall },
         { "tags",
             {
@@ -239,6 +244,7 @@ nlohmann::json Engine::summary() const
             {
                 { "busy", busy },
                 { "context_switches", c.context_switches },
+                { "migrations", c.migrations },
                 { "hardirqs", c.hardirqs },
                 { "per_cpu", cpus },
             } },

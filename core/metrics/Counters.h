@@ -70,6 +70,7 @@ struct Counters {
     // machine
     std::uint64_t context_switches = 0;
     std::uint64_t hardirqs = 0;
+    std::uint64_t migrations = 0; // tasks moved to another CPU (wake-up placement, newly-idle pulls)
 };
 
 // The counters by name, for conditions such as "run until ipis changes" (core/engine/StopCondition.h).
@@ -99,6 +100,7 @@ inline constexpr CounterField kCounterFields[] = {
     { "tag_missed_wakeups", &Counters::tag_missed_wakeups },
     { "context_switches", &Counters::context_switches },
     { "hardirqs", &Counters::hardirqs },
+    { "migrations", &Counters::migrations },
 };
 
 } // namespace blkmq

@@ -13,7 +13,7 @@ struct Job {
     int spec = 0; // index into Scenario::jobs
     int task = -1;
     int dev = 0;
-    int cpu = 0;
+    int cpu = 0; // where it starts (an unpinned job may move: Machine::task(task).cpu is where it is)
     int iodepth = 1;
     int batch = 1;
     int bytes = 4096;

@@ -75,6 +75,8 @@ Workload::Workload(Sim& sim, Machine& machine, BlockLayer& block, const Scenario
             job.completedIous.resize(static_cast<std::size_t>(spec.iodepth));
             job.task = machine.createTask(
                 TaskKind::Job, job.cpu, m_ops(WorkloadOp::JobStep, static_cast<int>(m_jobs.size())), false);
+            if (spec.cpus_allowed_policy == CpusAllowedPolicy::Shared && allowed.size() > 1)
+                machine.allowMigration(job.task, allowed); // the scheduler may move it among them
             m_jobs.push_back(std::move(job));
         }
     }
@@ -152,7 +154,7 @@ Sleeper Workload::sleeper(int task) const
     for (std::size_t j = 0; j < m_jobs.size(); ++j)
         if (const Job& job = m_jobs[j]; job.task == task)
             return { "job " + std::to_string(j) + " (" + m_specs[static_cast<std::size_t>(job.spec)].name + " on CPU "
-                    + std::to_string(job.cpu) + ")",
+                    + std::to_string(m_machine.task(job.task).cpu) + ")",
                 job.allocSince };
     for (std::size_t cpu = 0; cpu < m_scriptTask.size(); ++cpu)
         if (m_scriptTask[cpu] == task)

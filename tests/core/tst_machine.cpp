@@ -1,0 +1,124 @@
+// The Machine's scheduler: where a task with cpus_allowed lands when it wakes (select_idle_sibling,
+// kernel/sched/fair.c, v4.14), on a bare Machine, one wake-up at a time.
+#include "cpu/Machine.h"
+#include "topo/Costs.h"
+#include "topo/TopologyLoader.h"
+
+#include <QtTest>
+
+#include <memory>
+#include <numeric>
+
+using namespace blkmq;
+
+namespace {
+
+struct Bench {
+    explicit Bench(const std::string& spec)
+        : topo(*TopologyLoader::fromSpec(spec))
+        , sim(topo, Costs::defaults(), 1)
+        , machine(sim)
+    {
+    }
+    int task(int cpu) { return machine.createTask(TaskKind::Job, cpu, Op {}, false); }
+    // A task that may run anywhere: it sleeps until it is woken.
+    int unpinned(int cpu)
+    {
+        const int t = task(cpu);
+        std::vector<int> all(static_cast<std::size_t>(topo.nrCpus()));
+        std::iota(all.begin(), all.end(), 0);
+        machine.allowMigration(t, all);
+        return t;
+    }
+    // A pinned task kept runnable: its CPU is busy.
+    int busy(int cpu)
+    {
+        const int t = task(cpu);
+        machine.wakeTask(t, -1);
+        return t;
+    }
+    int cpuOf(int t) const { return machine.task(t).cpu; }
+    Topology topo;
+    Sim sim;
+    Machine machine;
+};
+
+} // namespace
+
+class TestMachine : public QObject {
+    Q_OBJECT
+private slots:
+    // Its own CPU when that is idle; else an idle CPU of the same last-level cache; never another LLC.
+    void wakeUpPlacementStaysInTheLlc()
+    {
+        Bench b("2n:1p:2c:1t"); // LLCs {0,1} and {2,3}
+        const int x = b.unpinned(0);
+        b.machine.wakeTask(x, -1);
+        QCOMPARE(b.cpuOf(x), 0); // CPU 0 idle: stays
+        b.machine.sleepTask(x);
+        const int y = b.busy(0);
+        b.machine.wakeTask(x, -1);
+        QCOMPARE(b.cpuOf(x), 1); // CPU 0 busy: the idle CPU of its LLC
+        QCOMPARE(b.sim.counters.migrations, std::uint64_t(1));
+        b.machine.sleepTask(x);
+        b.busy(1);
+        b.machine.wakeTask(x, -1);
+        QCOMPARE(b.cpuOf(x), 1); // both CPUs of the LLC busy: it stays, although 2 and 3 are idle
+        b.machine.sleepTask(x);
+        b.machine.sleepTask(y);
+        b.machine.wakeTask(x, -1);
+        QCOMPARE(b.cpuOf(x), 0); // CPU 0 idle again
+        QCOMPARE(b.sim.counters.migrations, std::uint64_t(2));
+        QVERIFY(b.machine.task(x).runnable);
+        const auto &tasks0 = b.machine.cpu(0).tasks, &tasks1 = b.machine.cpu(1).tasks;
+        QVERIFY(std::find(tasks0.begin(), tasks0.end(), x) != tasks0.end());
+        QVERIFY(std::find(tasks1.begin(), tasks1.end(), x) == tasks1.end());
+    }
+
+    // A task without cpus_allowed never moves, however busy its CPU.
+    void pinnedTasksStay()
+    {
+        Bench b("1n:1p:4c:1t");
+        b.busy(0);
+        const int pinned = b.task(0);
+        b.machine.wakeTask(pinned, -1);
+        QCOMPARE(b.cpuOf(pinned), 0);
+        QCOMPARE(b.sim.counters.migrations, std::uint64_t(0));
+    }
+
+    // select_idle_core() before select_idle_cpu(): a core whose threads are all idle wins over the
+    // first idle thread, whose sibling is busy.
+    void anIdleCoreBeforeAnIdleThread()
+    {
+        Bench b("1n:1p:4c:2t"); // siblings c and c + 4
+        const int x = b.unpinned(0);
+        b.busy(0);
+        b.busy(5); // core 1 half busy: CPU 1 is idle, its sibling is not
+        b.machine.wakeTask(x, -1);
+        QCOMPARE(b.cpuOf(x), 2); // core 2 (CPUs 2 and 6) is idle
+        b.machine.sleepTask(x);
+        b.busy(2);
+        b.busy(6);
+        b.busy(7);
+        b.machine.wakeTask(x, -1);
+        QCOMPARE(b.cpuOf(x), 3); // no idle core left: the first idle CPU after its previous one (2)
+    }
+
+    // A CPU with a wake-up on its way is not idle (ttwu_pending).
+    void aPendingWakeUpIsNotIdle()
+    {
+        Bench b("1n:1p:2c:1t");
+        const int x = b.unpinned(0);
+        const int z = b.task(1);
+        b.machine.wakeTask(z, 0); // from CPU 0 to CPU 1: arrives after the IPI latency
+        QCOMPARE(b.machine.cpu(1).wakesPending, 1);
+        b.busy(0);
+        b.machine.wakeTask(x, -1);
+        QCOMPARE(b.cpuOf(x), 0); // CPU 1 is about to run z
+        b.machine.onTaskWake(z);
+        QCOMPARE(b.machine.cpu(1).wakesPending, 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMachine)
+#include "tst_machine.moc"

@@ -1,4 +1,5 @@
 #include "topo/Costs.h"
+#include "topo/Spinlock.h"
 #include "topo/TopologyLoader.h"
 
 #include <QtTest>
@@ -140,6 +141,45 @@ private slots:
         auto t = TopologyLoader::load(what.toStdString());
         QVERIFY(!t.ok());
         QVERIFY2(QString::fromStdString(t.error()).contains(mentions), t.error().c_str());
+    }
+
+    // A ticket lock's hand-off grows with the CPUs spinning on it: each re-reads the line the release
+    // invalidated, and the next holder's read waits behind half of them (Boyd-Wickizer et al. 2012).
+    void ticketLockHandOffGrowsWithItsWaiters()
+    {
+        const Topology topo = *TopologyLoader::fromSpec("2n:1p:8c:1t"); // CPUs 0-7 and 8-15
+        const Costs costs = Costs::defaults();
+        // k CPUs queue for it while CPU 0 holds it, each holding it 100 ns: the mean hand-off.
+        const auto meanHandOff = [&](int k) {
+            Spinlock l;
+            std::int64_t spin = 0;
+            l.unlock(l.lock(0, 0, topo, costs, spin) + 10'000); // CPU 0 holds it for 10 us
+            std::int64_t total = 0;
+            for (int i = 1; i <= k; ++i) {
+                const int cpu = (i % 2) ? 8 + i / 2 : i / 2; // alternately the far node and the near one
+                const std::int64_t freeAt = l.freeAt;
+                const std::int64_t got = l.lock(cpu, i, topo, costs, spin);
+                total += got - freeAt;
+                l.unlock(got + 100);
+            }
+            return static_cast<double>(total) / k;
+        };
+        QCOMPARE(meanHandOff(1), static_cast<double>(costs.cacheline(topo, 0, 8))); // the line's move alone
+        double before = meanHandOff(2);
+        for (int k : { 3, 5, 9, 15 }) {
+            const double h = meanHandOff(k);
+            QVERIFY2(
+                h > before, qPrintable(u"%1 waiters: %2 ns a hand-off, fewer: %3 ns"_qs.arg(k).arg(h).arg(before)));
+            before = h;
+        }
+        QVERIFY(meanHandOff(15) > 3 * meanHandOff(2)); // linear in the waiters, not bounded
+        // A lock nobody waits for hands over at the price of its line.
+        Spinlock quiet;
+        std::int64_t spin = 0;
+        quiet.unlock(quiet.lock(0, 0, topo, costs, spin) + 100);
+        QCOMPARE(quiet.lock(8, 1'000, topo, costs, spin), 1'000 + costs.cacheline(topo, 0, 8));
+        QCOMPARE(spin, std::int64_t(0));
+        QCOMPARE(quiet.waitersAt(1'000), 0);
     }
 };
 

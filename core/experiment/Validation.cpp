@@ -1,5 +1,7 @@
 #include "experiment/Validation.h"
 
+#include <algorithm>
+
 #include "experiment/BatchRunner.h"
 #include "metrics/Format.h"
 #include "scenario/ScenarioLoader.h"
@@ -345,6 +347,23 @@ std::string Validation::markdown(const std::vector<ClaimResult>& results)
             out << (r.holds ? "yes" : "**no**") << (r.claim.calibrated ? " (calibrated)" : "");
         out << " |\n";
     }
+    // Per family, in the order the rows came: how many hold, miss, or cannot be compared.
+    struct Tally {
+        std::string family;
+        int rows = 0, hold = 0, miss = 0, other = 0;
+    };
+    std::vector<Tally> families;
+    for (const auto& r : results) {
+        auto it = std::find_if(
+            families.begin(), families.end(), [&](const Tally& t) { return t.family == r.claim.family; });
+        if (it == families.end())
+            it = families.insert(families.end(), Tally { r.claim.family });
+        ++it->rows;
+        (!r.comparable() ? it->other : r.holds ? it->hold : it->miss) += 1;
+    }
+    out << "\n| family | claims | hold | miss | not comparable |\n| --- | --- | --- | --- | --- |\n";
+    for (const Tally& t : families)
+        out << "| " << t.family << " | " << t.rows << " | " << t.hold << " | " << t.miss << " | " << t.other << " |\n";
     return out.str();
 }
 

@@ -31,5 +31,6 @@ int lessonsCommand(const std::vector<std::string>& args);
 int lessonCommand(const std::vector<std::string>& args);
 int oracleCommand(const std::vector<std::string>& args);
 int fioKeysCommand(const std::vector<std::string>& args);
+int outputsCommand(const std::vector<std::string>& args);
 
 } // namespace blkmq::cli

@@ -53,11 +53,8 @@ int abCommand(const std::vector<std::string>& args)
                   << " (see blkmqlab-cli help)\n";
         return kExitUsage;
     }
-    int onStdout = 0;
-    if (const std::string e = checkOutput("--json", o.jsonOut, onStdout); !e.empty()) {
-        std::cerr << "blkmqlab-cli: " << e << '\n';
-        return kExitIo;
-    }
+    if (int code = 0; !outputsUsable("ab", { { "--json", o.jsonOut } }, code))
+        return code;
     const std::string labelA = hasA && !a.empty() ? a : "as given";
     const std::string labelB = b.empty() ? "as given" : b;
     Progress progress("ab");

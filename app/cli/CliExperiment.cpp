@@ -23,17 +23,6 @@ namespace blkmq::cli {
 
 namespace {
 
-// Refuses an unwritable --json before anything runs.
-bool outputWritable(const ScenarioOptions& o)
-{
-    int onStdout = 0;
-    if (const std::string err = checkOutput("--json", o.jsonOut, onStdout); !err.empty()) {
-        std::cerr << "blkmqlab-cli: " << err << '\n';
-        return false;
-    }
-    return true;
-}
-
 // One explored seed, kept small: a stall hunt may run many thousands.
 struct SeedRow {
     std::uint64_t seed = 0;
@@ -110,13 +99,9 @@ int exploreCommand(const std::vector<std::string>& args)
         std::cerr << "blkmqlab-cli explore: " << err << " (see blkmqlab-cli help)\n";
         return kExitUsage;
     }
-    if (!outputWritable(o))
-        return kExitIo;
-    if (!counterexample.empty())
-        if (const std::string e = SafeFile::checkWritable(counterexample); !e.empty()) {
-            std::cerr << "blkmqlab-cli: --save-counterexample: " << e << '\n';
-            return kExitIo;
-        }
+    if (int code = 0;
+        !outputsUsable("explore", { { "--json", o.jsonOut }, { "--save-counterexample", counterexample } }, code))
+        return code;
     // Variants (each a list of settings) times seeds, the seeds fastest: they are built and run a
     // chunk at a time, so memory does not grow with --seeds beyond one small row each.
     std::vector<AxisPoint> points;

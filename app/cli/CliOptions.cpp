@@ -3,6 +3,7 @@
 #include "Cli.h"
 
 #include "io/Limits.h"
+#include "io/Outputs.h"
 #include "io/SafeFile.h"
 #include "scenario/FioJobFile.h"
 #include "scenario/ScenarioLoader.h"
@@ -162,15 +163,14 @@ bool seedOption(const std::string& arg, const NextValue& value, std::string& err
     return true;
 }
 
-std::string checkOutput(const std::string& option, const std::string& path, int& onStdout)
+bool outputsUsable(
+    const std::string& command, const std::vector<std::pair<std::string, std::string>>& outputs, int& exitCode)
 {
-    if (path.empty())
-        return {};
-    if (path == "-")
-        ++onStdout;
-    if (const std::string err = SafeFile::checkWritable(path); !err.empty())
-        return option + ": " + err;
-    return {};
+    if (const std::string e = checkOutputs(command, outputs, exitCode); !e.empty()) {
+        std::cerr << "blkmqlab-cli " << command << ": " << e << '\n';
+        return false;
+    }
+    return true;
 }
 
 bool flushStdout()

@@ -45,10 +45,10 @@ bool seedOption(const std::string& arg, const NextValue& value, std::string& err
 // Returns an error message naming the option, or empty.
 std::string parseScenarioOptions(const std::vector<std::string>& args, ScenarioOptions& o, const ExtraOption& extra);
 
-// An output option's target (--json, --csv): before anything runs, refuses
-// what cannot be written. `onStdout` counts the outputs that go to "-".
-// Returns an error, or empty.
-std::string checkOutput(const std::string& option, const std::string& path, int& onStdout);
+// checkOutputs() (io/Outputs.h) for one command, with its message on stderr: true when every output
+// may be written; else `exitCode` is 1 (unwritable) or 2 (two options on one file).
+bool outputsUsable(
+    const std::string& command, const std::vector<std::pair<std::string, std::string>>& outputs, int& exitCode);
 
 // Flushes standard output; false (with a message on stderr) if it failed,
 // e.g. when it is redirected to a full disk.

@@ -6,6 +6,7 @@
 
 #include "engine/Engine.h"
 #include "io/Limits.h"
+#include "io/Outputs.h"
 #include "io/SafeFile.h"
 #include "oracle/GuestPlan.h"
 #include "oracle/OracleCase.h"
@@ -315,15 +316,8 @@ int oracleCommand(const std::vector<std::string>& args)
         std::cerr << "blkmqlab-cli oracle: give the job as a fio job file (--fio FILE), which the guest runs too\n";
         return kExitUsage;
     }
-    int onStdout = 0;
-    if (const std::string e = checkOutput("--json", o.jsonOut, onStdout); !e.empty()) {
-        std::cerr << "blkmqlab-cli oracle: " << e << "\n";
-        return kExitIo;
-    }
-    if (const std::string e = checkOutput("--console", consoleOut, onStdout); !e.empty()) {
-        std::cerr << "blkmqlab-cli oracle: " << e << "\n";
-        return kExitIo;
-    }
+    if (int code = 0; !outputsUsable("oracle", { { "--json", o.jsonOut }, { "--console", consoleOut } }, code))
+        return code;
     // The lab runs Linux 6.1's switches: the guest's kernel.
     const auto scenario = o.load({ "kernel.version=v6.1" });
     if (!scenario.ok()) {
@@ -512,6 +506,18 @@ int fioKeysCommand(const std::vector<std::string>& args)
     for (const FioJobFile::Key& k : FioJobFile::keys())
         std::cout << "| `" << k.name << "` | " << k.meaning << " |\n";
     return flushStdout() ? kExitOk : kExitIo;
+}
+
+int outputsCommand(const std::vector<std::string>& args)
+{
+    if (!args.empty()) {
+        std::cerr << "blkmqlab-cli outputs: takes no arguments (see blkmqlab-cli help)\n";
+        return kExitUsage;
+    }
+    std::cout << "| command | option | writes |\n| --- | --- | --- |\n";
+    for (const OutputOption& o : outputOptions())
+        std::cout << "| " << o.command << " | `" << o.option << "` | " << o.what << " |\n";
+    return kExitOk;
 }
 
 } // namespace blkmq::cli

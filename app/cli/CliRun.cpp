@@ -227,13 +227,10 @@ int runCommand(const std::vector<std::string>& args)
         std::cerr << "blkmqlab-cli run: --trace needs a file name, not standard output\n";
         return kExitUsage;
     }
-    int onStdout = 0;
-    for (const auto& [option, path] :
-        { std::pair { "--json", &o.jsonOut }, std::pair { "--csv", &csvOut }, std::pair { "--trace", &traceOut } })
-        if (const std::string werr = checkOutput(option, *path, onStdout); !werr.empty()) {
-            std::cerr << "blkmqlab-cli: " << werr << '\n';
-            return kExitIo;
-        }
+    if (int code = 0;
+        !outputsUsable("run", { { "--json", o.jsonOut }, { "--csv", csvOut }, { "--trace", traceOut } }, code))
+        return code;
+    const int onStdout = (o.jsonOut == "-") + (csvOut == "-");
     StopPtr stop;
     if (!until.empty()) {
         auto parsed = stop::parse(until);

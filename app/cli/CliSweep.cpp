@@ -526,15 +526,12 @@ int sweepCommand(const std::vector<std::string>& args)
         std::cerr << "blkmqlab-cli: " << e << '\n';
         return kExitUsage;
     }
-    int onStdout = 0;
-    for (const auto& [option, path] :
-        { std::pair { "--json", o.jsonOut }, std::pair { "--csv", csvOut }, std::pair { "--chart", chartOut } })
-        if (const std::string e = checkOutput(option, path, onStdout); !e.empty()) {
-            std::cerr << "blkmqlab-cli: " << e << '\n';
-            return kExitIo;
-        }
-    if (onStdout > 1)
+    if (o.jsonOut == "-" && csvOut == "-")
         return sweepUsage("only one of --json and --csv can be - (standard output)");
+    if (int code = 0;
+        !outputsUsable("sweep", { { "--json", o.jsonOut }, { "--csv", csvOut }, { "--chart", chartOut } }, code))
+        return code;
+    const int onStdout = (o.jsonOut == "-") + (csvOut == "-");
     const bool table = onStdout == 0; // the human table on stdout unless a format has it
     const std::string hash = gridHash(sweep);
     std::string csv = csvPreamble(sweep, hash, size, shard);
@@ -654,11 +651,8 @@ int mergeCommand(const std::vector<std::string>& args)
     };
     if (files.empty())
         return fail("give the CSV files of a sharded sweep (sweep --shard I/N --csv FILE)");
-    int onStdout = 0;
-    if (const std::string e = checkOutput("--csv", out == "-" ? std::string() : out, onStdout); !e.empty()) {
-        std::cerr << "blkmqlab-cli: " << e << '\n';
-        return kExitIo;
-    }
+    if (int code = 0; !outputsUsable("merge", { { "--csv", out == "-" ? std::string() : out } }, code))
+        return code;
     std::string grid, header;
     std::uint64_t runs = 0, count = 0;
     std::map<std::uint64_t, std::string> shards; // shard index -> file

@@ -35,6 +35,7 @@ usage:
                       side (docs/oracle.md); --case judges the figures by its bands (exit 4 if one
                       leaves its band); --figures lists them
   blkmqlab-cli fio-keys       the fio job file keys the lab reads, and what it does with each
+  blkmqlab-cli outputs        every file each command can write (two of one command on one file are refused)
   blkmqlab-cli presets
   blkmqlab-cli lessons        the guided lessons, and the values their expectations name
   blkmqlab-cli lesson NAME|FILE [--check]   plays a lesson step by step; --check prints only
@@ -86,6 +87,7 @@ int main(int argc, char** argv)
         { "run", blkmq::cli::runCommand },
         { "oracle", blkmq::cli::oracleCommand },
         { "fio-keys", blkmq::cli::fioKeysCommand },
+        { "outputs", blkmq::cli::outputsCommand },
         { "explore", blkmq::cli::exploreCommand },
         { "sweep", blkmq::cli::sweepCommand },
         { "merge", blkmq::cli::mergeCommand },
@@ -106,7 +108,8 @@ int main(int argc, char** argv)
             return blkmq::cli::flushStdout() ? rc : blkmq::cli::kExitIo;
         }
     std::cerr << "blkmqlab-cli: unknown command '" << cmd
-              << "' (commands: run, explore, sweep, merge, ab, oracle, fio-keys, presets, lessons, lesson, topology, "
+              << "' (commands: run, explore, sweep, merge, ab, oracle, fio-keys, outputs, presets, lessons, lesson, "
+                 "topology, "
                  "patches, costs, metrics, limits, validate, help)\n";
     return blkmq::cli::kExitUsage;
 }

@@ -6,6 +6,7 @@
 #include "LessonPanel.h"
 #include "MainWindow.h"
 #include "PlotPanel.h"
+#include "io/Outputs.h"
 #include "io/SafeFile.h"
 #include "scenario/ScenarioLoader.h"
 #include "sim/Duration.h"
@@ -95,10 +96,14 @@ int main(int argc, char** argv)
         return fail(QStringLiteral("--after and --quit-after take a duration such as 5ms"));
 
     // Outputs that cannot be written are refused before anything runs (exit 1).
+    int outputCode = 1;
     const auto outputError = [&]() -> QString {
-        if (parser.isSet(shot))
-            if (const std::string err = SafeFile::checkWritable(parser.value(shot).toStdString()); !err.empty())
-                return QStringLiteral("--screenshot: ") + QString::fromStdString(err);
+        const std::string shotPath = parser.isSet(shot) ? parser.value(shot).toStdString() : std::string();
+        const std::string chartPath = parser.isSet(chart) ? parser.value(chart).toStdString() : std::string();
+        if (const std::string err
+            = checkOutputs("blkmqlab", { { "--screenshot", shotPath }, { "--export-chart", chartPath } }, outputCode);
+            !err.empty())
+            return QString::fromStdString(err);
         if (parser.isSet(chart))
             if (const QString err = MainWindow::checkChartPath(parser.value(chart)); !err.isEmpty())
                 return QStringLiteral("--export-chart: ") + err;
@@ -106,7 +111,7 @@ int main(int argc, char** argv)
     }();
     if (!outputError.isEmpty()) {
         std::fprintf(stderr, "blkmqlab: %s\n", qPrintable(outputError));
-        return 1;
+        return outputCode;
     }
 
     QSize exportSize(1920, 1080);

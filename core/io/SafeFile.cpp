@@ -457,6 +457,24 @@ std::string SafeFile::checkWritable(const std::string& path)
     return {};
 }
 
+std::string SafeFile::identity(const std::string& path)
+{
+    const auto key = [](const struct stat& st) { return std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino); };
+    struct stat st { };
+    if (path == "-")
+        return ::fstat(STDOUT_FILENO, &st) == 0 ? key(st) : std::string("fd:1");
+    const Target t = resolve(path);
+    if (!t.error.empty())
+        return {};
+    if (t.descriptor >= 0)
+        return ::fstat(t.descriptor, &st) == 0 ? key(st) : "fd:" + std::to_string(t.descriptor);
+    if (t.exists)
+        return key(t.st);
+    if (::fstat(t.folder.get(), &st) != 0)
+        return {};
+    return key(st) + "/" + t.name;
+}
+
 std::string SafeFile::write(const std::string& path, std::string_view content)
 {
     if (path == "-")

@@ -41,6 +41,12 @@ public:
     // symbolic link it must not follow. Returns an error message, or empty.
     static std::string checkWritable(const std::string& path);
 
+    // What `path` would write, as a key equal for two paths that write the same thing: the file
+    // (device and inode) a name leads to once its links are followed, the folder and name of a file
+    // not there yet, or the open file behind "-", /dev/stdout and their kind. Empty when the path
+    // cannot be written (checkWritable says why).
+    static std::string identity(const std::string& path);
+
     // The kernel's rule for following a symbolic link (fs/namei.c,
     // may_follow_link(), as in v6.1 with fs.protected_symlinks = 1): a link is
     // followed when its owner is the one following it, when the folder that

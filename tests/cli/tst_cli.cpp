@@ -751,6 +751,84 @@ private slots:
         QCOMPARE(windows.out.toUtf8(), merged.out.toUtf8());
     }
 
+    // Every pair of one command's outputs (blkmqlab-cli outputs, the one list) on one file, named the
+    // same way, through a symbolic link and through "..": refused before anything runs, exit 2, naming
+    // both options. A command new to the list fails here until it has its arguments below.
+    void outputsNeverShareAFile()
+    {
+        const QString oracle = QStringLiteral(BLKMQLAB_SOURCE_DIR "/tests/oracle");
+        const QMap<QString, QStringList> args {
+            { u"run"_qs, { u"run"_qs, u"--duration"_qs, u"1ms"_qs, u"-q"_qs } },
+            { u"explore"_qs, { u"explore"_qs, u"--seeds"_qs, u"1"_qs, u"--duration"_qs, u"1ms"_qs } },
+            { u"sweep"_qs,
+                { u"sweep"_qs, u"--vary"_qs, u"workload.jobs.0.iodepth=1,2"_qs, u"--duration"_qs, u"1ms"_qs } },
+            { u"merge"_qs, { u"merge"_qs, u"shard.csv"_qs } }, // one output: no pair to try
+            { u"ab"_qs, { u"ab"_qs, u"--b"_qs, u"seed=2"_qs, u"--seeds"_qs, u"2"_qs, u"--duration"_qs, u"1ms"_qs } },
+            { u"oracle"_qs,
+                { u"oracle"_qs, oracle + u"/machines/virtio-2s4c.json"_qs, u"--fio"_qs,
+                    oracle + u"/jobs/randread-8.fio"_qs } },
+            { u"blkmqlab"_qs, { u"--preset"_qs, u"default"_qs, u"--after"_qs, u"1us"_qs } },
+        };
+        QMap<QString, QStringList> outputs;
+        const auto listed = cli({ u"outputs"_qs });
+        QCOMPARE(listed.code, 0);
+        for (const QString& line : listed.out.split(u'\n')) {
+            const QStringList cells = line.split(u'|');
+            if (cells.size() < 4 || !cells[2].trimmed().startsWith(u'`'))
+                continue;
+            outputs[cells[1].trimmed()] << cells[2].trimmed().remove(u'`');
+        }
+        QVERIFY(outputs.size() >= 7);
+        int pairs = 0;
+        for (auto it = outputs.begin(); it != outputs.end(); ++it) {
+            QVERIFY2(args.contains(it.key()),
+                qPrintable(u"no arguments for '%1' in outputsNeverShareAFile"_qs.arg(it.key())));
+#ifndef BLKMQLAB_GUI
+            if (it.key() == u"blkmqlab"_qs)
+                continue; // a build without the desktop application has none of its outputs
+#endif
+            const QStringList& opts = it.value();
+            for (int a = 0; a < opts.size(); ++a)
+                for (int b = a + 1; b < opts.size(); ++b)
+                    for (int form = 0; form < 3; ++form) {
+                        QTemporaryDir dir;
+                        QVERIFY(QDir(dir.path()).mkdir(u"sub"_qs));
+                        const QString file = dir.filePath(u"out.png"_qs); // every output takes this name
+                        const QString link = dir.filePath(u"link.png"_qs);
+                        QVERIFY(QFile::link(file, link));
+                        const QString second = form == 0 ? file : form == 1 ? link : dir.filePath(u"sub/../out.png"_qs);
+                        QProcess p;
+                        p.setWorkingDirectory(dir.path());
+                        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+                        env.insert(u"QT_QPA_PLATFORM"_qs, u"offscreen"_qs);
+                        p.setProcessEnvironment(env);
+#ifdef BLKMQLAB_GUI
+                        const QString program
+                            = it.key() == u"blkmqlab"_qs ? QStringLiteral(BLKMQLAB_GUI) : QStringLiteral(BLKMQLAB_CLI);
+#else
+                        const QString program = QStringLiteral(BLKMQLAB_CLI);
+#endif
+                        QStringList argv = args[it.key()];
+                        argv << opts[a] << file << opts[b] << second;
+                        if (argv.contains(u"--chart"_qs))
+                            argv << u"--metric"_qs << u"iops"_qs; // sweep's chart names its metric
+                        p.start(program, argv);
+                        QVERIFY(p.waitForFinished(60000));
+                        const QString err = QString::fromUtf8(p.readAllStandardError());
+                        QVERIFY2(p.exitCode() == 2,
+                            qPrintable(u"%1 %2 %3 (form %4): exit %5: %6"_qs.arg(it.key(), opts[a], opts[b])
+                                           .arg(form)
+                                           .arg(p.exitCode())
+                                           .arg(err)));
+                        QVERIFY2(err.contains(opts[a] + u" and "_qs + opts[b] + u" would write the same file"_qs),
+                            qPrintable(err));
+                        QVERIFY2(!QFile::exists(file), "refused before anything was written");
+                        ++pairs;
+                    }
+        }
+        QVERIFY(pairs >= 7 * 3);
+    }
+
     // Every command that prints to a standard output that cannot take it fails with exit 1.
     void stdoutFailuresFailEveryCommand()
     {

@@ -105,8 +105,10 @@ int main(int argc, char** argv)
             !err.empty())
             return QString::fromStdString(err);
         if (parser.isSet(chart))
-            if (const QString err = MainWindow::checkChartPath(parser.value(chart)); !err.isEmpty())
+            if (const QString err = MainWindow::checkChartPath(parser.value(chart)); !err.isEmpty()) {
+                outputCode = 1;
                 return QStringLiteral("--export-chart: ") + err;
+            }
         return {};
     }();
     if (!outputError.isEmpty()) {

@@ -393,7 +393,7 @@ private slots:
             QCOMPARE(r.code, 1);
             QVERIFY2(
                 r.err.contains(u"refusing to follow the symbolic link '"_qs + planted + u"'"_qs), qPrintable(r.err));
-            QVERIFY2(r.err.startsWith(u"blkmqlab-cli: "_qs + option + u": "_qs), qPrintable(r.err));
+            QVERIFY2(r.err.startsWith(u"blkmqlab-cli run: "_qs + option + u": "_qs), qPrintable(r.err));
             QCOMPARE(head(victim), QByteArray("SECRET\n"));
             QVERIFY(QFileInfo(planted).isSymLink());
         }

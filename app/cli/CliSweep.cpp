@@ -20,7 +20,10 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
+#include <csignal>
+#include <functional>
 #include <cstdlib>
 #include <cmath>
 #include <filesystem>
@@ -28,6 +31,8 @@
 #include <map>
 #include <sstream>
 #include <thread>
+
+#include <unistd.h>
 
 namespace blkmq::cli {
 
@@ -321,6 +326,101 @@ std::string csvRow(const Sweep& s, const RunResult& r)
         .append(r.fingerprint + "\n");
 }
 
+// The fields of one CSV line, as csvField() quotes them (a comma inside quotes is not a separator).
+std::size_t csvFieldCount(const std::string& line)
+{
+    std::size_t n = 1;
+    bool quoted = false;
+    for (const char c : line) {
+        if (c == '"')
+            quoted = !quoted;
+        else if (c == ',' && !quoted)
+            ++n;
+    }
+    return n;
+}
+
+// A sweep's journal (OUT.journal): the CSV's preamble, then each row as soon as its run is done, so
+// that a killed sweep leaves the rows it finished and --resume goes on after them. Written with
+// write(2) on an O_APPEND descriptor: what was written survives the process, not the machine.
+class Journal {
+public:
+    ~Journal()
+    {
+        if (m_fd >= 0)
+            ::close(m_fd);
+    }
+    // Opens it; resuming, keeps the complete rows of the same grid and shard, in the shard's order
+    // (`gridIndex(i)` is the i-th row's index), and returns them in `rows`. Returns an error or empty.
+    std::string open(const std::string& path, const std::string& preamble, bool resume,
+        const std::function<std::uint64_t(std::uint64_t)>& gridIndex, std::string& rows, std::uint64_t& done)
+    {
+        m_path = path;
+        rows.clear();
+        done = 0;
+        std::string text;
+        const bool found = resume && std::filesystem::exists(std::filesystem::symlink_status(path));
+        if (found) {
+            if (const std::string e = SafeFile::read(path, limits::kMergeInputBytes, text); !e.empty())
+                return e;
+            if (text.compare(0, preamble.size(), preamble) != 0)
+                return "'" + path + "' is the journal of another grid or shard (delete it to start afresh)";
+            const std::size_t fields = csvFieldCount(preamble.substr(preamble.find('\n') + 1));
+            std::size_t at = preamble.size();
+            for (;;) {
+                const std::size_t nl = text.find('\n', at);
+                if (nl == std::string::npos)
+                    break; // a row cut short by the kill: run again
+                const std::string line = text.substr(at, nl - at);
+                std::uint64_t index = 0;
+                const auto [p, ec] = std::from_chars(line.data(), line.data() + line.size(), index);
+                if (ec != std::errc() || *p != ',' || index != gridIndex(done) || csvFieldCount(line) != fields)
+                    break; // not this grid's next row: run it again
+                rows.append(line).append("\n");
+                ++done;
+                at = nl + 1;
+            }
+        }
+        m_rows = done;
+        // Rewrite it as kept: the preamble and the complete rows, whatever followed them.
+        if (const std::string e = SafeFile::write(path, preamble + rows); !e.empty())
+            return e;
+        return SafeFile::openAppend(path, false, m_fd);
+    }
+    // One finished row. The test hook BLKMQLAB_FAULT_KILL_AFTER_ROWS=N kills the process with SIGKILL
+    // when the row it writes is the journal's N-th (so a resumed run that starts past N finishes):
+    // tst_cli and the Slurm test kill sweeps that way.
+    void append(const std::string& row)
+    {
+        if (m_fd < 0)
+            return;
+        std::size_t off = 0;
+        while (off < row.size()) {
+            const ssize_t n = ::write(m_fd, row.data() + off, row.size() - off);
+            if (n <= 0 && errno != EINTR)
+                return; // the CSV itself is written at the end; a journal that fails only loses resumption
+            off += n > 0 ? static_cast<std::size_t>(n) : 0;
+        }
+        ++m_rows;
+        static const char* killAfter = std::getenv("BLKMQLAB_FAULT_KILL_AFTER_ROWS");
+        if (killAfter && std::to_string(m_rows) == killAfter)
+            ::raise(SIGKILL);
+    }
+    // The CSV is written whole: the journal has served.
+    void remove()
+    {
+        if (m_fd >= 0)
+            ::close(m_fd);
+        m_fd = -1;
+        ::unlink(m_path.c_str());
+    }
+
+private:
+    std::string m_path;
+    int m_fd = -1;
+    std::uint64_t m_rows = 0; // rows in the journal
+};
+
 // One point of a chart: the run's value of the charted metric, and its coordinates.
 struct ChartPoint {
     std::vector<std::string> labels;
@@ -400,7 +500,7 @@ int sweepCommand(const std::vector<std::string>& args)
     InterruptGuard interrupt; // from the start: Ctrl-C while the grid is checked stops it before any run
     ScenarioOptions o;
     std::string vary, csvOut, shardText, chartOut, chartMetric, chartX;
-    bool yes = false;
+    bool yes = false, resume = false;
     const auto err
         = parseScenarioOptions(args, o, [&](const std::string& a, const NextValue& value, std::string& error) {
               if (a == "--vary") {
@@ -414,6 +514,8 @@ int sweepCommand(const std::vector<std::string>& args)
                       error = "--shard needs I/N";
               } else if (a == "--yes") {
                   yes = true;
+              } else if (a == "--resume") {
+                  resume = true;
               } else if (a == "--chart" || a == "--metric" || a == "--x") {
                   std::string& target = a == "--chart" ? chartOut : a == "--metric" ? chartMetric : chartX;
                   if (!value(target) || target.empty())
@@ -531,10 +633,30 @@ int sweepCommand(const std::vector<std::string>& args)
     if (int code = 0;
         !outputsUsable("sweep", { { "--json", o.jsonOut }, { "--csv", csvOut }, { "--chart", chartOut } }, code))
         return code;
+    if (resume && (csvOut.empty() || csvOut == "-"))
+        return sweepUsage("--resume continues the CSV of --csv FILE from its journal (FILE.journal)");
+    if (resume && (!o.jsonOut.empty() || !chartOut.empty()))
+        return sweepUsage("--resume continues the CSV only: --json and --chart need every run, so run them without it");
     const int onStdout = (o.jsonOut == "-") + (csvOut == "-");
     const bool table = onStdout == 0; // the human table on stdout unless a format has it
     const std::string hash = gridHash(sweep);
     std::string csv = csvPreamble(sweep, hash, size, shard);
+    Journal journal;
+    std::uint64_t resumed = 0;
+    if (!csvOut.empty() && csvOut != "-") {
+        std::string rows;
+        if (const std::string e = journal.open(
+                csvOut + ".journal", csv, resume, [&](std::uint64_t i) { return Experiment::gridIndex(shard, i); },
+                rows, resumed);
+            !e.empty()) {
+            std::cerr << "blkmqlab-cli sweep: --csv: " << e << '\n';
+            return resume ? kExitUsage : kExitIo;
+        }
+        csv += rows;
+        if (resume && resumed > 0)
+            std::cerr << "blkmqlab-cli sweep: resuming after " << resumed << " of " << shard.sizeOf(size)
+                      << " runs done\n";
+    }
     nlohmann::json doc = { { "base", sweep.base }, { "grid", hash }, { "runs_in_grid", size },
         { "shard", std::to_string(shard.index) + "/" + std::to_string(shard.count) },
         { "runs", nlohmann::json::array() } };
@@ -561,12 +683,15 @@ int sweepCommand(const std::vector<std::string>& args)
     // Chunks long enough that longest-first scheduling evens out an uneven grid (BatchRunner).
     options.chunk = static_cast<std::size_t>(threads) * 16;
     options.shard = shard;
+    options.skip = resumed;
     options.stop = interrupt.flag();
     options.progress = [&](std::uint64_t done, std::uint64_t total) { progress.update(done, total); };
     std::vector<ChartPoint> chartPoints;
     const auto status = experiment.run(options, [&](RunResult&& r) {
         stalled |= r.stalled;
-        csv += csvRow(sweep, r);
+        const std::string row = csvRow(sweep, r);
+        csv += row;
+        journal.append(row);
         if (chartMetricIndex >= 0)
             chartPoints.push_back({ r.labels, r.metrics[static_cast<std::size_t>(chartMetricIndex)] });
         if (table) {
@@ -599,11 +724,14 @@ int sweepCommand(const std::vector<std::string>& args)
         std::cerr << "blkmqlab-cli: " << status.error << '\n';
         return kExitUsage;
     }
-    if (!csvOut.empty())
+    if (!csvOut.empty()) {
         if (const std::string e = SafeFile::write(csvOut, csv); !e.empty()) {
             std::cerr << "blkmqlab-cli: --csv: " << e << '\n';
             return kExitIo;
         }
+        if (!status.interrupted)
+            journal.remove(); // an interrupted sweep keeps it: --resume goes on from there
+    }
     if (!o.jsonOut.empty())
         if (const std::string e = SafeFile::write(o.jsonOut, doc.dump(2) + "\n"); !e.empty()) {
             std::cerr << "blkmqlab-cli: --json: " << e << '\n';
@@ -698,7 +826,7 @@ int mergeCommand(const std::vector<std::string>& args)
             return fail(file + ": shard " + std::to_string(si) + "/" + std::to_string(sn) + " is given twice (also "
                 + shards[si] + ")");
         const Experiment::Shard shard { si, sn };
-        const auto fields = std::count(header.begin(), header.end(), ',');
+        const std::size_t fields = csvFieldCount(header);
         std::uint64_t n = 0;
         for (std::string line; std::getline(in, line); ++n) {
             std::uint64_t index = 0;
@@ -706,7 +834,7 @@ int mergeCommand(const std::vector<std::string>& args)
             if (ec != std::errc() || *p != ',' || index >= runs || index % sn != si)
                 return fail(file + ": row " + std::to_string(n + 1) + " is not a row of shard " + std::to_string(si)
                     + "/" + std::to_string(sn));
-            if (std::count(line.begin(), line.end(), ',') != fields)
+            if (csvFieldCount(line) != fields)
                 return fail(file + ": row " + std::to_string(n + 1) + " has not the header's columns");
             if (!rows.emplace(index, line).second)
                 return fail(file + ": the row of run " + std::to_string(index) + " is there twice (row "

@@ -20,7 +20,7 @@ usage:
                        stall hunting: per kernel variant, the seeds that stall, p with its 95%
                        Wilson interval, and the earliest stall (saved as a replayable scenario)
   blkmqlab-cli sweep SWEEP.json [--set key=value]... [--threads T] [--csv FILE|-] [--json FILE|-]
-                     [--shard I/N] [--yes] [--fail-on-stall] [--chart FILE.png|svg|pdf --metric ID [--x AXIS]]
+                     [--shard I/N] [--yes] [--resume] [--fail-on-stall] [--chart FILE.png|svg|pdf --metric ID [--x AXIS]]
                      a grid over scenario fields, kernel switches and seeds (docs/sweep.md)
   blkmqlab-cli sweep [FILE] [--preset NAME] --vary key=v1,v2,... [...]   one field, the shorthand
   blkmqlab-cli merge SHARD.csv... [--csv FILE|-]   joins the shards of one sweep into its CSV

@@ -119,7 +119,8 @@ Experiment::Status Experiment::run(const Options& options, const std::function<v
     Status status;
     const std::uint64_t n = options.shard.sizeOf(size());
     const std::uint64_t chunk = std::max<std::size_t>(1, options.chunk);
-    for (std::uint64_t begin = 0; begin < n; begin += chunk) {
+    status.done = std::min(options.skip, n);
+    for (std::uint64_t begin = status.done; begin < n; begin += chunk) {
         if (options.stop && options.stop->load()) {
             status.interrupted = true;
             return status;

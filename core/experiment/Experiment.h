@@ -79,6 +79,7 @@ public:
         std::size_t chunk = 256; // runs built and held at a time (and ordered by cost within)
         BatchRunner::Schedule schedule = BatchRunner::Schedule::CostFirst;
         Shard shard;
+        std::uint64_t skip = 0; // the shard's first points already done (a resumed sweep): not run again
         const std::atomic<bool>* stop = nullptr; // set (by a signal): no further run starts
         std::function<void(std::uint64_t done, std::uint64_t total)> progress; // after each chunk
     };

@@ -457,6 +457,25 @@ std::string SafeFile::checkWritable(const std::string& path)
     return {};
 }
 
+std::string SafeFile::openAppend(const std::string& path, bool fresh, int& fd)
+{
+    fd = -1;
+    if (const std::string err = checkWritable(path); !err.empty())
+        return err;
+    const Target t = resolve(path);
+    if (!t.error.empty())
+        return t.error;
+    if (t.descriptor >= 0 || (t.exists && !S_ISREG(t.st.st_mode)))
+        return "cannot write '" + path + "': a journal must be a regular file";
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    fd = ::openat(t.folder.get(), t.name.c_str(),
+        O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC | (fresh ? O_TRUNC : 0), 0666 & ~mask);
+    if (fd < 0)
+        return sysError("cannot write", path, errno);
+    return {};
+}
+
 std::string SafeFile::identity(const std::string& path)
 {
     const auto key = [](const struct stat& st) { return std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino); };

@@ -36,6 +36,12 @@ public:
     // empty on success.
     static std::string write(const std::string& path, std::string_view content);
 
+    // Opens `path` to append to it (O_APPEND), created if missing, emptied first if `fresh`: a
+    // journal that must survive the process being killed. The path is walked as write() walks it
+    // (the same rule for symbolic links); anything but a regular file (or a new name) is refused.
+    // Returns an error message, or empty with `fd` set (the caller closes it).
+    static std::string openAppend(const std::string& path, bool fresh, int& fd);
+
     // What write() would refuse before anything is computed: an empty name, a
     // directory, a missing or unwritable parent folder, an unwritable file, a
     // symbolic link it must not follow. Returns an error message, or empty.

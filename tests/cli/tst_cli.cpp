@@ -829,6 +829,72 @@ private slots:
         QVERIFY(pairs >= 7 * 3);
     }
 
+    // A sweep killed (SIGKILL, by the test hook) at any row leaves the previous CSV, never half of
+    // one, and --resume goes on from its journal to exactly the bytes of an uninterrupted run; so does
+    // a shard, and a journal cut inside a row. A journal of another grid is refused.
+    void killedSweepsResume()
+    {
+        QTemporaryDir dir;
+        const QString grid = dir.filePath(u"grid.json"_qs), full = dir.filePath(u"full.csv"_qs),
+                      out = dir.filePath(u"out.csv"_qs), journal = out + u".journal"_qs;
+        QVERIFY(writeFile(grid,
+            R"({"base": {"preset": "default", "set": ["duration=1ms"]}, "axes": [{"path": "workload.jobs.0.cpus_allowed", "values": ["2,3", "4-5"]}, {"path": "seed", "from": 1, "to": 10}]})"));
+        QCOMPARE(cli({ u"sweep"_qs, grid, u"--csv"_qs, full }).code, 0);
+        const QByteArray whole = head(full);
+        QVERIFY(whole.contains("\"2,3\"")); // a quoted label: its comma is no separator
+        const auto killedAt = [&](int rows, const QStringList& extra) {
+            QProcess p;
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            env.insert(u"BLKMQLAB_FAULT_KILL_AFTER_ROWS"_qs, QString::number(rows));
+            p.setProcessEnvironment(env);
+            p.start(QStringLiteral(BLKMQLAB_CLI), QStringList { u"sweep"_qs, grid, u"--csv"_qs, out } + extra);
+            return p.waitForFinished(60000) && p.exitStatus() == QProcess::CrashExit;
+        };
+        for (int rows : { 1, 7, 19 }) {
+            QVERIFY(writeFile(out, "OLD\n"));
+            QVERIFY2(killedAt(rows, {}), qPrintable(u"not killed after %1 rows"_qs.arg(rows)));
+            QCOMPARE(head(out), QByteArray("OLD\n")); // the previous file, whole
+            QCOMPARE(head(journal).count('\n'), 2 + rows);
+            const auto resumed = cli({ u"sweep"_qs, grid, u"--csv"_qs, out, u"--resume"_qs });
+            QVERIFY2(resumed.code == 0, qPrintable(resumed.err));
+            QVERIFY(resumed.err.contains(u"resuming after %1 of 20 runs done"_qs.arg(rows)));
+            QCOMPARE(head(out), whole);
+            QVERIFY(!QFile::exists(journal));
+        }
+        // A journal cut inside a row: the row runs again.
+        QVERIFY(killedAt(5, {}));
+        QByteArray cut = head(journal);
+        cut.chop(7);
+        QVERIFY(writeFile(journal, cut));
+        QCOMPARE(cli({ u"sweep"_qs, grid, u"--csv"_qs, out, u"--resume"_qs }).code, 0);
+        QCOMPARE(head(out), whole);
+        // A shard, killed and resumed, merges with the others into the whole.
+        const QString s0 = dir.filePath(u"s0.csv"_qs), s1 = dir.filePath(u"s1.csv"_qs);
+        QCOMPARE(cli({ u"sweep"_qs, grid, u"--shard"_qs, u"0/2"_qs, u"--csv"_qs, s0 }).code, 0);
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(u"BLKMQLAB_FAULT_KILL_AFTER_ROWS"_qs, u"4"_qs);
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(BLKMQLAB_CLI), { u"sweep"_qs, grid, u"--shard"_qs, u"1/2"_qs, u"--csv"_qs, s1 });
+        QVERIFY(p.waitForFinished(60000) && p.exitStatus() == QProcess::CrashExit);
+        QCOMPARE(cli({ u"sweep"_qs, grid, u"--shard"_qs, u"1/2"_qs, u"--csv"_qs, s1, u"--resume"_qs }).code, 0);
+        const auto merged = cli({ u"merge"_qs, s0, s1 });
+        QCOMPARE(merged.code, 0);
+        QCOMPARE(merged.out.toUtf8(), whole);
+        // Another grid's journal is refused, and --resume without one runs the whole grid.
+        QVERIFY(killedAt(3, {}));
+        const auto other = cli({ u"sweep"_qs, grid, u"--csv"_qs, out, u"--resume"_qs, u"--set"_qs, u"seed=5"_qs });
+        QCOMPARE(other.code, 2);
+        QVERIFY2(other.err.contains(u"is the journal of another grid or shard"_qs), qPrintable(other.err));
+        QVERIFY(QFile::remove(journal));
+        QCOMPARE(cli({ u"sweep"_qs, grid, u"--csv"_qs, out, u"--resume"_qs }).code, 0);
+        QCOMPARE(head(out), whole);
+        const auto json
+            = cli({ u"sweep"_qs, grid, u"--csv"_qs, out, u"--json"_qs, dir.filePath(u"x.json"_qs), u"--resume"_qs });
+        QCOMPARE(json.code, 2);
+        QVERIFY(json.err.contains(u"--resume continues the CSV only"_qs));
+    }
+
     // Every command that prints to a standard output that cannot take it fails with exit 1.
     void stdoutFailuresFailEveryCommand()
     {

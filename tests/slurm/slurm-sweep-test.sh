@@ -123,3 +123,29 @@ ls "$work"/out/shard-*.csv | wc -l | grep -qx 3 || fail "expected 3 shard files,
 "$cli" sweep "$work/grid.json" --csv "$work/local.csv" > /dev/null
 cmp "$work/local.csv" "$work/out/sweep.csv" || fail "the merged CSV differs from the local unsharded sweep"
 echo "slurm test: 3 array tasks + merge on Slurm == the local sweep ($(($(wc -l < "$work/local.csv") - 2)) runs, byte for byte)"
+
+# A task killed in the middle (here by the test hook, after 3 of its 6 runs; on a cluster, preemption
+# or a time limit) is requeued and finishes its shard from its journal: the merge is the same bytes.
+mkdir -p "$work/requeue"
+job=$(sbatch --parsable --array=0-2 --export=ALL,BLKMQLAB_FAULT_KILL_AFTER_ROWS=3 \
+    "$root/packaging/slurm/sweep-array.sbatch" "$work/grid.json" "$work/requeue")
+job=${job%%;*}
+wait_idle() {
+    for _ in $(seq 600); do
+        [ -z "$(squeue -h -o %i 2>/dev/null)" ] && return 0
+        sleep 0.5
+    done
+    fail "jobs still queued after 300 s: $(squeue)"
+}
+wait_idle
+[ -z "$(ls "$work"/requeue/shard-*.csv 2>/dev/null)" ] || fail "a killed task wrote its CSV: $(ls "$work/requeue")"
+for i in 0 1 2; do
+    [ "$(wc -l < "$work/requeue/shard-$i.csv.journal")" -eq 5 ] \
+        || fail "shard $i's journal does not hold its 3 finished runs: $(cat "$work/requeue/shard-$i.csv.journal")"
+done
+scontrol requeue "$job" || fail "scontrol requeue $job"
+wait_idle
+"$cli" merge "$work"/requeue/shard-*.csv --csv "$work/requeued.csv" || fail "merge of the requeued shards"
+cmp "$work/local.csv" "$work/requeued.csv" || fail "the requeued tasks' merge differs from the local sweep"
+[ -z "$(ls "$work"/requeue/*.journal 2>/dev/null)" ] || fail "a finished shard kept its journal"
+echo "slurm test: 3 array tasks killed after 3 of 6 runs, requeued, resumed: their merge == the local sweep"

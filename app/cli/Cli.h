@@ -32,5 +32,6 @@ int lessonCommand(const std::vector<std::string>& args);
 int oracleCommand(const std::vector<std::string>& args);
 int fioKeysCommand(const std::vector<std::string>& args);
 int outputsCommand(const std::vector<std::string>& args);
+int fieldsCommand(const std::vector<std::string>& args);
 
 } // namespace blkmq::cli

@@ -6,13 +6,11 @@
 
 #include "engine/Engine.h"
 #include "io/Limits.h"
-#include "io/Outputs.h"
 #include "io/SafeFile.h"
 #include "oracle/GuestPlan.h"
 #include "oracle/OracleCase.h"
 #include "oracle/OracleCounts.h"
 #include "oracle/OracleFigures.h"
-#include "scenario/FioJobFile.h"
 #include "scenario/ScenarioLoader.h"
 #include "sim/Duration.h"
 
@@ -494,30 +492,6 @@ int oracleCommand(const std::vector<std::string>& args)
     if (!flushStdout())
         return kExitIo;
     return failed ? kExitLesson : kExitOk;
-}
-
-int fioKeysCommand(const std::vector<std::string>& args)
-{
-    if (!args.empty()) {
-        std::cerr << "blkmqlab-cli fio-keys: takes no arguments (see blkmqlab-cli help)\n";
-        return kExitUsage;
-    }
-    std::cout << "| key | what the lab does with it |\n| --- | --- |\n";
-    for (const FioJobFile::Key& k : FioJobFile::keys())
-        std::cout << "| `" << k.name << "` | " << k.meaning << " |\n";
-    return flushStdout() ? kExitOk : kExitIo;
-}
-
-int outputsCommand(const std::vector<std::string>& args)
-{
-    if (!args.empty()) {
-        std::cerr << "blkmqlab-cli outputs: takes no arguments (see blkmqlab-cli help)\n";
-        return kExitUsage;
-    }
-    std::cout << "| command | option | writes |\n| --- | --- | --- |\n";
-    for (const OutputOption& o : outputOptions())
-        std::cout << "| " << o.command << " | `" << o.option << "` | " << o.what << " |\n";
-    return kExitOk;
 }
 
 } // namespace blkmq::cli

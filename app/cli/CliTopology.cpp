@@ -1,8 +1,11 @@
 #include "Cli.h"
+#include "CliOptions.h"
 
 #include "experiment/Validation.h"
 #include "io/Limits.h"
+#include "io/Outputs.h"
 #include "metrics/Metrics.h"
+#include "scenario/FioJobFile.h"
 #include "scenario/KernelSwitches.h"
 #include "scenario/ScenarioLoader.h"
 #include "sim/Duration.h"
@@ -161,6 +164,42 @@ int validateCommand(const std::vector<std::string>& args)
     const auto results = Validation::run(Validation::claims(family));
     std::cout << Validation::markdown(results);
     return kExitOk; // a claim that does not hold is a finding, not an error
+}
+
+int fioKeysCommand(const std::vector<std::string>& args)
+{
+    if (!args.empty()) {
+        std::cerr << "blkmqlab-cli fio-keys: takes no arguments (see blkmqlab-cli help)\n";
+        return kExitUsage;
+    }
+    std::cout << "| key | what the lab does with it |\n| --- | --- |\n";
+    for (const FioJobFile::Key& k : FioJobFile::keys())
+        std::cout << "| `" << k.name << "` | " << k.meaning << " |\n";
+    return kExitOk;
+}
+
+int outputsCommand(const std::vector<std::string>& args)
+{
+    if (!args.empty()) {
+        std::cerr << "blkmqlab-cli outputs: takes no arguments (see blkmqlab-cli help)\n";
+        return kExitUsage;
+    }
+    std::cout << "| command | option | writes |\n| --- | --- | --- |\n";
+    for (const OutputOption& o : outputOptions())
+        std::cout << "| " << o.command << " | `" << o.option << "` | " << o.what << " |\n";
+    return kExitOk;
+}
+
+int fieldsCommand(const std::vector<std::string>& args)
+{
+    if (!args.empty()) {
+        std::cerr << "blkmqlab-cli fields: takes no arguments (see blkmqlab-cli help)\n";
+        return kExitUsage;
+    }
+    std::cout << "| field | kind | takes |\n| --- | --- | --- |\n";
+    for (const FieldInfo& f : ScenarioLoader::fields())
+        std::cout << "| `" << f.path << "` | " << f.kind << " | " << f.rule << " |\n";
+    return kExitOk;
 }
 
 } // namespace blkmq::cli

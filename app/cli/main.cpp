@@ -36,6 +36,7 @@ usage:
                       leaves its band); --figures lists them
   blkmqlab-cli fio-keys       the fio job file keys the lab reads, and what it does with each
   blkmqlab-cli outputs        every file each command can write (two of one command on one file are refused)
+  blkmqlab-cli fields         every field of the scenario format, its kind and what it takes
   blkmqlab-cli presets
   blkmqlab-cli lessons        the guided lessons, and the values their expectations name
   blkmqlab-cli lesson NAME|FILE [--check]   plays a lesson step by step; --check prints only
@@ -88,6 +89,7 @@ int main(int argc, char** argv)
         { "oracle", blkmq::cli::oracleCommand },
         { "fio-keys", blkmq::cli::fioKeysCommand },
         { "outputs", blkmq::cli::outputsCommand },
+        { "fields", blkmq::cli::fieldsCommand },
         { "explore", blkmq::cli::exploreCommand },
         { "sweep", blkmq::cli::sweepCommand },
         { "merge", blkmq::cli::mergeCommand },
@@ -107,9 +109,10 @@ int main(int argc, char** argv)
             const int rc = command(args);
             return blkmq::cli::flushStdout() ? rc : blkmq::cli::kExitIo;
         }
-    std::cerr << "blkmqlab-cli: unknown command '" << cmd
-              << "' (commands: run, explore, sweep, merge, ab, oracle, fio-keys, outputs, presets, lessons, lesson, "
-                 "topology, "
-                 "patches, costs, metrics, limits, validate, help)\n";
+    std::cerr
+        << "blkmqlab-cli: unknown command '" << cmd
+        << "' (commands: run, explore, sweep, merge, ab, oracle, fio-keys, outputs, fields, presets, lessons, lesson, "
+           "topology, "
+           "patches, costs, metrics, limits, validate, help)\n";
     return blkmq::cli::kExitUsage;
 }

@@ -49,6 +49,67 @@ std::string brief(const json& v)
 
 std::string typeName(const json& v) { return std::string(v.type_name()) + " " + brief(v); }
 
+// The field inventory (ScenarioLoader::fields()): while it is being built, every typed read notes
+// its field's path ("devices[].submit_queues"), kind and rule, in the order the loader reads them.
+thread_local std::vector<FieldInfo>* t_inventory = nullptr;
+
+void note(const std::string& path, const char* kind, const std::string& rule)
+{
+    if (!t_inventory)
+        return;
+    std::string p; // array indices as []
+    for (std::size_t i = 0; i < path.size(); ++i) {
+        p.push_back(path[i]);
+        if (path[i] == '[') {
+            while (i + 1 < path.size() && path[i + 1] != ']')
+                ++i;
+        }
+    }
+    for (const FieldInfo& f : *t_inventory)
+        if (f.path == p)
+            return;
+    t_inventory->push_back({ p, kind, rule });
+}
+
+// Text the loader may echo or store: valid UTF-8, no control characters (a terminal escape in a
+// name reached the terminal; a newline split a message), except newlines and tabs in descriptions.
+void checkText(const std::string& text, const std::string& path, bool freeText)
+{
+    for (std::size_t i = 0; i < text.size();) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        int extra = c < 0x80 ? 0 : (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xe ? 2 : (c >> 3) == 0x1e ? 3 : -1;
+        if (extra < 0 || i + static_cast<std::size_t>(extra) >= text.size() + (extra == 0 ? 1 : 0))
+            fail(path, "is not valid UTF-8 text");
+        for (int k = 1; k <= extra; ++k)
+            if ((static_cast<unsigned char>(text[i + static_cast<std::size_t>(k)]) >> 6) != 0x2)
+                fail(path, "is not valid UTF-8 text");
+        if (extra == 0 && (c < 0x20 || c == 0x7f) && !(freeText && (c == '\n' || c == '\t'))) {
+            char code[8];
+            std::snprintf(code, sizeof code, "U+%04X", c);
+            fail(path, std::string("contains a control character (") + code + ")");
+        }
+        i += static_cast<std::size_t>(extra) + 1;
+    }
+}
+
+// Every key and string of a document, checked by checkText() before anything reads it.
+void checkDocumentText(const json& v, const std::string& path)
+{
+    if (v.is_string()) {
+        const std::string key = path.substr(path.find_last_of('.') == std::string::npos ? 0 : path.find_last_of('.') + 1);
+        checkText(v.get_ref<const std::string&>(), path.empty() ? "(top level)" : path, key == "description");
+    } else if (v.is_object()) {
+        for (auto it = v.begin(); it != v.end(); ++it) {
+            const std::string child = path.empty() ? it.key() : path + "." + it.key();
+            checkText(it.key(), child, false);
+            checkDocumentText(*it, child);
+        }
+    } else if (v.is_array()) {
+        for (std::size_t i = 0; i < v.size(); ++i)
+            checkDocumentText(v[i], path + "[" + std::to_string(i) + "]");
+    }
+}
+
 // Walks one JSON object, hands out typed fields and rejects unknown keys.
 class ObjectReader {
 public:
@@ -71,6 +132,7 @@ public:
 
     std::int64_t integer(const std::string& key, std::int64_t def, std::int64_t lo, std::int64_t hi)
     {
+        note(field(key), "integer", std::to_string(lo) + ".." + std::to_string(hi));
         const json* v = get(key);
         if (!v)
             return def;
@@ -81,6 +143,7 @@ public:
     }
     bool boolean(const std::string& key, bool def)
     {
+        note(field(key), "boolean", "true, false");
         const json* v = get(key);
         if (!v)
             return def;
@@ -90,6 +153,7 @@ public:
     }
     std::string string(const std::string& key, const std::string& def)
     {
+        note(field(key), "string", "");
         const json* v = get(key);
         if (!v)
             return def;
@@ -99,6 +163,10 @@ public:
     }
     std::string choice(const std::string& key, const std::string& def, const std::vector<std::string>& allowed)
     {
+        std::string names;
+        for (const auto& a : allowed)
+            names += (names.empty() ? "" : ", ") + a;
+        note(field(key), "choice", names);
         const std::string s = string(key, def);
         if (std::find(allowed.begin(), allowed.end(), s) == allowed.end()) {
             std::string list;
@@ -110,6 +178,7 @@ public:
     }
     SimTime duration(const std::string& key, SimTime def, SimTime lo)
     {
+        note(field(key), "duration", ">= " + formatDuration(lo));
         const json* v = get(key);
         if (!v)
             return def;
@@ -325,6 +394,10 @@ std::string arrayPath(const std::string& base, std::size_t i) { return base + "[
 // kernel.patches: an object of patch id → true/false, ids from the switch table.
 void readPatches(const json* p, KernelSpec& kernel)
 {
+    note("kernel.patches", "object", "patch id -> true/false");
+    for (const KernelSwitch& k : KernelSwitches::all())
+        if (k.key.rfind("patches.", 0) == 0)
+            note("kernel." + k.key, "boolean", "true, false");
     if (!p)
         return;
     if (!p->is_object())
@@ -346,12 +419,14 @@ void readPatches(const json* p, KernelSpec& kernel)
 
 Scenario parse(const json& doc)
 {
+    checkDocumentText(doc, "");
     Scenario s;
     ObjectReader top(doc, "");
     top.integer("format", 1, 1, 1);
     s.name = top.string("name", s.name);
     s.description = top.string("description", "");
     {
+        note("seed", "integer", "0..18446744073709551615");
         const json* seed = top.get("seed");
         if (seed) {
             if (!seed->is_number_unsigned() && !(seed->is_number_integer() && seed->get<std::int64_t>() >= 0))
@@ -377,7 +452,7 @@ Scenario parse(const json& doc)
     if (!topo) {
         // The topology loader's messages start with "topology: " already.
         const std::string& why = topo.error();
-        throw FieldError { why.rfind("topology:", 0) == 0 ? why : "topology: " + why };
+        throw FieldError { shortened(why.rfind("topology:", 0) == 0 ? why : "topology: " + why, 400) };
     }
     s.topology = std::move(*topo);
     const int nrCpus = s.topology.nrCpus();
@@ -386,6 +461,7 @@ Scenario parse(const json& doc)
 
     // Devices
     std::vector<std::size_t> namedTagSets; // per device: the entry that named its tag_set, or SIZE_MAX
+    note("devices", "array", "device objects, at least one");
     if (const json* devs = top.get("devices")) {
         if (!devs->is_array() || devs->empty())
             fail("devices", "must be a non-empty array of device objects");
@@ -408,6 +484,7 @@ Scenario parse(const json& doc)
             const bool sharedTags = r.boolean("shared_tags", false);
             d.submit_queues = static_cast<int>(r.integer("submit_queues", 1, 1, 4096));
             d.hw_queue_depth = static_cast<int>(r.integer("hw_queue_depth", 64, 1, 4096));
+            note(r.field("irqmode"), "choice", "none, softirq, timer, nvme, napi, kthread, rdma, virtio, 0, 1, 2");
             if (const json* m = r.get("irqmode")) {
                 static const std::vector<std::string> modes { "none", "softirq", "timer", "nvme", "napi", "kthread",
                     "rdma", "virtio" };
@@ -426,8 +503,11 @@ Scenario parse(const json& doc)
                             + brief(*m) + ")");
                 d.irqmode = static_cast<IrqMode>(idx);
             }
+            note(r.field("completion_nsec"), "duration or distribution",
+                ">= 0, <= 3600s; or {dist: fixed|uniform|exponential, value|min, max|mean}");
             if (const json* c = r.get("completion_nsec"))
                 d.completion = parseCompletion(*c, r.field("completion_nsec"));
+            note(r.field("irq_affinity"), "CPU per hw queue", "\"spread\" or one CPU per hw queue");
             if (const json* a = r.get("irq_affinity")) {
                 if (!(a->is_string() && a->get<std::string>() == "spread")) {
                     if (!a->is_array())
@@ -445,6 +525,7 @@ Scenario parse(const json& doc)
                                 + std::to_string(d.irq_affinity.size()));
                 }
             }
+            note(r.field("queue_map"), "choice or cpulists", "managed, sequential, or one cpulist per hw queue");
             if (const json* m = r.get("queue_map"); m && m->is_array()) {
                 // One cpulist per hw queue, as the kernel's map_queues left them (/sys/block/X/mq/N/cpu_list).
                 const std::string mapPath = r.field("queue_map");
@@ -474,6 +555,7 @@ Scenario parse(const json& doc)
                         "\"managed\" follows the spread interrupt vectors; it cannot go with an explicit irq_affinity");
                 d.queue_map = map == "managed" ? QueueMap::Managed : QueueMap::Sequential;
             }
+            note(r.field("rss_cpus"), "cpulist", "CPUs of the topology");
             if (const json* rss = r.get("rss_cpus"))
                 d.rss_cpus = parseCpuList(*rss, r.field("rss_cpus"), nrCpus);
             d.scheduler = r.choice("scheduler", "none", { "none", "mq-deadline" }) == "none"
@@ -510,6 +592,7 @@ Scenario parse(const json& doc)
         s.devices.push_back(d);
         namedTagSets.push_back(SIZE_MAX);
     }
+    note("tag_sets", "array", "tag set objects");
     if (const json* sets = top.get("tag_sets")) {
         // Declared tag sets: every device's tag_set must name one, and each must be used.
         if (!sets->is_array())
@@ -570,8 +653,10 @@ Scenario parse(const json& doc)
     };
 
     // Workload
+    note("workload", "object", "jobs, script, net_rx");
     if (const json* w = top.get("workload")) {
         ObjectReader wr(*w, "workload");
+        note("workload.jobs", "array", "job objects");
         if (const json* jobs = wr.get("jobs")) {
             if (!jobs->is_array())
                 fail("workload.jobs", "must be an array of job objects");
@@ -589,6 +674,7 @@ Scenario parse(const json& doc)
                     fail(r.field("device"), "names no device (devices: " + deviceList() + ")");
                 j.numjobs = static_cast<int>(r.integer("numjobs", 1, 1, 4096));
                 j.iodepth = static_cast<int>(r.integer("iodepth", 1, 1, 65536));
+                note(r.field("cpus_allowed"), "cpulist", "CPUs of the topology");
                 if (const json* c = r.get("cpus_allowed"))
                     j.cpus_allowed = parseCpuList(*c, r.field("cpus_allowed"), nrCpus);
                 j.cpus_allowed_policy = r.choice("cpus_allowed_policy", "shared", { "shared", "split" }) == "shared"
@@ -607,6 +693,7 @@ Scenario parse(const json& doc)
                 s.jobs.push_back(j);
             }
         }
+        note("workload.script", "array", "step objects");
         if (const json* steps = wr.get("script")) {
             if (!steps->is_array())
                 fail("workload.script", "must be an array of steps");
@@ -661,6 +748,7 @@ Scenario parse(const json& doc)
             }
             std::stable_sort(s.script.begin(), s.script.end(), [](auto& a, auto& b) { return a.at < b.at; });
         }
+        note("workload.net_rx", "array", "load objects");
         if (const json* loads = wr.get("net_rx")) {
             if (!loads->is_array())
                 fail("workload.net_rx", "must be an array of {cpus, pps, cost} objects");
@@ -671,6 +759,7 @@ Scenario parse(const json& doc)
             for (std::size_t i = 0; i < loads->size(); ++i) {
                 ObjectReader r((*loads)[i], arrayPath("workload.net_rx", i));
                 NetRxLoad l;
+                note(r.field("cpus"), "cpulist", "CPUs of the topology");
                 if (const json* list = r.get("cpus"))
                     l.cpus = parseCpuList(*list, r.field("cpus"), nrCpus);
                 else
@@ -686,6 +775,7 @@ Scenario parse(const json& doc)
     }
 
     // Kernel
+    note("kernel", "object", "kernel switches");
     if (const json* k = top.get("kernel")) {
         ObjectReader r(*k, "kernel");
         // Every switch of the table (scenario/KernelSwitches.cpp), in its order.
@@ -715,9 +805,11 @@ Scenario parse(const json& doc)
     }
 
     // Costs
+    note("costs", "object", "cost parameters");
     if (const json* c = top.get("costs")) {
         ObjectReader r(*c, "costs");
         for (const auto& p : Costs::params()) {
+            note(r.field(p.name), p.scalar ? "integer" : "object", p.scalar ? "0..1000000000" : "self, smt, llc, node, remote");
             const json* v = r.get(p.name);
             if (!v)
                 continue;
@@ -901,6 +993,71 @@ std::vector<PresetInfo> ScenarioLoader::presets()
             summary = summary.substr(0, dot + 1);
         out.push_back({ std::string(p.name), summary });
     }
+    return out;
+}
+
+nlohmann::json ScenarioLoader::fullDocument()
+{
+    json kernel = json::object();
+    for (const KernelSwitch& sw : KernelSwitches::all()) {
+        const std::string v = sw.defaultValue();
+        json value = sw.type == KernelSwitch::Type::Bool ? json(v == "true") : json(v);
+        if (sw.key.rfind("patches.", 0) == 0)
+            kernel["patches"][sw.key.substr(8)] = value;
+        else
+            kernel[sw.key] = value;
+    }
+    json costs = json::object();
+    const Costs defaults = Costs::defaults();
+    for (const auto& p : Costs::params()) {
+        if (p.scalar) {
+            costs[p.name] = defaults.*(p.scalar);
+        } else {
+            for (int d = 0; d < kDistanceClasses; ++d)
+                costs[p.name][distanceName(static_cast<Distance>(d))] = (defaults.*(p.table))[static_cast<std::size_t>(d)];
+        }
+    }
+    return {
+        { "format", 1 },
+        { "name", "every-field" },
+        { "description", "Every field of the format set once: the base of the field tests." },
+        { "seed", 1 },
+        { "duration", "1ms" },
+        { "sample_interval", "1ms" },
+        { "stall_age", "50ms" },
+        { "topology", "2n:1p:2c:1t" },
+        { "possible_cpus", 4 },
+        { "tag_sets", { { { "name", "t" }, { "driver_permits", 0 } } } },
+        { "devices",
+            { { { "name", "a" }, { "nr_devices", 1 }, { "shared_tags", false }, { "tag_set", "t" },
+                { "submit_queues", 2 }, { "hw_queue_depth", 4 }, { "irqmode", "nvme" }, { "completion_nsec", "1us" },
+                { "irq_affinity", { 0, 2 } }, { "queue_map", { "0-1", "2-3" } }, { "rss_cpus", "0-3" },
+                { "scheduler", "none" }, { "rq_affinity", 1 }, { "queue_limit", 0 }, { "cmd_issue_lock", false } } } },
+        { "workload",
+            { { "jobs",
+                  { { { "name", "j" }, { "device", "a" }, { "numjobs", 1 }, { "iodepth", 2 }, { "cpus_allowed", "0-3" },
+                      { "cpus_allowed_policy", "split" }, { "rw", "randread" }, { "bs", 4096 },
+                      { "iodepth_batch_submit", 1 }, { "thinktime", "0ns" }, { "number_ios", 0 }, { "hipri", false },
+                      { "bypass_pct", 0 } } } },
+                { "script",
+                    { { { "at", "0ns" }, { "op", "submit" }, { "id", "A" }, { "cpu", 0 }, { "device", "a" },
+                          { "bypass", false }, { "hold", false }, { "run", true } },
+                        { { "at", "1us" }, { "op", "complete" }, { "id", "A" } },
+                        { { "at", "2us" }, { "op", "run" }, { "cpu", 0 }, { "device", "a" } } } },
+                { "net_rx", { { { "cpus", "0-3" }, { "pps", 1000 }, { "cost", "1us" } } } } } },
+        { "kernel", kernel },
+        { "costs", costs },
+    };
+}
+
+std::vector<FieldInfo> ScenarioLoader::fields()
+{
+    std::vector<FieldInfo> out;
+    t_inventory = &out;
+    const auto loaded = fromJson(fullDocument());
+    t_inventory = nullptr;
+    if (!loaded.ok())
+        return { { "(the full document does not load)", "error", loaded.error() } };
     return out;
 }
 

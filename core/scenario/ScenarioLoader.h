@@ -10,6 +10,13 @@
 
 namespace blkmq {
 
+// One field of the scenario format as the loader reads it (ScenarioLoader::fields()).
+struct FieldInfo {
+    std::string path; // "devices[].submit_queues": array elements as []
+    std::string kind; // integer, boolean, string, choice, duration, cpulist, array, object, ...
+    std::string rule; // its range, its choices, or what it takes
+};
+
 struct PresetInfo {
     std::string name;
     std::string summary; // one line
@@ -31,6 +38,11 @@ public:
     static Result<bool> applySet(nlohmann::json& doc, const std::string& assignment);
 
     static std::vector<PresetInfo> presets();
+    // Every field, noted by the loader's own typed reads while it loads fullDocument(): a field the
+    // loader learns to read is in the list without anyone writing it down (blkmqlab-cli fields).
+    static std::vector<FieldInfo> fields();
+    // A scenario that sets every field (and every kind of script step), and loads.
+    static nlohmann::json fullDocument();
     // How deeply a JSON text nests, counted without parsing it (checked before any parse).
     static std::int64_t nestingDepth(const std::string& text);
     static Result<std::string> presetText(const std::string& name);

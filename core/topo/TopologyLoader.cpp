@@ -51,6 +51,13 @@ std::vector<std::string_view> split(std::string_view s, char sep)
     }
 }
 
+// A spec or name as a message quotes it: at most 60 characters, so a hostile
+// megabyte-long value still gives one readable line.
+std::string quoted(const std::string& text)
+{
+    return "'" + (text.size() <= 60 ? text : text.substr(0, 57) + "...") + "'";
+}
+
 std::vector<std::vector<int>> defaultNuma(int nodes)
 {
     std::vector<std::vector<int>> m(nodes, std::vector<int>(nodes, 20));
@@ -64,7 +71,7 @@ std::vector<std::vector<int>> defaultNuma(int nodes)
 Result<Topology> TopologyLoader::fromSpec(const std::string& spec, const std::string& name)
 {
     const auto bad = [&](const std::string& why) {
-        return Result<Topology>::failure("topology: bad spec '" + spec + "': " + why
+        return Result<Topology>::failure("topology: bad spec " + quoted(spec) + ": " + why
             + " (grammar: [Nn:][Pp:][Ll:]Cc[:Tt], or nodes joined by '+', e.g. 2n:1p:8c:2t or 6c+2c)");
     };
     std::vector<NodeShape> nodes;
@@ -183,7 +190,7 @@ Result<Topology> TopologyLoader::fromPreset(const std::string& name)
     std::string names;
     for (const auto& p : presets())
         names += (names.empty() ? "" : ", ") + p.name;
-    return Result<Topology>::failure("topology: unknown preset '" + name + "' (presets: " + names + ")");
+    return Result<Topology>::failure("topology: unknown preset " + quoted(name) + " (presets: " + names + ")");
 }
 
 namespace {
@@ -198,9 +205,9 @@ Result<HwlocShape> readHwloc(hwloc_topology_t topo, const std::string& name)
 {
     const int nPu = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
     if (nPu <= 0)
-        return Result<HwlocShape>::failure("topology: '" + name + "' has no processing units");
+        return Result<HwlocShape>::failure("topology: " + quoted(name) + " has no processing units");
     if (nPu > limits::kCpus)
-        return Result<HwlocShape>::failure("topology: '" + name + "' has " + std::to_string(nPu)
+        return Result<HwlocShape>::failure("topology: " + quoted(name) + " has " + std::to_string(nPu)
             + " processing units, more than the limit of " + std::to_string(limits::kCpus) + " CPUs");
     struct Pu {
         unsigned os;

@@ -279,8 +279,9 @@ private slots:
             << sweepFile << 2 << u"the grid has more than 2^64 runs"_qs;
         QTest::newRow("sweep path with a comma") << QByteArray(R"({"axes":[{"path":"seed,x","values":[1]}]})")
                                                  << sweepFile << 2 << u"axes[0].path: a dotted path has no commas"_qs;
-        QTest::newRow("device name with a newline") << QByteArray("{\"devices\":[{\"name\":\"a\\nb\"}]}") << runFile
-                                                    << 2 << u"devices[0].name: must be a non-empty name without"_qs;
+        QTest::newRow("device name with a newline")
+            << QByteArray("{\"devices\":[{\"name\":\"a\\nb\"}]}") << runFile << 2
+            << u"devices[0].name: contains a control character (U+000A)"_qs;
         QTest::newRow("net_rx past the event queue")
             << QByteArray(R"({"topology":"4096c","workload":{"net_rx":[)"
                    + QByteArray(R"({"cpus":"0-4095"},)").repeated(1023) + QByteArray(R"({"cpus":"0-4095"}]}})"))

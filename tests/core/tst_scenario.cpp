@@ -1,6 +1,10 @@
 #include "scenario/ScenarioLoader.h"
 
+#include "sim/Duration.h"
+
 #include <nlohmann/json.hpp>
+
+#include <optional>
 
 #include <QtTest>
 
@@ -138,6 +142,104 @@ private slots:
         QVERIFY(!s.ok());
         QVERIFY(s.error().find("unknown preset 'nope'") != std::string::npos);
         QVERIFY(s.error().find("default") != std::string::npos); // lists the valid names
+    }
+
+    // The field inventory is the loader's own: every field of the full document, with a rule.
+    void everyFieldIsInTheInventory()
+    {
+        const auto fields = ScenarioLoader::fields();
+        QVERIFY(fields.size() > 60);
+        QVERIFY2(fields.front().kind != "error", fields.front().rule.c_str());
+        const auto has = [&](const char* path) {
+            return std::any_of(fields.begin(), fields.end(), [&](const FieldInfo& f) { return f.path == path; });
+        };
+        for (const char* path : { "devices[].hw_queue_depth", "workload.jobs[].cpus_allowed", "workload.script[].hold",
+                 "kernel.patches.complete-llist", "kernel.version", "costs.cacheline_ns", "workload.net_rx[].pps" })
+            QVERIFY2(has(path), path);
+        QVERIFY(ScenarioLoader::fromJson(ScenarioLoader::fullDocument()).ok());
+    }
+
+    // Every field of the inventory fed the hostile values of JSON: each is refused with one line that
+    // names the field, or accepted only where the field's rule takes it (no integer from 0.5, no
+    // control character or broken UTF-8 in any string). Never a crash or a hang.
+    void everyFieldRefusesHostileValues()
+    {
+        using json = nlohmann::json;
+        const json base = ScenarioLoader::fullDocument();
+        std::vector<std::pair<std::string, json>> hostile {
+            { "null", nullptr }, { "true", true }, { "-1", -1 }, { "0.5", 0.5 }, { "1e300", 1e300 },
+            { "2^63", json(std::uint64_t(1) << 63) }, { "2^64 as a float", 18446744073709551616.0 },
+            { "empty string", "" }, { "control character", "a\u0001b" }, { "terminal escape", "\u001b[31mred" },
+            { "newline", "a\nb" }, { "broken UTF-8", std::string("a\xff") }, { "100 KB", std::string(100000, 'x') },
+            { "path", "../x/y" }, { "empty array", json::array() }, { "repeated array", json::array({ 1, 1 }) },
+            { "empty object", json::object() }, { "unknown key", json::object({ { "zz", 1 } }) },
+        };
+        int tried = 0;
+        for (const FieldInfo& f : ScenarioLoader::fields()) {
+            std::string at; // the field's path with [0] for []
+            for (std::size_t i = 0; i < f.path.size(); ++i) {
+                at.push_back(f.path[i]);
+                if (f.path[i] == '[')
+                    at.push_back('0');
+            }
+            for (const auto& [name, value] : hostile) {
+                json doc = base;
+                json* node = &doc;
+                std::string key;
+                for (std::size_t i = 0; i <= at.size(); ++i) { // walk "a.b[0].c", setting the last key
+                    const char c = i < at.size() ? at[i] : '.';
+                    if (c == '.' || c == '[') {
+                        if (!key.empty())
+                            node = &(*node)[key];
+                        key.clear();
+                    } else if (c == ']') {
+                        node = &(*node)[std::stoul(key)];
+                        key.clear();
+                    } else {
+                        key.push_back(c);
+                    }
+                }
+                *node = value;
+                ++tried;
+                const auto r = ScenarioLoader::fromJson(doc);
+                const std::string what = f.path + " = " + name;
+                if (!r.ok()) {
+                    const std::string& e = r.error();
+                    QVERIFY2(e.find('\n') == std::string::npos && e.size() < 700, (what + ": " + e).c_str());
+                    QVERIFY2(e.find('\x1b') == std::string::npos, (what + ": an escape reached the message").c_str());
+                    // The message starts with the field, or (an emptied or renamed declaration) names it
+                    // where the field that referred to it is reported.
+                    const std::string last = f.path.substr(f.path.find_last_of('.') + 1);
+                    const std::string bare = last.substr(0, last.find('['));
+                    QVERIFY2(e.rfind(at, 0) == 0 || e.find(bare) != std::string::npos || f.kind == "string",
+                        (what + ": " + e).c_str());
+                    continue;
+                }
+                // Accepted: only what the field's rule takes.
+                QVERIFY2(!(value.is_string()
+                             && (name == "control character" || name == "terminal escape" || name == "broken UTF-8"
+                                 || (name == "newline" && f.path != "description"))),
+                    (what + ": accepted").c_str());
+                if (f.kind == "integer") {
+                    const auto dots = f.rule.find("..");
+                    QVERIFY2(value.is_number_integer(), (what + ": accepted as an integer").c_str());
+                    if (value.is_number_unsigned() && f.path != "seed")
+                        QVERIFY2(value.get<std::uint64_t>() <= std::stoull(f.rule.substr(dots + 2)), what.c_str());
+                    else if (value.is_number_integer() && !value.is_number_unsigned())
+                        QVERIFY2(value.get<std::int64_t>() >= std::stoll(f.rule.substr(0, dots)), what.c_str());
+                } else if (f.kind == "boolean") {
+                    QVERIFY2(value.is_boolean(), (what + ": accepted as a boolean").c_str());
+                } else if (f.kind == "choice") {
+                    QVERIFY2(value.is_string() && f.rule.find(value.get<std::string>()) != std::string::npos,
+                        (what + ": accepted as a choice").c_str());
+                } else if (f.kind == "duration") {
+                    QVERIFY2((value.is_number_integer() && value.get<std::int64_t>() >= 0)
+                            || (value.is_string() && parseDuration(value.get<std::string>())),
+                        (what + ": accepted as a duration").c_str());
+                }
+            }
+        }
+        QVERIFY(tried > 60 * static_cast<int>(hostile.size()));
     }
 };
 

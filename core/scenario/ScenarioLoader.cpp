@@ -96,7 +96,8 @@ void checkText(const std::string& text, const std::string& path, bool freeText)
 void checkDocumentText(const json& v, const std::string& path)
 {
     if (v.is_string()) {
-        const std::string key = path.substr(path.find_last_of('.') == std::string::npos ? 0 : path.find_last_of('.') + 1);
+        const std::string key
+            = path.substr(path.find_last_of('.') == std::string::npos ? 0 : path.find_last_of('.') + 1);
         checkText(v.get_ref<const std::string&>(), path.empty() ? "(top level)" : path, key == "description");
     } else if (v.is_object()) {
         for (auto it = v.begin(); it != v.end(); ++it) {
@@ -809,7 +810,8 @@ Scenario parse(const json& doc)
     if (const json* c = top.get("costs")) {
         ObjectReader r(*c, "costs");
         for (const auto& p : Costs::params()) {
-            note(r.field(p.name), p.scalar ? "integer" : "object", p.scalar ? "0..1000000000" : "self, smt, llc, node, remote");
+            note(r.field(p.name), p.scalar ? "integer" : "object",
+                p.scalar ? "0..1000000000" : "self, smt, llc, node, remote");
             const json* v = r.get(p.name);
             if (!v)
                 continue;
@@ -1014,7 +1016,8 @@ nlohmann::json ScenarioLoader::fullDocument()
             costs[p.name] = defaults.*(p.scalar);
         } else {
             for (int d = 0; d < kDistanceClasses; ++d)
-                costs[p.name][distanceName(static_cast<Distance>(d))] = (defaults.*(p.table))[static_cast<std::size_t>(d)];
+                costs[p.name][distanceName(static_cast<Distance>(d))]
+                    = (defaults.*(p.table))[static_cast<std::size_t>(d)];
         }
     }
     return {

@@ -167,12 +167,24 @@ private slots:
         using json = nlohmann::json;
         const json base = ScenarioLoader::fullDocument();
         std::vector<std::pair<std::string, json>> hostile {
-            { "null", nullptr }, { "true", true }, { "-1", -1 }, { "0.5", 0.5 }, { "1e300", 1e300 },
-            { "2^63", json(std::uint64_t(1) << 63) }, { "2^64 as a float", 18446744073709551616.0 },
-            { "empty string", "" }, { "control character", "a\u0001b" }, { "terminal escape", "\u001b[31mred" },
-            { "newline", "a\nb" }, { "broken UTF-8", std::string("a\xff") }, { "100 KB", std::string(100000, 'x') },
-            { "path", "../x/y" }, { "empty array", json::array() }, { "repeated array", json::array({ 1, 1 }) },
-            { "empty object", json::object() }, { "unknown key", json::object({ { "zz", 1 } }) },
+            { "null", nullptr },
+            { "true", true },
+            { "-1", -1 },
+            { "0.5", 0.5 },
+            { "1e300", 1e300 },
+            { "2^63", json(std::uint64_t(1) << 63) },
+            { "2^64 as a float", 18446744073709551616.0 },
+            { "empty string", "" },
+            { "control character", "a\u0001b" },
+            { "terminal escape", "\u001b[31mred" },
+            { "newline", "a\nb" },
+            { "broken UTF-8", std::string("a\xff") },
+            { "100 KB", std::string(100000, 'x') },
+            { "path", "../x/y" },
+            { "empty array", json::array() },
+            { "repeated array", json::array({ 1, 1 }) },
+            { "empty object", json::object() },
+            { "unknown key", json::object({ { "zz", 1 } }) },
         };
         int tried = 0;
         for (const FieldInfo& f : ScenarioLoader::fields()) {

@@ -143,14 +143,16 @@ bool seedOption(const std::string& arg, const NextValue& value, std::string& err
     if (arg != "--seeds" && arg != "--first-seed")
         return false;
     std::string v;
-    if (!value(v) || !isCount(v, 18)) {
-        error = arg + " needs a positive number";
+    if (!value(v) || !isCount(v, v.size())) {
+        error = arg + (arg == "--first-seed" ? " needs a whole number, 0 or more" : " needs a positive number");
         return true;
     }
-    const std::uint64_t n = std::stoull(v);
+    const std::string digits = v.substr(std::min(v.find_first_not_of('0'), v.size() - 1));
+    const std::uint64_t n = digits.size() <= 19 ? std::stoull(digits) : UINT64_MAX;
     if (arg == "--first-seed") {
         if (n > (UINT64_MAX >> 1))
-            error = "--first-seed: " + v + " is too large";
+            error = "--first-seed: " + v.substr(0, 40) + (v.size() > 40 ? "..." : "") + " is more than the largest, "
+                + std::to_string(UINT64_MAX >> 1);
         first = n;
     } else if (n > static_cast<std::uint64_t>(limits::kExploreSeeds)) {
         error = "--seeds: " + v + " is more than the limit of " + std::to_string(limits::kExploreSeeds)

@@ -40,6 +40,8 @@ public:
     SimTime now() const { return m_sim->now; }
     SimTime duration() const { return m_scenario.duration; }
     bool finished() const { return m_sim->now >= m_scenario.duration || m_sim->queue.empty(); }
+    // No event left before the scenario's end (the clock itself may not have reached it yet).
+    bool nothingDue() const { return m_sim->queue.empty() || m_sim->queue.topTime() > m_scenario.duration; }
 
     // Processes the next event (commands first); false when none is left
     // before the scenario's end.

@@ -479,7 +479,7 @@ LessonStepOutcome Lesson::play(Engine& engine, int step, std::uint64_t maxEvents
         out.reached = engine.runUntil(**until, maxEvents);
         if (!out.reached)
             out.error = "never reached '" + s.until + "' (" + (*until)->describe() + ") before "
-                + (engine.finished() ? "the scenario ended" : "the event limit");
+                + (engine.finished() || engine.nothingDue() ? "the scenario ended" : "the event limit");
     }
     engine.publishSnapshot();
     out.at = engine.now();

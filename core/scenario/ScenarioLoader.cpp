@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <utility>
 #include <fstream>
 #include <set>
@@ -33,9 +34,28 @@ std::string shortened(const std::string& text, std::size_t most)
     return text.size() <= most ? text : text.substr(0, most - 3) + "...";
 }
 
+// A key as a message shows it: control characters and bytes that are not
+// ASCII written as escapes, so a hostile key cannot break the line or reach
+// the terminal.
+std::string printable(const std::string& text)
+{
+    std::string out;
+    for (const char ch : text) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c >= 0x20 && c < 0x7f) {
+            out.push_back(ch);
+        } else {
+            char code[8];
+            std::snprintf(code, sizeof code, "\\x%02X", c);
+            out += code;
+        }
+    }
+    return out;
+}
+
 [[noreturn]] void fail(const std::string& path, const std::string& what)
 {
-    throw FieldError { shortened(path, 120) + ": " + shortened(what, 400) };
+    throw FieldError { shortened(printable(path), 120) + ": " + shortened(what, 400) };
 }
 
 // A value as an error message shows it: short, on one line.

@@ -116,6 +116,17 @@ private slots:
             p.failures[0].find("restart_skips == 2 (restart_skips = 1)") != std::string::npos, p.failures[0].c_str());
     }
 
+    // A scenario that ends before the step's stop says so, not "the event limit", even when its
+    // last event came before the end and the clock stopped there.
+    void stepPastTheScenarioSaysItEnded()
+    {
+        const Lesson l = parse(R"({"format":1,"name":"tiny","title":"t","steps":[{"title":"a",
+            "scenario":{"preset":"default","set":["duration=1us"]},"until":"event:complete","text":"x"}]})");
+        const Played p = playAll(l);
+        QCOMPARE(p.failures.size(), std::size_t(1));
+        QVERIFY2(p.failures[0].find("before the scenario ended") != std::string::npos, p.failures[0].c_str());
+    }
+
     void unknownValueIsExplainedAtCheck()
     {
         const Lesson l = parse(replaced(stallLessonText(), "\"restart_skips == 1\"", "\"hctx.7.restart == 1\""));

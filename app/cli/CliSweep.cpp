@@ -3,6 +3,7 @@
 // unsharded sweep writes). Runs go through core/experiment's Experiment on TBB workers and come
 // back in grid order, so every output is the same at any thread count and in any shard split.
 #include "Cli.h"
+#include "ModelId.h"
 #include "CliOptions.h"
 #include "CliProgress.h"
 
@@ -290,12 +291,13 @@ std::string checkAxes(const Sweep& s)
     return {};
 }
 
-// The CSV (docs/sweep.md): a comment line naming the grid and the shard, a header, then one row per
-// run in grid order. One unsharded run and the merge of its shards write the same bytes.
+// The CSV (docs/sweep.md): a comment line naming the grid, the shard and the model that computed the
+// rows (kModelId, a hash of core's sources), a header, then one row per run in grid order. One unsharded run and the
+// merge of its shards write the same bytes.
 std::string csvPreamble(const Sweep& s, const std::string& hash, std::uint64_t size, const Experiment::Shard& shard)
 {
-    std::string out = "# blkmqlab-cli sweep grid=" + hash + " runs=" + std::to_string(size)
-        + " shard=" + std::to_string(shard.index) + "/" + std::to_string(shard.count) + "\nindex";
+    std::string out = "# blkmqlab-cli sweep grid=" + hash + " runs=" + std::to_string(size) + " shard="
+        + std::to_string(shard.index) + "/" + std::to_string(shard.count) + " model=" + kModelId + "\nindex";
     for (const Axis& a : s.axes)
         out.append(",").append(a.name());
     for (const int m : s.metrics)
@@ -364,7 +366,9 @@ public:
             if (const std::string e = SafeFile::read(path, limits::kMergeInputBytes, text); !e.empty())
                 return e;
             if (text.compare(0, preamble.size(), preamble) != 0)
-                return "'" + path + "' is the journal of another grid or shard (delete it to start afresh)";
+                return "'" + path
+                    + "' is the journal of another grid or shard, or of another build of the lab (delete it to start "
+                      "afresh)";
             const std::size_t fields = csvFieldCount(preamble.substr(preamble.find('\n') + 1));
             std::size_t at = preamble.size();
             for (;;) {
@@ -781,7 +785,7 @@ int mergeCommand(const std::vector<std::string>& args)
         return fail("give the CSV files of a sharded sweep (sweep --shard I/N --csv FILE)");
     if (int code = 0; !outputsUsable("merge", { { "--csv", out == "-" ? std::string() : out } }, code))
         return code;
-    std::string grid, header;
+    std::string grid, header, model;
     std::uint64_t runs = 0, count = 0;
     std::map<std::uint64_t, std::string> shards; // shard index -> file
     std::map<std::uint64_t, std::string> rows; // grid index -> row
@@ -797,13 +801,14 @@ int mergeCommand(const std::vector<std::string>& args)
         std::string first, head;
         std::getline(in, first);
         std::getline(in, head);
-        char g[17] = {};
+        char g[17] = {}, m[17] = {};
         unsigned long long r = 0, si = 0, sn = 0;
-        if (std::sscanf(
-                first.c_str(), "# blkmqlab-cli sweep grid=%16[0-9a-f] runs=%llu shard=%llu/%llu", g, &r, &si, &sn)
-                != 4
+        if (std::sscanf(first.c_str(),
+                "# blkmqlab-cli sweep grid=%16[0-9a-f] runs=%llu shard=%llu/%llu model=%16[0-9a-f]", g, &r, &si, &sn, m)
+                != 5
             || sn == 0 || si >= sn)
-            return fail(file + ": not the CSV of blkmqlab-cli sweep (its first line names the grid and the shard)");
+            return fail(
+                file + ": not the CSV of blkmqlab-cli sweep (its first line names the grid, the shard and the model)");
         if (r > static_cast<unsigned long long>(limits::kSweepRunsMax) || sn > r)
             return fail(file + ": its first line says runs=" + std::to_string(r) + " shard=" + std::to_string(si) + "/"
                 + std::to_string(sn) + ", which no sweep writes (at most " + std::to_string(limits::kSweepRunsMax)
@@ -813,6 +818,10 @@ int mergeCommand(const std::vector<std::string>& args)
             runs = r;
             count = sn;
             header = head;
+            model = m;
+        } else if (model != m) {
+            return fail(file + ": computed by another build of the lab (model=" + m + ", not model=" + model + " as "
+                + shards.begin()->second + "): rerun its shards with one build");
         } else if (grid != g || runs != r) {
             return fail(file + ": a shard of another grid (grid=" + g + " runs=" + std::to_string(r)
                 + ", not grid=" + grid + " runs=" + std::to_string(runs) + "): merge the shards of one sweep");
@@ -851,8 +860,8 @@ int mergeCommand(const std::vector<std::string>& args)
                 missing += (missing.empty() ? "" : ", ") + std::to_string(i) + "/" + std::to_string(count);
         return fail("shard(s) " + missing + " missing");
     }
-    std::string merged
-        = "# blkmqlab-cli sweep grid=" + grid + " runs=" + std::to_string(runs) + " shard=0/1\n" + header + "\n";
+    std::string merged = "# blkmqlab-cli sweep grid=" + grid + " runs=" + std::to_string(runs)
+        + " shard=0/1 model=" + model + "\n" + header + "\n";
     for (const auto& [index, row] : rows)
         merged.append(row).append("\n");
     if (out == "-") {

@@ -282,6 +282,14 @@ private slots:
         QTest::newRow("device name with a newline")
             << QByteArray("{\"devices\":[{\"name\":\"a\\nb\"}]}") << runFile << 2
             << u"devices[0].name: contains a control character (U+000A)"_qs;
+        QTest::newRow("key with a newline") << QByteArray("{\"devi\\nces\":[]}") << runFile << 2
+                                            << u"blkmqlab-cli: devi\\x0Aces: contains a control character"_qs;
+        QTest::newRow("key with a terminal escape") << QByteArray("{\"x\\u001b[31m\":1}") << runFile << 2
+                                                    << u"blkmqlab-cli: x\\x1B[31m: contains a control character"_qs;
+        QTest::newRow("first seed of 19 digits")
+            << QByteArray()
+            << QStringList { u"explore"_qs, u"--seeds"_qs, u"1"_qs, u"--first-seed"_qs, u"9999999999999999999"_qs } << 2
+            << u"--first-seed: 9999999999999999999 is more than the largest, 9223372036854775807"_qs;
         QTest::newRow("net_rx past the event queue")
             << QByteArray(R"({"topology":"4096c","workload":{"net_rx":[)"
                    + QByteArray(R"({"cpus":"0-4095"},)").repeated(1023) + QByteArray(R"({"cpus":"0-4095"}]}})"))
@@ -695,7 +703,7 @@ private slots:
         const QList<QByteArray> lines = one.trimmed().split('\n');
         QCOMPARE(lines.size(), 2 + 18); // the grid line, the header, 3 x 2 x 3 runs
         QVERIFY(lines[0].startsWith("# blkmqlab-cli sweep grid="));
-        QVERIFY(lines[0].endsWith(" runs=18 shard=0/1"));
+        QVERIFY(lines[0].contains(" runs=18 shard=0/1 model="));
         QCOMPARE(lines[1],
             QByteArray("index,devices.nvme0.rq_affinity,kernel.patches.complete-llist,seed,iops,"
                        "ipis_per_s,remote_pct,stalled,first_stuck_ns,fingerprint"));
@@ -733,8 +741,9 @@ private slots:
         QList<QByteArray> rows = whole.split('\n');
         rows[rows.size() - 2] = rows[rows.size() - 3]; // the last row replaced by the one before it
         QVERIFY(writeFile(doubled, rows.join('\n')));
-        QVERIFY(writeFile(
-            huge, "# blkmqlab-cli sweep grid=0123456789abcdef runs=1000000000000 shard=0/1000000000000\nindex\n"));
+        QVERIFY(writeFile(huge,
+            "# blkmqlab-cli sweep grid=0123456789abcdef runs=1000000000000 shard=0/1000000000000 "
+            "model=0123456789abcdef\nindex\n"));
         QByteArray crlfText = whole;
         crlfText.replace("\n", "\r\n");
         QVERIFY(writeFile(crlf, crlfText));
@@ -747,6 +756,23 @@ private slots:
         const auto bounded = cli(QStringList { u"merge"_qs, huge });
         QCOMPARE(bounded.code, 2);
         QVERIFY2(bounded.err.contains(u"which no sweep writes"_qs), qPrintable(bounded.err));
+        // A shard another build computed (another model) or one from before shards named their model.
+        QByteArray otherText = head(shards[1]);
+        const int at = otherText.indexOf(" model=") + 7;
+        QVERIFY(at > 7);
+        otherText.replace(at, 16, "0000000000000000");
+        const QString rebuilt = dir.filePath(u"other-build.csv"_qs);
+        QVERIFY(writeFile(rebuilt, otherText));
+        const auto otherBuild = cli(QStringList { u"merge"_qs, shards[0], rebuilt, shards[2], shards[3] });
+        QCOMPARE(otherBuild.code, 2);
+        QVERIFY2(otherBuild.err.contains(u"computed by another build of the lab (model=0000000000000000"_qs),
+            qPrintable(otherBuild.err));
+        QByteArray unnamedText = head(shards[1]);
+        unnamedText.remove(at - 7, 7 + 16);
+        QVERIFY(writeFile(rebuilt, unnamedText));
+        const auto unnamed = cli(QStringList { u"merge"_qs, shards[0], rebuilt, shards[2], shards[3] });
+        QCOMPARE(unnamed.code, 2);
+        QVERIFY2(unnamed.err.contains(u"names the grid, the shard and the model"_qs), qPrintable(unnamed.err));
         const auto windows = cli(QStringList { u"merge"_qs, shards[2], shards[0], crlf, shards[1] });
         QVERIFY2(windows.code == 0, qPrintable(windows.err));
         QCOMPARE(windows.out.toUtf8(), merged.out.toUtf8());

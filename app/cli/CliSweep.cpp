@@ -10,6 +10,7 @@
 #include "experiment/Experiment.h"
 #include "io/Limits.h"
 #include "io/SafeFile.h"
+#include "io/Text.h"
 #include "metrics/Format.h"
 #include "metrics/Metrics.h"
 #include "scenario/ScenarioLoader.h"
@@ -164,6 +165,9 @@ Result<Axis> parseAxis(const nlohmann::json& a, const std::string& where)
 Result<Sweep> parseSweepFile(const std::string& path, const nlohmann::json& j, const std::vector<std::string>& sets)
 {
     using R = Result<Sweep>;
+    // Labels reach the terminal and the CSV: no control characters (io/Text.h), but in the comment.
+    if (const std::string why = jsonTextProblem(j, { "comment" }); !why.empty())
+        return R::failure(path + ": " + why);
     for (const auto& [key, value] : j.items())
         if (key != "base" && key != "axes" && key != "metrics" && key != "comment")
             return R::failure(path + ": " + key + ": unknown field (base, axes, metrics, comment)");
@@ -286,8 +290,8 @@ std::string checkAxes(const Sweep& s)
     for (std::size_t k = 0; k < s.axes.size(); ++k)
         for (std::uint64_t i = 0; i < s.axes[k].size(); ++i)
             if (auto sc = s.load(s.axes[k].point(i).sets); !sc)
-                return "axes[" + std::to_string(k) + "] (" + s.axes[k].name() + " = " + s.axes[k].point(i).label
-                    + "): " + sc.error();
+                return "axes[" + std::to_string(k) + "] (" + s.axes[k].name() + " = "
+                    + printable(s.axes[k].point(i).label) + "): " + sc.error();
     return {};
 }
 

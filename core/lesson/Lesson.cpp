@@ -6,6 +6,7 @@
 #include "engine/Engine.h"
 #include "io/Limits.h"
 #include "io/SafeFile.h"
+#include "io/Text.h"
 #include "lesson/LessonData.h"
 #include "metrics/Metrics.h"
 #include "scenario/ScenarioLoader.h"
@@ -345,6 +346,10 @@ Result<Lesson> Lesson::fromText(const std::string& text, const std::string& orig
         return LessonResult::failure(origin + ": not valid JSON");
     if (!doc.is_object())
         return LessonResult::failure(origin + ": (top level): must be an object");
+    // Names and titles reach the terminal and the window: no control characters (io/Text.h);
+    // the prose may hold newlines.
+    if (const std::string why = jsonTextProblem(doc, { "text", "summary", "source" }); !why.empty())
+        return LessonResult::failure(origin + ": " + why);
     Reader rd { origin, {} };
     Lesson l;
     if (!rd.onlyKeys(doc, "", { "format", "name", "title", "source", "summary", "steps" }))

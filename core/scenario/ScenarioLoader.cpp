@@ -2,6 +2,7 @@
 
 #include "io/SafeFile.h"
 #include "io/Limits.h"
+#include "io/Text.h"
 #include "scenario/KernelSwitches.h"
 #include "scenario/PresetData.h"
 #include "sim/Duration.h"
@@ -34,28 +35,9 @@ std::string shortened(const std::string& text, std::size_t most)
     return text.size() <= most ? text : text.substr(0, most - 3) + "...";
 }
 
-// A key as a message shows it: control characters and bytes that are not
-// ASCII written as escapes, so a hostile key cannot break the line or reach
-// the terminal.
-std::string printable(const std::string& text)
-{
-    std::string out;
-    for (const char ch : text) {
-        const auto c = static_cast<unsigned char>(ch);
-        if (c >= 0x20 && c < 0x7f) {
-            out.push_back(ch);
-        } else {
-            char code[8];
-            std::snprintf(code, sizeof code, "\\x%02X", c);
-            out += code;
-        }
-    }
-    return out;
-}
-
 [[noreturn]] void fail(const std::string& path, const std::string& what)
 {
-    throw FieldError { shortened(printable(path), 120) + ": " + shortened(what, 400) };
+    throw FieldError { printable(path, 120) + ": " + shortened(what, 400) };
 }
 
 // A value as an error message shows it: short, on one line.
@@ -89,46 +71,6 @@ void note(const std::string& path, const char* kind, const std::string& rule)
         if (f.path == p)
             return;
     t_inventory->push_back({ p, kind, rule });
-}
-
-// Text the loader may echo or store: valid UTF-8, no control characters (a terminal escape in a
-// name reached the terminal; a newline split a message), except newlines and tabs in descriptions.
-void checkText(const std::string& text, const std::string& path, bool freeText)
-{
-    for (std::size_t i = 0; i < text.size();) {
-        const auto c = static_cast<unsigned char>(text[i]);
-        int extra = c < 0x80 ? 0 : (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xe ? 2 : (c >> 3) == 0x1e ? 3 : -1;
-        if (extra < 0 || i + static_cast<std::size_t>(extra) >= text.size() + (extra == 0 ? 1 : 0))
-            fail(path, "is not valid UTF-8 text");
-        for (int k = 1; k <= extra; ++k)
-            if ((static_cast<unsigned char>(text[i + static_cast<std::size_t>(k)]) >> 6) != 0x2)
-                fail(path, "is not valid UTF-8 text");
-        if (extra == 0 && (c < 0x20 || c == 0x7f) && !(freeText && (c == '\n' || c == '\t'))) {
-            char code[8];
-            std::snprintf(code, sizeof code, "U+%04X", c);
-            fail(path, std::string("contains a control character (") + code + ")");
-        }
-        i += static_cast<std::size_t>(extra) + 1;
-    }
-}
-
-// Every key and string of a document, checked by checkText() before anything reads it.
-void checkDocumentText(const json& v, const std::string& path)
-{
-    if (v.is_string()) {
-        const std::string key
-            = path.substr(path.find_last_of('.') == std::string::npos ? 0 : path.find_last_of('.') + 1);
-        checkText(v.get_ref<const std::string&>(), path.empty() ? "(top level)" : path, key == "description");
-    } else if (v.is_object()) {
-        for (auto it = v.begin(); it != v.end(); ++it) {
-            const std::string child = path.empty() ? it.key() : path + "." + it.key();
-            checkText(it.key(), child, false);
-            checkDocumentText(*it, child);
-        }
-    } else if (v.is_array()) {
-        for (std::size_t i = 0; i < v.size(); ++i)
-            checkDocumentText(v[i], path + "[" + std::to_string(i) + "]");
-    }
 }
 
 // Walks one JSON object, hands out typed fields and rejects unknown keys.
@@ -440,7 +382,9 @@ void readPatches(const json* p, KernelSpec& kernel)
 
 Scenario parse(const json& doc)
 {
-    checkDocumentText(doc, "");
+    // Text the loader may echo or store (io/Text.h); newlines and tabs only in the description.
+    if (const std::string why = jsonTextProblem(doc, { "description" }); !why.empty())
+        throw FieldError { why };
     Scenario s;
     ObjectReader top(doc, "");
     top.integer("format", 1, 1, 1);
@@ -991,7 +935,7 @@ Result<std::string> ScenarioLoader::presetText(const std::string& name)
     std::string list;
     for (const auto& p : builtinPresets())
         list += (list.empty() ? "" : ", ") + std::string(p.name);
-    return Result<std::string>::failure("preset: unknown preset '" + name + "' (presets: " + list + ")");
+    return Result<std::string>::failure("preset: unknown preset '" + printable(name) + "' (presets: " + list + ")");
 }
 
 std::int64_t ScenarioLoader::nestingDepth(const std::string& text) { return blkmq::nestingDepth(text); }

@@ -2,6 +2,7 @@
 
 #include "io/SafeFile.h"
 #include "io/Limits.h"
+#include "io/Text.h"
 
 #include <hwloc.h>
 
@@ -53,10 +54,7 @@ std::vector<std::string_view> split(std::string_view s, char sep)
 
 // A spec or name as a message quotes it: at most 60 characters, so a hostile
 // megabyte-long value still gives one readable line.
-std::string quoted(const std::string& text)
-{
-    return "'" + (text.size() <= 60 ? text : text.substr(0, 57) + "...") + "'";
-}
+std::string quoted(const std::string& text) { return "'" + printable(text) + "'"; }
 
 std::vector<std::vector<int>> defaultNuma(int nodes)
 {

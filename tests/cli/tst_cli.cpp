@@ -286,6 +286,12 @@ private slots:
                                             << u"blkmqlab-cli: devi\\x0Aces: contains a control character"_qs;
         QTest::newRow("key with a terminal escape") << QByteArray("{\"x\\u001b[31m\":1}") << runFile << 2
                                                     << u"blkmqlab-cli: x\\x1B[31m: contains a control character"_qs;
+        QTest::newRow("sweep value with a terminal escape")
+            << QByteArray("{\"axes\":[{\"path\":\"name\",\"values\":[\"\\u001b[31mred\"]}]}") << sweepFile << 2
+            << u"axes[0].values[0]: contains a control character (U+001B)"_qs;
+        QTest::newRow("preset name of 100 KB")
+            << QByteArray() << QStringList { u"run"_qs, u"--preset"_qs, QString(100000, u'x') } << 2
+            << u"unknown preset 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...' (presets:"_qs;
         QTest::newRow("first seed of 19 digits")
             << QByteArray()
             << QStringList { u"explore"_qs, u"--seeds"_qs, u"1"_qs, u"--first-seed"_qs, u"9999999999999999999"_qs } << 2

@@ -193,6 +193,11 @@ private slots:
         QTest::newRow("first step without scenario") << u"\"scenario\": { \"preset\": \"shared-hctx-stall\" },"_qs
                                                      << QString() << u"steps[0].scenario: missing"_qs;
         QTest::newRow("format") << u"\"format\": 1"_qs << u"\"format\": 2"_qs << u"format: must be 1"_qs;
+        QTest::newRow("terminal escape in a title")
+            << u"\"title\": \"Request A"_qs << u"\"title\": \"\\u001b[2JRequest A"_qs
+            << u"steps[0].title: contains a control character (U+001B)"_qs;
+        QTest::newRow("newline in a name") << u"\"name\": \"shared-hctx-stall\""_qs << u"\"name\": \"shared\\nhctx\""_qs
+                                           << u"name: contains a control character (U+000A)"_qs;
     }
     void badFilesNameTheField()
     {

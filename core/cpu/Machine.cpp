@@ -139,13 +139,8 @@ void Machine::makeRunnable(int id)
     t.wakePending = false;
     if (t.stack.empty())
         t.stack.push_back(t.loop);
-    if (!t.fifo) {
-        // CFS place_entity: a sleeper gets at most one granularity of credit
-        // against the smallest vruntime of the runnable SCHED_OTHER tasks.
-        const auto& others = m_cpus[static_cast<std::size_t>(t.cpu)].runnableOther;
-        if (!others.empty())
-            t.vruntime = std::max(t.vruntime, task(others.front()).vruntime - m_sim.costs.sched_granularity_ns);
-    }
+    if (!t.fifo) // CFS place_entity(): a sleeper gets at most one granularity of credit against min_vruntime
+        t.vruntime = std::max(t.vruntime, minVruntime(t.cpu) - m_sim.costs.sched_granularity_ns);
     enqueueTask(id);
 }
 
@@ -158,8 +153,8 @@ void Machine::sleepTask(int id)
     auto& c = m_cpus[static_cast<std::size_t>(t.cpu)];
     c.repick = true;
     dequeueTask(id);
-    if (c.runnableOther.empty())
-        c.idleVruntime = t.vruntime;
+    if (c.runnableOther.empty()) // min_vruntime never goes back (update_min_vruntime())
+        c.idleVruntime = std::max(c.idleVruntime, t.vruntime);
 }
 
 // idle_cpu(): nothing runnable, no wake-up on its way.

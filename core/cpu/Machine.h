@@ -62,7 +62,7 @@ struct alignas(64) CpuState {
     RingQueue<PendingIrq> irqs;
     std::vector<int> tasks;
     int wakesPending = 0; // tasks of this CPU woken by another CPU, not yet runnable (ttwu_pending)
-    std::int64_t idleVruntime = 0; // the last vruntime its CFS runqueue had (min_vruntime while it is empty)
+    std::int64_t idleVruntime = 0; // min_vruntime while its CFS runqueue is empty: the largest vruntime it emptied at
     // The runqueue: runnable SCHED_FIFO tasks by id, runnable SCHED_OTHER
     // tasks by (vruntime, id). Picking a task and placing a woken one look at
     // the front instead of every task on the CPU; both keep capacity for all

@@ -1146,7 +1146,7 @@ private slots:
         QFETCH(QString, command);
         QFETCH(QString, doc);
         const auto r = cli({ command });
-        QCOMPARE(r.code, 0);
+        QVERIFY2(r.code == 0, qPrintable(u"exit "_qs + QString::number(r.code) + u": "_qs + r.err.left(2000)));
         QFile f(QStringLiteral(BLKMQLAB_SOURCE_DIR "/") + doc);
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QString text = QString::fromUtf8(f.readAll());

@@ -118,6 +118,29 @@ private slots:
         b.machine.onTaskWake(z);
         QCOMPARE(b.machine.cpu(1).wakesPending, 0);
     }
+
+    // place_entity(): a woken SCHED_OTHER task gets at most one granularity of credit against its
+    // runqueue's min_vruntime, also when that runqueue is empty; min_vruntime never goes back. Without
+    // either, unpinned tasks migrating among idle CPUs carry their lag from CPU to CPU and their
+    // vruntimes drift without bound (a signed overflow on restart-128x64 after seconds).
+    void aSleeperGetsOneGranularityOfCredit()
+    {
+        Bench b("1n:1p:1c:1t");
+        const std::int64_t gran = b.sim.costs.sched_granularity_ns;
+        const int x = b.task(0);
+        b.machine.task(x).vruntime = 100 * gran;
+        b.machine.wakeTask(x, -1);
+        b.machine.sleepTask(x);
+        QCOMPARE(b.machine.cpu(0).idleVruntime, 100 * gran);
+        const int z = b.task(0); // vruntime 0: far behind the runqueue
+        b.machine.wakeTask(z, -1);
+        QCOMPARE(b.machine.task(z).vruntime, 99 * gran);
+        b.machine.sleepTask(z);
+        QCOMPARE(b.machine.cpu(0).idleVruntime, 100 * gran); // not 99: min_vruntime is monotonic
+        b.machine.task(x).vruntime = 150 * gran; // a task ahead keeps its lead
+        b.machine.wakeTask(x, -1);
+        QCOMPARE(b.machine.task(x).vruntime, 150 * gran);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestMachine)

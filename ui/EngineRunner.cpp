@@ -199,10 +199,11 @@ void EngineRunner::notify(int what, const QString& text, std::vector<StallStep> 
             TbbHandoff::pass();
             if (gen != m_generation)
                 return; // from an engine that was reset since
-            if (what == 0) {
+            if (what == 0 || what == 4) { // the end of the scenario, or the pause time reached
                 m_running = false;
                 emit stateChanged(false);
-                emit finished();
+                if (what == 0)
+                    emit finished();
             } else if (what == 3) {
                 emit lessonPlayed(m_lessonStep, text);
             } else if (what == 1 || what == 2) {
@@ -311,6 +312,15 @@ void EngineRunner::workerLoop(std::uint64_t generation)
                 target = m_engine->now() + maxLag;
             }
         }
+        const std::int64_t pauseAt = m_pauseAtNs;
+        if (pauseAt >= 0 && m_engine->now().ns() >= pauseAt) {
+            m_running = false;
+            collect();
+            notify(4);
+            break;
+        }
+        if (pauseAt >= 0)
+            target = std::min(target, SimTime(pauseAt));
         if (m_leader) // lockstep: never ahead of the runner we are compared with
             target = std::min(target, SimTime(m_leader->simulatedNs()));
         if (target <= m_engine->now()) {

@@ -61,6 +61,8 @@ public:
     void setPauseOnStall(bool on) { m_pauseOnStall = on; }
     // A/B comparison: this runner never runs ahead of `leader`'s simulated time.
     void followLeader(const EngineRunner* leader) { m_leader = leader; }
+    // A run pauses when its clock reaches `t` (at any speed, exactly there); a negative t: never.
+    void setPauseAt(SimTime t) { m_pauseAtNs = t.ns(); }
     std::int64_t simulatedNs() const { return m_simNs.load(); }
 
     // A live change: applied at the next event boundary while running, at once while paused
@@ -103,6 +105,7 @@ private:
     LessonJob m_lessonJob; // likewise
     int m_lessonStep = -1; // the step the last job played to
     std::atomic<double> m_speed { 1e-4 };
+    std::atomic<std::int64_t> m_pauseAtNs { -1 };
     std::atomic<bool> m_pauseOnStall { true };
     std::atomic<bool> m_reanchor { true };
     std::atomic<std::int64_t> m_simNs { 0 }; // published by the worker for followers

@@ -9,6 +9,7 @@
 #include "TimePlot.h"
 #include "TagMapItem.h"
 #include "TokenLayer.h"
+#include "WheelGuard.h"
 #include "io/SafeFile.h"
 #include "engine/ChromeTrace.h"
 #include "engine/Engine.h"
@@ -151,6 +152,7 @@ MainWindow::MainWindow(QWidget* parent)
 
     buildActions();
     buildDocks();
+    guardWheel(this); // the wheel scrolls the panels; a setting changes on a click or a key
 
     connect(m_patches, &PatchPanel::commandRequested, this, &MainWindow::applyCommand);
     connect(m_patches, &PatchPanel::restartRequested, this, [this](const std::vector<std::string>& sets) {
@@ -719,6 +721,12 @@ void MainWindow::reset()
 }
 
 void MainWindow::setSpeedIndex(int index) { setSpeed(kSpeeds[std::clamp(index, 0, kSpeedSteps - 1)]); }
+
+void MainWindow::setPauseAt(SimTime t)
+{
+    for (const RunSession& session : m_sessions)
+        session.runner->setPauseAt(t);
+}
 
 void MainWindow::setSpeed(double s)
 {

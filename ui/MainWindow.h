@@ -132,6 +132,8 @@ public slots:
     void setSpeedIndex(int index);
     // Simulated seconds per wall second for every run session (<= 0: as fast as possible).
     void setSpeed(double speed);
+    // Every run session pauses when its clock reaches `t` (negative: never); --after and --quit-after.
+    void setPauseAt(SimTime t);
     void frame(); // pulls the runner's output and redraws what changed (the 60 Hz timer, while active)
     void wake(); // starts the frame timer after it stopped on an idle window
 
@@ -186,7 +188,7 @@ private:
         QString label;
     };
     std::vector<RunSession> m_sessions;
-    PatchPanel* m_patchesB; // the kernel settings of session 1, in the Compare dock
+    PatchPanel* m_patchesB; // the kernel settings of run B (m_sessions[1]), in the Compare dock
     QLabel* m_compareTable;
     QCheckBox* m_compareBox;
     QSpinBox* m_seed;
@@ -208,7 +210,7 @@ private:
     QAction* m_runAction;
     QAction* m_pauseOnStall;
     std::vector<SeriesRow> m_rows;
-    std::vector<std::vector<SeriesRow>> m_rowsOthers; // the compared runs' series (sessions 1..)
+    std::vector<std::vector<SeriesRow>> m_rowsOthers; // the compared runs' series (m_sessions[1..])
     std::vector<Marker> m_markerLog; // run A's live changes and stalls, for the CSV
     CanvasSelection m_selection;
     std::int64_t m_shownNs = 0;

@@ -8,6 +8,8 @@
 #include <QPdfWriter>
 #include <QSvgGenerator>
 #include <QTextDocument>
+#include <QToolButton>
+#include <QWheelEvent>
 #include <QVBoxLayout>
 
 namespace blkmq {
@@ -17,6 +19,7 @@ QString TimePlot::siLabel(double v, const QLocale& locale) { return blkmq::siLab
 TimePlot::TimePlot(const QString& title, const QString& unit, QWidget* parent)
     : QWidget(parent)
     , m_plot(new QCustomPlot(this))
+    , m_wholeRun(new QToolButton(this))
     , m_title(title)
 {
     auto* layout = new QVBoxLayout(this);
@@ -45,17 +48,26 @@ TimePlot::TimePlot(const QString& title, const QString& unit, QWidget* parent)
     m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new SiTicker));
     m_plot->yAxis->ticker()->setTickCount(3);
     m_plot->xAxis->ticker()->setTickCount(4);
-    // Drag or wheel on the time axis to look at a part of the run; a double click follows the
-    // whole run again.
+    // Drag, or Ctrl + wheel (as on the canvas), on the time axis to look at a part of the run; the
+    // plain wheel scrolls the plots. "Whole run" (or a double click) follows the whole run again.
+    // Time never goes below 0.
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->axisRect()->setRangeDrag(Qt::Horizontal);
     m_plot->axisRect()->setRangeZoom(Qt::Horizontal);
-    connect(m_plot, &QCustomPlot::mouseWheel, this, [this] { m_follow = false; });
-    connect(m_plot, &QCustomPlot::mousePress, this, [this] { m_follow = false; });
-    connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this] {
-        m_follow = true;
-        replot();
+    m_plot->installEventFilter(this);
+    connect(m_plot, &QCustomPlot::mouseWheel, this, [this] { setFollowing(false); });
+    connect(m_plot, &QCustomPlot::mousePress, this, [this] { setFollowing(false); });
+    connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this] { setFollowing(true); });
+    connect(m_plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, [this](const QCPRange& r) {
+        if (r.lower < 0)
+            m_plot->xAxis->setRange(0, r.size());
     });
+    m_wholeRun->setText(tr("Whole run"));
+    m_wholeRun->setToolTip(tr("Show the whole run again and follow it (or double-click the plot)"));
+    m_wholeRun->setAutoRaise(true);
+    m_wholeRun->setFont(QFont(font().family(), 7));
+    m_wholeRun->hide();
+    connect(m_wholeRun, &QToolButton::clicked, this, [this] { setFollowing(true); });
     const QFont tickFont(font().family(), 7);
     m_plot->xAxis->setTickLabelFont(tickFont);
     m_plot->yAxis->setTickLabelFont(tickFont);
@@ -160,9 +172,43 @@ void TimePlot::addMarker(double tMs, const QString& text, const QColor& color)
     label->setPadding(QMargins(3, 0, 0, 0));
 }
 
+void TimePlot::setFollowing(bool on)
+{
+    m_follow = on;
+    m_wholeRun->setVisible(!on);
+    if (!on)
+        placeWholeRun();
+    replot();
+}
+
+void TimePlot::placeWholeRun()
+{
+    m_wholeRun->adjustSize();
+    m_wholeRun->move(width() - m_wholeRun->width() - 2, 2);
+    m_wholeRun->raise();
+}
+
+void TimePlot::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    placeWholeRun();
+}
+
+bool TimePlot::eventFilter(QObject* watched, QEvent* event)
+{
+    // The plain wheel is not the plot's: ignored here, Qt offers it to the plots' scroll area.
+    if (watched == m_plot && event->type() == QEvent::Wheel
+        && !(static_cast<QWheelEvent*>(event)->modifiers() & Qt::ControlModifier)) {
+        event->ignore();
+        return true;
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
 void TimePlot::setSpan(double endMs)
 {
     m_follow = true;
+    m_wholeRun->hide();
     m_plot->xAxis->setRange(0, endMs > 0 ? endMs : 1.0);
     m_plot->yAxis->setRange(0, 1);
     replot();

@@ -12,6 +12,7 @@ class QCustomPlot;
 class QCPGraph;
 class QCPPainter;
 class QIODevice;
+class QToolButton;
 
 namespace blkmq {
 
@@ -40,6 +41,9 @@ public:
     // A tick label with an SI prefix: 400000 -> "400k", 1250000 -> "1.25M".
     static QString siLabel(double v, const QLocale& locale = QLocale::c());
     bool following() const { return m_follow; }
+    // Off once the user drags or zooms the time axis: a "Whole run" button shows, which turns it on.
+    void setFollowing(bool on);
+    QToolButton* wholeRunButton() const { return m_wholeRun; }
     void replot(); // queued: cheap to call every frame
     QString title() const { return m_title; }
     int pointCount(int curve) const;
@@ -56,10 +60,16 @@ public:
     static double exportScale(QSize size);
     QCustomPlot* plot() const { return m_plot; }
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void paint(QCPPainter& painter, QRect where); // the chart into `where`, scaled for its size
+    void placeWholeRun();
 
     QCustomPlot* m_plot;
+    QToolButton* m_wholeRun;
     QString m_title;
     std::vector<QCPGraph*> m_curves; // set 0
     std::vector<std::vector<QCPGraph*>> m_others; // sets 1..

@@ -17,6 +17,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <string_view>
 
 using namespace blkmq;
 
@@ -26,11 +27,24 @@ int fail(const QString& message)
     std::fprintf(stderr, "blkmqlab: %s\n", qPrintable(message));
     return 2;
 }
+
+// --help and --version need no display: they are answered by a QCoreApplication.
+bool asksForHelp(int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view a = argv[i];
+        if (a == "-h" || a == "--help" || a == "-?" || a == "--help-all" || a == "-v" || a == "--version")
+            return true;
+    }
+    return false;
+}
 } // namespace
 
 int main(int argc, char** argv)
 {
-    QApplication app(argc, argv);
+    const std::unique_ptr<QCoreApplication> app = asksForHelp(argc, argv)
+        ? std::make_unique<QCoreApplication>(argc, argv)
+        : std::make_unique<QApplication>(argc, argv);
     QApplication::setApplicationName(QStringLiteral("blkmqlab"));
     QApplication::setOrganizationName(QStringLiteral("BlkMQ Lab"));
     QApplication::setApplicationDisplayName(QStringLiteral("BlkMQ Lab"));
@@ -38,6 +52,7 @@ int main(int argc, char** argv)
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("BlkMQ Lab: watch the Linux blk-mq layer at work"));
     parser.addHelpOption();
+    parser.addVersionOption();
     parser.addPositionalArgument(
         QStringLiteral("FILE"), QStringLiteral("a scenario file (JSON)"), QStringLiteral("[FILE]"));
     const QCommandLineOption preset(
@@ -72,7 +87,7 @@ int main(int argc, char** argv)
         QStringLiteral("NAME[:STEP]"));
     parser.addOptions(
         { preset, set, run, speed, shot, after, chart, chartId, chartSize, quit, compare, inspect, lesson });
-    parser.process(app);
+    parser.process(*app);
 
     std::vector<std::string> sets;
     for (const QString& s : parser.values(set))
@@ -181,8 +196,19 @@ int main(int argc, char** argv)
         return QApplication::exec();
     }
     // Waiting for a simulated time means running until then: --after and --quit-after imply --run.
+    // Such a run pauses exactly at that time, and plays as fast as it can unless --speed says otherwise.
     const bool wantsOutput = parser.isSet(shot) || parser.isSet(chart);
     const bool waits = wantsOutput || quitTime->ns() >= 0;
+    const auto pauseAt = [&](bool outputDone) {
+        const std::int64_t end = window.runner()->scenario().duration.ns();
+        const std::int64_t t = wantsOutput && !outputDone && afterTime->ns() >= 0 ? afterTime->ns() : quitTime->ns();
+        window.setPauseAt(SimTime(t >= 0 ? std::min(t, end) : -1));
+    };
+    if (waits) {
+        if (!parser.isSet(speed))
+            window.setSpeed(0);
+        pauseAt(false);
+    }
     if (parser.isSet(run) || waits)
         window.runOrPause(); // every run session
     if (!waits)
@@ -226,6 +252,12 @@ int main(int argc, char** argv)
                 }
         }
         const bool quitReached = quitTime->ns() < 0 || now >= std::min(quitTime->ns(), end);
+        if (pending->outputDone && !quitReached && stopped && !window.stalled() && now >= afterTime->ns()) {
+            pauseAt(true); // paused for the output: on to --quit-after
+            pending->stoppedPolls = 0;
+            window.runOrPause();
+            return;
+        }
         if ((!wantsOutput || pending->outputDone) && (quitReached || stopped)) {
             const std::int64_t target = std::min(std::max(afterTime->ns(), quitTime->ns()), end);
             if (now < target) // say so rather than quit early in silence

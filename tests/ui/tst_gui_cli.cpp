@@ -8,6 +8,8 @@
 
 #include <sys/stat.h>
 
+#include <string_view>
+
 class TestGuiCli : public QObject {
     Q_OBJECT
 
@@ -79,6 +81,36 @@ private slots:
         QFile f(shot);
         QVERIFY(f.open(QIODevice::ReadOnly));
         QVERIFY(f.read(8).startsWith("\x89PNG"));
+    }
+
+    // Without --speed a headless output plays as fast as it can: 50 ms at the window's default of
+    // 100 µs per second would take 500 s.
+    void headlessOutputsRunAtFullSpeed()
+    {
+        QTemporaryDir dir;
+        const QString shot = dir.filePath(u"x.png"_qs);
+        const auto r = gui({ u"--screenshot"_qs, shot, u"--after"_qs, u"50ms"_qs });
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY(QFile::exists(shot));
+    }
+
+    // --help and --version need no display.
+    void helpNeedsNoDisplay()
+    {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        for (const auto* name : { "DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM" })
+            env.remove(QString::fromLatin1(name));
+        for (const auto* option : { "--help", "--version" }) {
+            QProcess p;
+            p.setProcessEnvironment(env);
+            p.start(QStringLiteral(BLKMQLAB_GUI), { QString::fromLatin1(option) });
+            QVERIFY(p.waitForFinished(60000));
+            QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+            QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+            const QByteArray out = p.readAllStandardOutput();
+            QVERIFY2(out.contains(option == std::string_view("--help") ? "--screenshot <FILE>" : "blkmqlab"),
+                out.constData());
+        }
     }
 
     // The timer that took the screenshot once read a bool that had gone out of scope (ASan: stack-use-after-scope).

@@ -24,6 +24,8 @@
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QPushButton>
+#include <QScrollBar>
+#include <QSlider>
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QTableView>
@@ -138,6 +140,97 @@ private slots:
         QVERIFY(w.runner()->snapshot()->counters.completed > completed + 100);
         // no ksoftirqd wake-up since the switch: the softirq now runs at local_bh_enable
         QCOMPARE(w.runner()->snapshot()->counters.ksoftirqd_wakeups, wakeups);
+    }
+
+    // The wheel passing over a panel never changes a setting: an unfocused combo box, spin box or
+    // slider leaves the wheel to what holds it (the panel's scroll area), in every panel and the
+    // toolbar; nothing reaches the run.
+    void wheelNeverChangesASetting()
+    {
+        MainWindow w;
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(w.loadPreset(QStringLiteral("default")));
+        const auto value = [](QWidget* x) -> QString {
+            if (auto* c = qobject_cast<QComboBox*>(x))
+                return QString::number(c->currentIndex());
+            if (auto* s = qobject_cast<QAbstractSpinBox*>(x))
+                return s->text();
+            if (auto* s = qobject_cast<QAbstractSlider*>(x))
+                return QString::number(s->value());
+            return {};
+        };
+        QList<QWidget*> settings;
+        for (QWidget* x : w.findChildren<QWidget*>())
+            if (qobject_cast<QComboBox*>(x) || qobject_cast<QAbstractSpinBox*>(x) || qobject_cast<QAbstractSlider*>(x))
+                if (!qobject_cast<QScrollBar*>(x)) // a scroll bar is what the wheel is for
+                    settings << x;
+        QVERIFY(settings.size() > 12); // the patch and scenario panels' drop-downs and boxes, the toolbar's
+        QVERIFY(settings.contains(w.patchPanel()->restartBox()));
+        QStringList before;
+        for (QWidget* x : settings)
+            before << value(x);
+        const std::string live = w.runner()->liveScenarioJson();
+        QSignalSpy commands(w.patchPanel(), &PatchPanel::commandRequested);
+        QSignalSpy restarts(w.patchPanel(), &PatchPanel::restartRequested);
+        const int markers = w.plotPanel()->plots()[0]->plot()->itemCount();
+        for (QWidget* x : settings)
+            for (const int dy : { -120, 120, -360 }) {
+                const QPointF at(x->width() / 2.0, x->height() / 2.0);
+                QWheelEvent wheel(at, x->mapToGlobal(at), QPoint(), QPoint(0, dy), Qt::NoButton, Qt::NoModifier,
+                    Qt::NoScrollPhase, false);
+                QApplication::sendEvent(x, &wheel);
+                QVERIFY2(!wheel.isAccepted(),
+                    qPrintable(QString::fromLatin1(x->metaObject()->className()) + u' ' + x->objectName()));
+            }
+        QCoreApplication::processEvents();
+        for (qsizetype i = 0; i < settings.size(); ++i)
+            QVERIFY2(value(settings[i]) == before[i],
+                qPrintable(
+                    QString::fromLatin1(settings[i]->metaObject()->className()) + u' ' + settings[i]->objectName()));
+        QCOMPARE(commands.count(), 0);
+        QCOMPARE(restarts.count(), 0);
+        QCOMPARE(w.runner()->liveScenarioJson(), live);
+        QCOMPARE(w.runner()->snapshot()->markers, std::size_t(0));
+        QCOMPARE(w.plotPanel()->plots()[0]->plot()->itemCount(), markers); // no switch marker
+    }
+
+    // The plain wheel over a plot scrolls the plots; Ctrl + wheel zooms its time axis, never below
+    // t = 0, and "Whole run" shows and follows the whole run again.
+    void plotsZoomOnlyWithCtrlAndNeverBeforeZero()
+    {
+        MainWindow w;
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(w.loadPreset(QStringLiteral("default")));
+        QVERIFY(playTo(w, SimTime(200000), 20000));
+        TimePlot* plot = w.plotPanel()->plots()[0];
+        QCustomPlot* qcp = plot->plot();
+        const QCPRange range = qcp->xAxis->range();
+        const QPointF left(qcp->axisRect()->left() + 2, qcp->axisRect()->center().y());
+        const auto wheel = [&](int dy, Qt::KeyboardModifiers mods) {
+            QWheelEvent e(
+                left, qcp->mapToGlobal(left), QPoint(), QPoint(0, dy), Qt::NoButton, mods, Qt::NoScrollPhase, false);
+            QApplication::sendEvent(qcp, &e);
+            return e.isAccepted();
+        };
+        QVERIFY(!wheel(-240, Qt::NoModifier)); // left to the scroll area
+        QCOMPARE(qcp->xAxis->range(), range);
+        QVERIFY(plot->following());
+        QVERIFY(!plot->wholeRunButton()->isVisibleTo(plot));
+        wheel(-240, Qt::ControlModifier); // zoom out around the left edge
+        QVERIFY(!plot->following());
+        QVERIFY(qcp->xAxis->range().size() > range.size());
+        QCOMPARE(qcp->xAxis->range().lower, 0.0);
+        wheel(480, Qt::ControlModifier); // zoom in
+        QVERIFY(qcp->xAxis->range().lower >= 0);
+        QVERIFY(qcp->xAxis->range().size() < range.size());
+        QVERIFY(plot->wholeRunButton()->isVisibleTo(plot));
+        plot->wholeRunButton()->click();
+        QVERIFY(plot->following());
+        QVERIFY(!plot->wholeRunButton()->isVisibleTo(plot));
+        QCOMPARE(qcp->xAxis->range().lower, 0.0);
+        QVERIFY(qAbs(qcp->xAxis->range().upper - range.upper) < 1e-9);
     }
 
     void stallShowsBannerAndStuckRequest()

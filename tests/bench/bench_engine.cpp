@@ -1,4 +1,4 @@
-// The engine's speed (issue 13), in CPU time and ratios, never wall-clock pass/fail:
+// The engine's speed, in CPU time and ratios, never wall-clock pass/fail:
 //
 //  1. every preset: events and simulated I/Os per CPU-second, the real-time factor (simulated
 //     seconds per CPU-second), ns per event, and the ratio to a bare 16-byte-event binary heap

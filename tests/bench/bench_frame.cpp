@@ -1,8 +1,8 @@
-// GUI frame time with 5,000+ requests in flight (issue 5): how long one
+// GUI frame time with 5,000+ requests in flight: how long one
 // MainWindow::frame() (drain the runner, update canvas, plots and log) and the
 // paint it causes take on the GUI thread while the engine runs on its worker.
-// Reports the median and the 99th percentile (issue 13's targets: median <= 10
-// ms, p99 <= 16 ms, every token drawn), how many frames painted the canvas and
+// Reports the median and the 99th percentile (the targets: median <= 10 ms,
+// p99 <= 16 ms, every token drawn), how many frames painted the canvas and
 // how many tokens it drew, and then what the window costs once it is idle: process CPU time over 2 s of an
 // idle event loop, as a share of one core.
 #include "EngineRunner.h"

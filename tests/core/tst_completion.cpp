@@ -1,4 +1,5 @@
-// The completion patches of seed 000 and the completion contexts of issue 3.
+// The completion patches of seed 000 and the contexts a completion runs in (hardirq, softirq,
+// ksoftirqd, threaded irq, process context).
 #include "TestUtil.h"
 
 #include "block/BlockLayer.h"

@@ -511,6 +511,7 @@ void MainWindow::loadScenario(const Scenario& scenario)
     m_plots->clear();
     m_plots->setSpan(static_cast<double>(scenario.duration.ns()) / 1e6);
     m_log->clear();
+    m_logPending.clear();
     m_rows.clear();
     m_rowsOthers.clear();
     m_markerLog.clear();
@@ -761,15 +762,28 @@ void MainWindow::frame()
     for (const Marker& m : out.markers)
         m_plots->addMarker(static_cast<double>(m.t_ns) / 1e6, q(m.text),
             m.text.rfind("stall", 0) == 0 || m.text.rfind("rejected", 0) == 0);
-    const bool atBottom = m_logView->verticalScrollBar()->value() >= m_logView->verticalScrollBar()->maximum() - 2;
-    m_log->append(out.trace);
-    if (atBottom && !out.trace.empty())
-        m_logView->scrollToBottom();
     const auto snap = m_runner->snapshot();
     const bool fresh = snap && snap != m_drawn;
     bool changed = fresh || !out.rows.empty() || !out.markers.empty() || !out.trace.empty();
+    // What moves (tokens, arcs, colours, tag maps, the log) is drawn every frame; the figures (text
+    // in the canvas, the status line, the inspector, the A/B table) and the plots' interval in
+    // progress at most kFiguresPerSecond times a second while a run plays: read by people, they
+    // cost most of a frame's layout and painting when rewritten 60 times a second.
+    const bool playing = m_runner->isRunning();
+    const bool figures = !playing || nowMs - m_figuresMs >= 1000 / kFiguresPerSecond;
+    if (figures && changed)
+        m_figuresMs = nowMs;
     if (snap && (changed || m_scene->animating()))
-        m_scene->update(snap, out.trace, frameMs);
+        m_scene->update(snap, out.trace, frameMs, figures);
+    // The event log takes its rows with the figures (scrolling it repaints every visible row).
+    m_logPending.insert(m_logPending.end(), out.trace.begin(), out.trace.end());
+    if (figures && !m_logPending.empty()) {
+        const bool atBottom = m_logView->verticalScrollBar()->value() >= m_logView->verticalScrollBar()->maximum() - 2;
+        m_log->append(m_logPending);
+        m_logPending.clear();
+        if (atBottom)
+            m_logView->scrollToBottom();
+    }
     // The interval in progress, so the plots reach the clock between samples. New rows drop the
     // provisional point; the runner may have published this snapshot before a frame drained them.
     if (snap && (fresh || !out.rows.empty()))
@@ -799,27 +813,36 @@ void MainWindow::frame()
                       .arg(m_log->describeRow(out.trace.back())),
             10000);
     }
-    // While a run plays, a few plots per frame (each still redraws several times a second); once it
-    // stops, or on a step, all of them at once.
-    const bool playing = m_runner->isRunning();
+    // While a run plays, a few plots per frame when there are new samples or figures are due (each
+    // still redraws several times a second); once it stops, or on a step, all of them at once.
     if (changed) {
         m_drawn = snap;
-        updateCompareTable();
-        if (playing) {
-            m_plots->replotSome(kPlotsPerFrame);
-            m_plotsStale = true;
-        } else {
+        if (!playing) {
             m_plots->replot();
             m_plotsStale = false;
+        } else if (figures || !out.rows.empty()) {
+            m_plots->replotSome(kPlotsPerFrame);
+            m_plotsStale = true;
         }
-        refreshInspector();
-        updateStatus();
-    } else if (m_plotsStale && !playing) {
-        m_plots->replot();
-        m_plotsStale = false;
+        m_figuresStale = !figures;
+        if (figures) {
+            updateCompareTable();
+            refreshInspector();
+            updateStatus();
+        }
+    } else if (!playing && (m_plotsStale || m_figuresStale)) { // the run stopped between figures
+        if (m_plotsStale)
+            m_plots->replot();
+        if (m_figuresStale && snap) {
+            m_scene->update(snap, {}, frameMs, true);
+            updateCompareTable();
+            refreshInspector();
+            updateStatus();
+        }
+        m_plotsStale = m_figuresStale = false;
     }
     // Idle: nothing runs, nothing changed and nothing glides: stop drawing until wake().
-    bool active = changed || m_scene->animating() || m_plotsStale;
+    bool active = changed || m_scene->animating() || m_plotsStale || m_figuresStale || !m_logPending.empty();
     for (const RunSession& session : m_sessions)
         active |= session.runner->isRunning() || session.runner->busy();
     if (!active)

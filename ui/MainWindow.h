@@ -216,6 +216,10 @@ private:
     std::int64_t m_shownNs = 0;
     std::shared_ptr<const Snapshot> m_drawn, m_drawnB; // the snapshots drawn last (A, and B when comparing)
     static constexpr int kPlotsPerFrame = 2; // plots redrawn per frame while a run plays
+    static constexpr int kFiguresPerSecond = 10; // text rewritten per second while a run plays (frame())
+    qint64 m_figuresMs = 0; // when the figures were last written
+    bool m_figuresStale = false;
+    std::vector<TraceRecord> m_logPending; // trace drained but not yet in the event log (frame())
     bool m_plotsStale = false; // some plot has data it has not drawn (a run played)
     bool m_zoomed = false; // the user zoomed: a resize keeps the zoom instead of fitting
     bool m_stepPending = false; // Step was pressed: say what the event was when its snapshot comes

@@ -36,6 +36,8 @@ QGraphicsSimpleTextItem* text(QGraphicsScene* s, const QString& t, QPointF at, i
     item->setFont(f);
     item->setPos(at);
     item->setZValue(2); // above the IPI arcs, under the tokens
+    // Tokens glide over the text every frame: a text is laid out once per change, then blitted.
+    item->setCacheMode(QGraphicsItem::DeviceCoordinateCache);
     return item;
 }
 } // namespace
@@ -298,16 +300,17 @@ QPointF TopologyScene::hctxCenter(int hctx) const
 int TopologyScene::drawnTokens() const { return m_tokens ? m_tokens->size() : 0; }
 
 void TopologyScene::update(
-    const std::shared_ptr<const Snapshot>& shared, const std::vector<TraceRecord>& trace, double frameMs)
+    const std::shared_ptr<const Snapshot>& shared, const std::vector<TraceRecord>& trace, double frameMs, bool figures)
 {
     m_snap = shared;
     const Snapshot& snap = *shared;
-    const double dt = static_cast<double>(snap.now.ns() - m_lastNow);
+    const double dt = figures ? static_cast<double>(snap.now.ns() - m_lastNow) : 0.0;
     m_busyShare.resize(m_cpus.size());
+    for (std::size_t c = 0; c < m_cpus.size() && c < snap.cpus.size(); ++c)
+        m_cpus[c].rect->setBrush(contextColor(static_cast<int>(snap.cpus[c].running), snap.cpus[c].idle));
     for (std::size_t c = 0; dt > 0 && c < m_cpus.size() && c < snap.cpus.size(); ++c) {
         const CpuSnapshot& s = snap.cpus[c];
         CpuTile& tile = m_cpus[c];
-        tile.rect->setBrush(contextColor(static_cast<int>(s.running), s.idle));
         std::int64_t busy = 0;
         for (int k = 0; k < kExecContexts; ++k) {
             const auto idx = c * kExecContexts + static_cast<std::size_t>(k);
@@ -338,12 +341,13 @@ void TopologyScene::update(
         cell.rect->setPen(s.restart ? QPen(QColor(0xc0, 0x39, 0x2b), 2.5) : QPen(QColor(0x7f, 0x8c, 0x8d), 1));
         if (cell.tags && static_cast<std::size_t>(s.tags) < snap.tagMaps.size())
             cell.tags->setMap(snap.tagMaps[static_cast<std::size_t>(s.tags)]);
-        cell.label->setText(QStringLiteral("hctx %1\ndisp %2 sch %3\ntags %4/%5")
-                                .arg(s.index)
-                                .arg(s.dispatchLen)
-                                .arg(s.schedLen)
-                                .arg(s.tagsInUse)
-                                .arg(s.tagDepth));
+        if (figures)
+            cell.label->setText(QStringLiteral("hctx %1\ndisp %2 sch %3\ntags %4/%5")
+                                    .arg(s.index)
+                                    .arg(s.dispatchLen)
+                                    .arg(s.schedLen)
+                                    .arg(s.tagsInUse)
+                                    .arg(s.tagDepth));
     }
     for (std::size_t d = 0; d < m_queueCounters.size() && d < snap.queueRestartCounters.size(); ++d)
         if (m_queueCounters[d]) {

@@ -53,8 +53,11 @@ public:
     // tagDepth: driver tags per hw queue of each device (for the tag maps); perCpuTagCaches: the
     // allocator caches free tags per CPU (percpu_ida), so each CPU tile shows its cache colour.
     void build(const Topology& topo, const std::vector<DeviceLayout>& devices, bool perCpuTagCaches = false);
-    // frameMs: wall time since the last frame (for animation)
-    void update(const std::shared_ptr<const Snapshot>& snap, const std::vector<TraceRecord>& trace, double frameMs);
+    // frameMs: wall time since the last frame (for animation). figures: also the text of the tiles,
+    // hctx cells and captions (busy shares over the time since they were last written); without it
+    // only what moves (tokens, arcs, colours, tag maps) is brought up to date.
+    void update(const std::shared_ptr<const Snapshot>& snap, const std::vector<TraceRecord>& trace, double frameMs,
+        bool figures = true);
     int drawnTokens() const;
     int requestsInFlight() const;
     bool sampled() const;

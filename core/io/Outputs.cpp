@@ -32,7 +32,9 @@ std::string checkOutputs(
     const std::string& command, const std::vector<std::pair<std::string, std::string>>& outputs, int& exitCode)
 {
     std::vector<std::pair<std::string, std::string>> given; // option, identity
-    for (const auto& [option, path] : outputs) {
+    for (const auto& output : outputs) {
+        const std::string& option = output.first;
+        const std::string& path = output.second;
         const bool known = std::any_of(outputOptions().begin(), outputOptions().end(),
             [&](const OutputOption& o) { return command == o.command && option == o.option; });
         if (!known) {

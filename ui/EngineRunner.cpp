@@ -233,16 +233,26 @@ void EngineRunner::workerLoop(std::uint64_t generation)
         }
         return false;
     };
-    // A kind of tag race not reported yet: checked on two counters, explained only when one appears.
-    const auto newRace = [&] {
-        const Counters& c = m_engine->counters();
-        return (c.tag_lost > 0) + (c.tag_missed_wakeups > 0) > m_racesSeen;
-    };
+    // What pauses a run when pause-on-stall is on: the stall detector firing, or a kind of tag race
+    // not reported yet (checked on two counters, explained only when one appears).
+    struct PauseOn : StopCondition {
+        const EngineRunner& runner;
+        explicit PauseOn(const EngineRunner& r)
+            : runner(r)
+        {
+        }
+        static int raceKinds(const Counters& c) { return (c.tag_lost > 0) + (c.tag_missed_wakeups > 0); }
+        bool newRace(const Engine& e) const { return raceKinds(e.counters()) > runner.m_racesSeen; }
+        bool reached(const Engine& e) const override
+        {
+            return (!runner.m_stallSeen && e.stallDetected()) || newRace(e);
+        }
+        std::string describe() const override { return "a stall or a new tag race"; }
+    } pauseOn(*this);
     const auto checkRace = [&] {
-        if (!newRace())
+        if (!pauseOn.newRace(*m_engine))
             return false;
-        const Counters& c = m_engine->counters();
-        m_racesSeen = (c.tag_lost > 0) + (c.tag_missed_wakeups > 0);
+        m_racesSeen = PauseOn::raceKinds(m_engine->counters());
         QStringList text;
         for (const Marker& m : m_engine->tagRaces())
             text << QStringLiteral("t=%1 ms: %2")
@@ -327,14 +337,15 @@ void EngineRunner::workerLoop(std::uint64_t generation)
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
             continue;
         }
-        // Bounded chunks keep commands, pauses and snapshots responsive.
+        // Bounded chunks keep commands, pauses and snapshots responsive. A stall or a tag race
+        // pauses the run at any speed at the event that made it, the same every time.
         const auto chunkEnd = clock::now() + std::chrono::milliseconds(8);
         while (m_engine->now() < target && clock::now() < chunkEnd && !m_stop) {
             const SimTime next = std::min(target, m_engine->now() + usec(50));
-            m_engine->runUntil(next);
+            const bool found = m_pauseOnStall ? m_engine->runUntil(next, pauseOn) : (m_engine->runUntil(next), false);
             m_simNs = m_engine->now().ns();
-            if (m_pauseOnStall && ((!m_stallSeen && m_engine->stallDetected()) || newRace()))
-                break; // a stall or a tag race pauses the run at any speed, where it was found
+            if (found)
+                break;
         }
         if ((checkStall() | checkRace()) && m_pauseOnStall) {
             m_running = false;

@@ -95,6 +95,30 @@ void Engine::runUntil(SimTime t)
     m_wallSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+bool Engine::runUntil(SimTime t, StopCondition& stop)
+{
+    if (t > m_scenario.duration)
+        t = m_scenario.duration;
+    const auto t0 = std::chrono::steady_clock::now();
+    stop.arm(*this);
+    bool reached = false;
+    while (!reached && eventDue(t)) {
+        processNext();
+        reached = stop.reached(*this);
+    }
+    if (!reached) {
+        if (m_sim->now < t)
+            m_sim->now = t;
+        if (t == m_scenario.duration) {
+            checkStalls();
+            reached = stop.reached(*this);
+        }
+    }
+    stop.disarm(*this);
+    m_wallSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return reached;
+}
+
 bool Engine::runUntil(StopCondition& stop, std::uint64_t maxEvents)
 {
     const auto t0 = std::chrono::steady_clock::now();

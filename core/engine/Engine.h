@@ -49,6 +49,9 @@ public:
     // Processes every event with time <= t, then sets the clock to t.
     void runUntil(SimTime t);
     void runFor(SimTime d) { runUntil(m_sim->now + d); }
+    // Processes every event with time <= t until `stop` holds after one: true, the clock at that
+    // event; else false, the clock set to t (runUntil(t)).
+    bool runUntil(SimTime t, StopCondition& stop);
     // Processes events until `stop` holds after one, the scenario ends or `maxEvents` were
     // processed; true if it holds. The clock stays at the last event's time.
     [[gnu::hot]] bool runUntil(StopCondition& stop, std::uint64_t maxEvents = UINT64_MAX);

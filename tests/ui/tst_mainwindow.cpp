@@ -7,6 +7,7 @@
 #include "PlotPanel.h"
 #include "ScenarioPanel.h"
 #include "TimePlot.h"
+#include "engine/Engine.h"
 #include "scenario/ScenarioLoader.h"
 
 #include <nlohmann/json.hpp>
@@ -276,6 +277,28 @@ private slots:
         QCOMPARE(static_cast<std::uint64_t>(lost), snap->counters.tag_lost);
         QVERIFY(w.loadPreset(QStringLiteral("ida-lock-split-race")));
         QVERIFY(w.raceBanner()->isHidden()); // a new run starts clean
+    }
+
+    // A run paused by a tag race stops at the event that made it, at any speed, the same every time:
+    // the time an engine on its own reaches when the first tag is lost.
+    void tagRacePausesAtTheEventThatMadeIt()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(w.loadPreset(QStringLiteral("ida-lock-split-race")));
+        Engine alone(w.runner()->scenario());
+        while (alone.counters().tag_lost == 0 && alone.step()) { }
+        QVERIFY(alone.counters().tag_lost > 0);
+        const std::int64_t raceNs = alone.now().ns();
+        for (const double speed : { 0.0, 1e-4, 0.0 }) { // full speed, the default 100 us per second
+            QVERIFY(w.loadPreset(QStringLiteral("ida-lock-split-race")));
+            w.runner()->setSpeed(speed);
+            w.runOrPause();
+            QTRY_VERIFY_WITH_TIMEOUT(w.raceBanner()->isVisible(), 20000);
+            QTRY_VERIFY(!w.runner()->isRunning());
+            QCOMPARE(w.runner()->simulatedNs(), raceNs);
+            QTRY_COMPARE(w.runner()->snapshot()->counters.tag_lost, alone.counters().tag_lost);
+        }
     }
 
     // The allocator switches from the patch panel by restarting the run at t = 0 with the same seed; the

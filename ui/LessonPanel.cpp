@@ -26,8 +26,9 @@ LessonPanel::LessonPanel(QWidget* parent)
 {
     auto* l = new QVBoxLayout(this);
     m_choice->addItem(tr("Choose a lesson…"));
+    int number = 0; // the lessons as a course, numbered in its order (resources/lessons/course.txt)
     for (const auto& info : Lesson::builtin())
-        m_choice->addItem(q(info.title), q(info.name));
+        m_choice->addItem(QStringLiteral("%1. %2").arg(++number).arg(q(info.title)), q(info.name));
     for (QComboBox* box : { m_choice, m_steps }) { // long titles elide instead of widening the dock
         box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
         box->setMinimumContentsLength(16);
@@ -96,6 +97,7 @@ QString LessonPanel::open(const QString& nameOrPath)
                             tr("Press <b>Next step</b> to start: each step sets up or switches the kernel, runs to "
                                "where its event happens and checks what must hold there.")));
     updateButtons();
+    emit opened();
     return {};
 }
 

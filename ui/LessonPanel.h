@@ -37,6 +37,8 @@ public:
 signals:
     // Play `step`: fresh = rebuild the segment's scenario first (back, replay, a jump, a new segment).
     void playRequested(int step, bool fresh);
+    // A lesson was selected: the main window shows its first step's machine, at t = 0.
+    void opened();
 
 public slots:
     void next();

@@ -399,6 +399,7 @@ void MainWindow::buildDocks()
     about->raise();
     patches->raise();
     connect(m_lessons, &LessonPanel::playRequested, this, &MainWindow::playLessonStep);
+    connect(m_lessons, &LessonPanel::opened, this, &MainWindow::showLessonMachine);
     connect(m_runner, &EngineRunner::lessonPlayed, this, &MainWindow::lessonStepPlayed);
     connect(m_compareBox, &QCheckBox::toggled, this, &MainWindow::setCompare);
     connect(m_patchesB, &PatchPanel::restartRequested, this, [this](const std::vector<std::string>&) {
@@ -1431,6 +1432,7 @@ QString MainWindow::saveScreenshot(const QString& path)
         session.runner->pause();
     for (int i = 0; i < 6; ++i) // the trace ring holds more than one frame drains
         frame();
+    m_plots->replot(true); // a frame's replots wait for the event loop: the picture would miss them
     m_logView->scrollToBottom();
     m_scene->settle();
     QBuffer out;
@@ -1571,6 +1573,23 @@ QString MainWindow::openLesson(const QString& nameOrPath)
         QTimer::singleShot(0, this, [this] { resizeDocks({ m_lessonsDock }, { height() * 3 / 5 }, Qt::Vertical); });
     }
     return err;
+}
+
+// The machine a lesson's text describes, before its first step: step 1's scenario at t = 0, paused.
+void MainWindow::showLessonMachine()
+{
+    const auto lesson = m_lessons->shared();
+    if (!lesson || lesson->size() == 0)
+        return;
+    auto s = lesson->scenarioOf(0);
+    if (!s) {
+        statusBar()->showMessage(tr("Lesson: %1").arg(q(s.error())), 10000);
+        return;
+    }
+    for (const RunSession& session : m_sessions)
+        session.runner->pause();
+    loadScenario(*s);
+    statusBar()->showMessage(tr("Lesson: %1 — press Next step to start").arg(q(lesson->title())), 10000);
 }
 
 void MainWindow::playLessonStep(int step, bool fresh)

@@ -161,6 +161,7 @@ private:
     void selectLogRow(int proxyRow);
     void fitCanvas(); // the whole machine in view (F)
     void zoomCanvas(double factor);
+    void showLessonMachine();
     void playLessonStep(int step, bool fresh);
     void lessonStepPlayed(int step, const QString& error);
 

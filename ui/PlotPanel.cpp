@@ -2,6 +2,7 @@
 
 #include "TimePlot.h"
 
+#include <QEvent>
 #include <QLabel>
 #include <QTextDocumentFragment>
 #include <QScrollArea>
@@ -26,14 +27,16 @@ PlotPanel::PlotPanel(QWidget* parent)
     m_runs->setTextFormat(Qt::RichText);
     m_runs->hide();
     outer->addWidget(m_runs);
-    auto* scroll = new QScrollArea(this);
-    scroll->setWidgetResizable(true);
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    auto* inner = new QWidget(scroll);
+    m_scroll = new QScrollArea(this);
+    m_scroll->setWidgetResizable(true);
+    // Only as many columns as fit are shown; a panel narrower than one plot scrolls sideways.
+    m_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+    auto* inner = new QWidget(m_scroll);
     m_layout = new QGridLayout(inner);
     m_layout->setContentsMargins(2, 2, 2, 2);
-    scroll->setWidget(inner);
-    outer->addWidget(scroll);
+    m_scroll->setWidget(inner);
+    m_scroll->viewport()->installEventFilter(this);
+    outer->addWidget(m_scroll);
 
     std::vector<std::string_view> groups;
     for (int i = 0; i < kMetricCount; ++i) {
@@ -150,11 +153,11 @@ void PlotPanel::clear()
         p->clear();
 }
 
-void PlotPanel::replot()
+void PlotPanel::replot(bool now)
 {
     for (auto* p : m_plots)
         if (p->isVisible())
-            p->replot();
+            p->replot(now);
 }
 
 void PlotPanel::replotSome(int n)
@@ -181,14 +184,34 @@ void PlotPanel::setColumns(int columns)
     relayout();
 }
 
+int PlotPanel::columnsThatFit() const
+{
+    const QMargins m = m_layout->contentsMargins();
+    const int spacing = std::max(0, m_layout->horizontalSpacing());
+    const int plot = m_plots.empty() ? 1 : std::max(1, m_plots.front()->minimumSizeHint().width());
+    const int width = m_scroll->viewport()->width() - m.left() - m.right();
+    return std::max(1, (width + spacing) / (plot + spacing));
+}
+
+bool PlotPanel::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_scroll->viewport() && event->type() == QEvent::Resize
+        && std::min(m_columns, columnsThatFit()) != m_shownColumns)
+        relayout();
+    return QWidget::eventFilter(watched, event);
+}
+
 void PlotPanel::relayout()
 {
     // The shown plots fill the grid in table order, without holes where a hidden one was.
+    m_shownColumns = std::min(m_columns, columnsThatFit());
     for (TimePlot* p : m_plots)
         m_layout->removeWidget(p);
+    for (int c = 0; c < m_layout->columnCount(); ++c)
+        m_layout->setColumnStretch(c, c < m_shownColumns ? 1 : 0);
     int k = 0;
     for (TimePlot* p : m_plots) {
-        m_layout->addWidget(p, k / m_columns, k % m_columns);
+        m_layout->addWidget(p, k / m_shownColumns, k % m_shownColumns);
         k += p->isHidden() ? 0 : 1;
     }
 }

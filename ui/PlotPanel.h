@@ -9,6 +9,7 @@
 
 class QLabel;
 class QGridLayout;
+class QScrollArea;
 
 namespace blkmq {
 
@@ -34,7 +35,7 @@ public:
     static QString markerLabel(const QString& run, const QString& change);
     // "solid: A, as loaded; dashed: B: complete-llist on" while runs are compared, else empty.
     const QString& runsText() const { return m_runsText; }
-    void replot();
+    void replot(bool now = false); // TimePlot::replot
     // Replots the next `n` visible plots in turn: while a run plays, each frame redraws a few of
     // them, so no frame pays for all (the others show their data a few frames later).
     void replotSome(int n);
@@ -43,8 +44,14 @@ public:
     TimePlot* plotOf(int metric) const;
     void setPlotVisible(int i, bool visible);
     // One column (a narrow panel) or a grid of several (a wide screen, a projector's whole width).
+    // The grid uses as many of them as fit side by side at the plots' minimum width; the others
+    // come back when the panel grows, so no column is ever cut off.
     void setColumns(int columns);
     int columns() const { return m_columns; }
+    int shownColumns() const { return m_shownColumns; }
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     struct Curve {
@@ -56,6 +63,9 @@ private:
     std::vector<Curve> m_curves; // every plotted metric, in table order (= curve order in its plot)
     QGridLayout* m_layout;
     int m_columns = 1;
+    int m_shownColumns = 1;
+    QScrollArea* m_scroll;
+    int columnsThatFit() const;
     void relayout();
     QLabel* m_runs; // what each line style is, when runs are compared
     QString m_runsText;

@@ -226,7 +226,7 @@ void TimePlot::clear()
     replot();
 }
 
-void TimePlot::replot()
+void TimePlot::replot(bool now)
 {
     bool found = false;
     QCPRange x, y;
@@ -252,7 +252,7 @@ void TimePlot::replot()
         m_plot->xAxis->setRange(0, std::max(x.upper, 1e-3));
     if (found)
         m_plot->yAxis->setRange(std::min(0.0, y.lower), y.upper > 0 ? y.upper * 1.1 : 1.0);
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    m_plot->replot(now ? QCustomPlot::rpRefreshHint : QCustomPlot::rpQueuedReplot);
 }
 
 double TimePlot::exportScale(QSize size)

@@ -44,7 +44,9 @@ public:
     // Off once the user drags or zooms the time axis: a "Whole run" button shows, which turns it on.
     void setFollowing(bool on);
     QToolButton* wholeRunButton() const { return m_wholeRun; }
-    void replot(); // queued: cheap to call every frame
+    // Queued (cheap to call every frame: drawn once, when the event loop next runs); `now`: drawn
+    // before it returns, for a picture taken at once (a screenshot).
+    void replot(bool now = false);
     QString title() const { return m_title; }
     int pointCount(int curve) const;
     static constexpr int pointBudget() { return 2000; }

@@ -183,10 +183,14 @@ int main(int argc, char** argv)
     if (lessonStep >= 0 && parser.isSet(shot)) { // the screenshot shows the lesson step, once it is reached
         auto* wait = new QTimer(&window);
         QObject::connect(wait, &QTimer::timeout, &window, [&, wait, lessonStep] {
-            if (window.lessonPanel()->current() != lessonStep)
+            // The step is reached, its engine has stopped, and the window shows that time (the
+            // screenshot draws every pane, plots included, at it before taking the picture).
+            if (window.lessonPanel()->current() != lessonStep || window.runner()->busy())
+                return;
+            window.frame();
+            if (window.shownTimeNs() != window.runner()->simulatedNs())
                 return;
             wait->stop();
-            window.frame();
             const QString err = window.saveScreenshot(parser.value(shot));
             if (!err.isEmpty())
                 std::fprintf(stderr, "blkmqlab: --screenshot: %s\n", qPrintable(err));

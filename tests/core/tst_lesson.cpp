@@ -5,6 +5,7 @@
 
 #include "engine/Engine.h"
 
+#include <algorithm>
 #include <QtTest>
 
 #include <memory>
@@ -36,7 +37,13 @@ Played playAll(const Lesson& l)
     return p;
 }
 
-std::string stallLessonText() { return std::string(builtinLessons().at(2).json); }
+std::string stallLessonText()
+{
+    for (const BuiltinLesson& b : builtinLessons())
+        if (b.name == "shared-hctx-stall")
+            return std::string(b.json);
+    qFatal("no shared-hctx-stall lesson");
+}
 
 Lesson parse(const std::string& text)
 {
@@ -65,6 +72,16 @@ private slots:
         for (const auto& info : Lesson::builtin())
             QTest::newRow(info.name.c_str()) << QString::fromStdString(info.name);
         QVERIFY(Lesson::builtin().size() >= 5);
+    }
+    // The lessons come as a course (resources/lessons/course.txt), not by name: completion first, the
+    // 128-device restart walk last.
+    void builtinLessonsComeInCourseOrder()
+    {
+        const auto lessons = Lesson::builtin();
+        QCOMPARE(lessons.front().name, std::string("where-requests-complete"));
+        QCOMPARE(lessons.back().name, std::string("restart-walk-cost"));
+        QVERIFY(!std::is_sorted(
+            lessons.begin(), lessons.end(), [](const auto& a, const auto& b) { return a.name < b.name; }));
     }
     void everyBuiltinLessonHolds()
     {

@@ -14,6 +14,9 @@
 
 #include <qcustomplot.h>
 
+#include <chrono>
+#include <thread>
+
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
 #include <QComboBox>
@@ -792,6 +795,9 @@ private slots:
     void plotsInAGrid()
     {
         PlotPanel panel;
+        panel.resize(1200, 900); // wide enough for two columns
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
         auto* grid = qobject_cast<QGridLayout*>(panel.plots().front()->parentWidget()->layout());
         QVERIFY(grid);
         const auto cellOf = [grid](QWidget* w) {
@@ -884,6 +890,95 @@ private slots:
         QCOMPARE(p->failed(), 0);
         QVERIFY(!w.stalled());
         QCOMPARE(w.runner()->scenario().kernel.restart, std::string("rr-shared-tags-counter"));
+    }
+
+    // Choosing a lesson from the panel's list shows the machine its text describes (step 1's
+    // scenario at t = 0), not the one on screen before; the list is numbered in course order.
+    void choosingALessonShowsItsMachine()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(w.loadPreset(QStringLiteral("default")));
+        QVERIFY(w.runner()->scenario().devices.size() < 128);
+        auto* choice = w.lessonPanel()->findChild<QComboBox*>();
+        QVERIFY(choice);
+        QVERIFY(choice->itemText(1).startsWith(QStringLiteral("1. ")));
+        const int i = choice->findData(QStringLiteral("restart-walk-cost"));
+        QVERIFY(i > 1);
+        QVERIFY(choice->itemText(i).startsWith(QStringLiteral("%1. ").arg(i)));
+        choice->setCurrentIndex(i);
+        emit choice->activated(i);
+        QCOMPARE(w.lessonPanel()->lesson()->name(), std::string("restart-walk-cost"));
+        const auto first = w.lessonPanel()->lesson()->scenarioOf(0);
+        QVERIFY(first.ok());
+        QCOMPARE(w.runner()->scenario().devices.size(), first->devices.size());
+        QCOMPARE(w.runner()->scenario().kernel.restart, first->kernel.restart);
+        QCOMPARE(w.runner()->snapshot()->events, std::uint64_t(0));
+        QVERIFY(!w.runner()->isRunning());
+    }
+
+    // "In two columns" shows as many columns as fit at the plots' minimum width: a narrow panel
+    // keeps one, a wide one gets two, and no plot is ever cut off at the right.
+    void twoColumnPlotsNeverClipAColumn()
+    {
+        PlotPanel panel;
+        panel.setColumns(2);
+        const auto checkNothingClipped = [&] {
+            for (TimePlot* p : panel.plots()) {
+                const QWidget* viewport = p->parentWidget()->parentWidget();
+                const QPoint right = p->mapTo(viewport, QPoint(p->width(), 0));
+                QVERIFY2(right.x() <= viewport->width(), qPrintable(p->title()));
+            }
+        };
+        panel.resize(420, 900);
+        panel.show();
+        QTRY_COMPARE(panel.shownColumns(), 1);
+        checkNothingClipped();
+        panel.resize(1200, 900);
+        QTRY_COMPARE(panel.shownColumns(), 2);
+        QTRY_VERIFY(panel.plots()[1]->x() > panel.plots()[0]->x()); // side by side
+        checkNothingClipped();
+        panel.resize(420, 900);
+        QTRY_COMPARE(panel.shownColumns(), 1);
+        checkNothingClipped();
+        panel.setColumns(1);
+        panel.resize(1200, 900);
+        QTRY_COMPARE(panel.shownColumns(), 1);
+    }
+
+    // A screenshot taken in the same turn of the event loop as the samples it shows draws the plots
+    // with them (--lesson NAME:STEP --screenshot takes it as soon as the step is reached): each plot
+    // in the picture is the plot as it looks once every queued redraw has run.
+    void screenshotShowsThePlotsAtItsTime()
+    {
+        MainWindow w;
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(w.loadPreset(QStringLiteral("default")));
+        QVERIFY(playTo(w, msec(1), 20000));
+        QTest::qWait(100);
+        // The next 2 ms arrive without the event loop running, then the screenshot at once.
+        w.runner()->stepUntil(stop::at(msec(3)));
+        for (int i = 0; i < 2000 && (w.runner()->busy() || w.runner()->simulatedNs() < msec(3).ns()); ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        QCOMPARE(w.runner()->simulatedNs(), msec(3).ns());
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("shot.png"));
+        QCOMPARE(w.saveScreenshot(path), QString());
+        QTest::qWait(200);
+        const QImage shot(path);
+        QVERIFY(!shot.isNull());
+        int compared = 0;
+        for (TimePlot* p : w.plotPanel()->plots()) {
+            const QWidget* viewport = p->parentWidget()->parentWidget(); // the plot panel's scroll area
+            if (!p->isVisible() || !viewport->rect().contains(QRect(p->mapTo(viewport, QPoint(0, 0)), p->size())))
+                continue; // only the plots wholly in view
+            const QRect r(p->mapTo(&w, QPoint(0, 0)), p->size());
+            const QImage settled = p->grab().toImage().convertToFormat(QImage::Format_RGB32);
+            QCOMPARE(shot.copy(r).convertToFormat(QImage::Format_RGB32), settled);
+            ++compared;
+        }
+        QVERIFY(compared >= 2);
     }
 
     void eventLogFilterFindsIpis()

@@ -2,6 +2,7 @@
 // B's means, B/A with its spread over the seeds, and whether B differs from A by more than that
 // spread: a paired t-test over the seeds (the same seed is the same workload on both sides).
 #include "Cli.h"
+#include "CliJournal.h"
 #include "CliOptions.h"
 #include "CliProgress.h"
 
@@ -34,11 +35,15 @@ int abCommand(const std::vector<std::string>& args)
 {
     ScenarioOptions o;
     std::string a, b;
-    bool hasA = false, hasB = false;
+    bool hasA = false, hasB = false, resume = false;
     std::uint64_t seeds = 10, first = 1;
     const auto err = parseScenarioOptions(
         args, o, [&](const std::string& arg, const NextValue& value, std::string& error) {
             std::string v;
+            if (arg == "--resume") {
+                resume = true;
+                return true;
+            }
             if (arg == "--a" || arg == "--b") {
                 if (!value(v))
                     error = arg + " needs kernel settings, path=value[,path=value...] (\"\" for the scenario as given)";
@@ -55,6 +60,30 @@ int abCommand(const std::vector<std::string>& args)
     }
     if (int code = 0; !outputsUsable("ab", { { "--json", o.jsonOut } }, code))
         return code;
+    if (resume && (o.jsonOut.empty() || o.jsonOut == "-")) {
+        std::cerr << "blkmqlab-cli ab: --resume continues the report of --json FILE from its journal (FILE.journal) "
+                     "(see blkmqlab-cli help)\n";
+        return kExitUsage;
+    }
+    // With --json FILE the finished runs go to FILE.journal as they come: killed, --resume goes on
+    // after them and writes the same report an uninterrupted comparison does.
+    Journal journal;
+    std::vector<RunResult> resumed;
+    if (!o.jsonOut.empty() && o.jsonOut != "-") {
+        const auto base = o.load();
+        if (!base) {
+            std::cerr << "blkmqlab-cli: " << base.error() << '\n';
+            return kExitUsage;
+        }
+        const std::string identity = "a=" + a + "\nb=" + b + "\nseeds=" + std::to_string(seeds)
+            + " first=" + std::to_string(first) + "\n" + base->sourceJson;
+        if (const std::string e = openResultJournal(journal, o.jsonOut, "ab", identity, resume, resumed); !e.empty()) {
+            std::cerr << "blkmqlab-cli ab: --json: " << e << '\n';
+            return resume ? kExitUsage : kExitIo;
+        }
+        if (!resumed.empty())
+            std::cerr << "blkmqlab-cli ab: resuming after " << resumed.size() << " of " << 2 * seeds << " runs done\n";
+    }
     const std::string labelA = hasA && !a.empty() ? a : "as given";
     const std::string labelB = b.empty() ? "as given" : b;
     Progress progress("ab");
@@ -63,6 +92,8 @@ int abCommand(const std::vector<std::string>& args)
     options.threads = o.threads;
     options.stop = interrupt.flag();
     options.progress = [&](std::uint64_t done, std::uint64_t total) { progress.update(done, total); };
+    options.resumed = std::move(resumed);
+    options.finished = [&](const RunResult& r) { journal.append(journalLine(r)); };
     auto compared = compareOverSeeds([&](const std::vector<std::string>& sets) { return o.load(sets); },
         splitSettings(a), splitSettings(b), first, seeds, options);
     progress.done();
@@ -105,7 +136,10 @@ int abCommand(const std::vector<std::string>& args)
                       << (std::isfinite(m.t) ? fixed(m.t, 2) : std::string(m.t > 0 ? "inf" : "-inf")) << " | "
                       << (m.differs ? "yes" : "no") << " |\n";
     }
-    return finishCommand(o, doc, c.stalledA + c.stalledB > 0);
+    const int code = finishCommand(o, doc, c.stalledA + c.stalledB > 0);
+    if (code != kExitIo)
+        journal.remove(); // the report is whole: the journal has served
+    return code;
 }
 
 } // namespace blkmq::cli

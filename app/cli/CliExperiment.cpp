@@ -1,6 +1,7 @@
 // blkmqlab-cli explore (Monte Carlo over seeds): many independent engines on TBB workers, reported
 // in a fixed order so the output does not depend on the thread count.
 #include "Cli.h"
+#include "CliJournal.h"
 #include "CliOptions.h"
 #include "CliProgress.h"
 
@@ -76,6 +77,7 @@ int exploreCommand(const std::vector<std::string>& args)
     std::uint64_t seeds = 20, first = 1;
     std::vector<std::string> variants;
     std::string counterexample;
+    bool resume = false;
     const auto err
         = parseScenarioOptions(args, o, [&](const std::string& a, const NextValue& value, std::string& error) {
               std::string v;
@@ -86,6 +88,10 @@ int exploreCommand(const std::vector<std::string>& args)
                       error = "--variant: at most 32 variants";
                   else
                       variants.push_back(v);
+                  return true;
+              }
+              if (a == "--resume") {
+                  resume = true;
                   return true;
               }
               if (a == "--save-counterexample") {
@@ -117,6 +123,28 @@ int exploreCommand(const std::vector<std::string>& args)
             std::cerr << "blkmqlab-cli: --variant " << points[v].label << ": " << sc.error() << '\n';
             return kExitUsage;
         }
+    // With --json FILE the finished runs go to FILE.journal as they come: killed, --resume goes on
+    // after them and writes the same report an uninterrupted run does.
+    if (resume && (o.jsonOut.empty() || o.jsonOut == "-")) {
+        std::cerr << "blkmqlab-cli explore: --resume continues the report of --json FILE from its journal "
+                     "(FILE.journal) (see blkmqlab-cli help)\n";
+        return kExitUsage;
+    }
+    Journal journal;
+    std::vector<RunResult> resumed;
+    if (!o.jsonOut.empty() && o.jsonOut != "-") {
+        std::string identity = "seeds=" + std::to_string(seeds) + " first=" + std::to_string(first) + "\n";
+        for (std::size_t v = 0; v < points.size(); ++v)
+            identity += points[v].label + "\n" + experiment.scenario(v * seeds)->sourceJson + "\n";
+        if (const std::string e = openResultJournal(journal, o.jsonOut, "explore", identity, resume, resumed);
+            !e.empty()) {
+            std::cerr << "blkmqlab-cli explore: --json: " << e << '\n';
+            return resume ? kExitUsage : kExitIo;
+        }
+        if (!resumed.empty())
+            std::cerr << "blkmqlab-cli explore: resuming after " << resumed.size() << " of " << experiment.size()
+                      << " runs done\n";
+    }
     std::vector<VariantStats> stats(points.size());
     for (std::size_t v = 0; v < points.size(); ++v)
         stats[v].label = points[v].label;
@@ -127,6 +155,8 @@ int exploreCommand(const std::vector<std::string>& args)
     options.chunk = 256;
     options.stop = interrupt.flag();
     options.progress = [&](std::uint64_t done, std::uint64_t total) { progress.update(done, total); };
+    options.resumed = std::move(resumed);
+    options.finished = [&](const RunResult& r) { journal.append(journalLine(r)); };
     const auto status = experiment.run(options, [&](RunResult&& r) {
         VariantStats& st = stats[static_cast<std::size_t>(r.index / seeds)];
         ++st.runs;
@@ -226,6 +256,8 @@ int exploreCommand(const std::vector<std::string>& args)
         }
     }
     const int code = finishCommand(o, doc, stalls > 0);
+    if (!status.interrupted && code != kExitIo)
+        journal.remove(); // the report is whole; an interrupted explore keeps it for --resume
     if (status.interrupted && code != kExitIo) {
         std::cerr << "blkmqlab-cli explore: interrupted after " << status.done << " runs; the report holds those\n";
         return kExitInterrupted;

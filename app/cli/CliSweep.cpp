@@ -3,6 +3,7 @@
 // unsharded sweep writes). Runs go through core/experiment's Experiment on TBB workers and come
 // back in grid order, so every output is the same at any thread count and in any shard split.
 #include "Cli.h"
+#include "CliJournal.h"
 #include "ModelId.h"
 #include "CliOptions.h"
 #include "CliProgress.h"
@@ -346,89 +347,6 @@ std::size_t csvFieldCount(const std::string& line)
     return n;
 }
 
-// A sweep's journal (OUT.journal): the CSV's preamble, then each row as soon as its run is done, so
-// that a killed sweep leaves the rows it finished and --resume goes on after them. Written with
-// write(2) on an O_APPEND descriptor: what was written survives the process, not the machine.
-class Journal {
-public:
-    ~Journal()
-    {
-        if (m_fd >= 0)
-            ::close(m_fd);
-    }
-    // Opens it; resuming, keeps the complete rows of the same grid and shard, in the shard's order
-    // (`gridIndex(i)` is the i-th row's index), and returns them in `rows`. Returns an error or empty.
-    std::string open(const std::string& path, const std::string& preamble, bool resume,
-        const std::function<std::uint64_t(std::uint64_t)>& gridIndex, std::string& rows, std::uint64_t& done)
-    {
-        m_path = path;
-        rows.clear();
-        done = 0;
-        std::string text;
-        const bool found = resume && std::filesystem::exists(std::filesystem::symlink_status(path));
-        if (found) {
-            if (const std::string e = SafeFile::read(path, limits::kMergeInputBytes, text); !e.empty())
-                return e;
-            if (text.compare(0, preamble.size(), preamble) != 0)
-                return "'" + path
-                    + "' is the journal of another grid or shard, or of another build of the lab (delete it to start "
-                      "afresh)";
-            const std::size_t fields = csvFieldCount(preamble.substr(preamble.find('\n') + 1));
-            std::size_t at = preamble.size();
-            for (;;) {
-                const std::size_t nl = text.find('\n', at);
-                if (nl == std::string::npos)
-                    break; // a row cut short by the kill: run again
-                const std::string line = text.substr(at, nl - at);
-                std::uint64_t index = 0;
-                const auto [p, ec] = std::from_chars(line.data(), line.data() + line.size(), index);
-                if (ec != std::errc() || *p != ',' || index != gridIndex(done) || csvFieldCount(line) != fields)
-                    break; // not this grid's next row: run it again
-                rows.append(line).append("\n");
-                ++done;
-                at = nl + 1;
-            }
-        }
-        m_rows = done;
-        // Rewrite it as kept: the preamble and the complete rows, whatever followed them.
-        if (const std::string e = SafeFile::write(path, preamble + rows); !e.empty())
-            return e;
-        return SafeFile::openAppend(path, false, m_fd);
-    }
-    // One finished row. The test hook BLKMQLAB_FAULT_KILL_AFTER_ROWS=N kills the process with SIGKILL
-    // when the row it writes is the journal's N-th (so a resumed run that starts past N finishes):
-    // tst_cli and the Slurm test kill sweeps that way.
-    void append(const std::string& row)
-    {
-        if (m_fd < 0)
-            return;
-        std::size_t off = 0;
-        while (off < row.size()) {
-            const ssize_t n = ::write(m_fd, row.data() + off, row.size() - off);
-            if (n <= 0 && errno != EINTR)
-                return; // the CSV itself is written at the end; a journal that fails only loses resumption
-            off += n > 0 ? static_cast<std::size_t>(n) : 0;
-        }
-        ++m_rows;
-        static const char* killAfter = std::getenv("BLKMQLAB_FAULT_KILL_AFTER_ROWS");
-        if (killAfter && std::to_string(m_rows) == killAfter)
-            ::raise(SIGKILL);
-    }
-    // The CSV is written whole: the journal has served.
-    void remove()
-    {
-        if (m_fd >= 0)
-            ::close(m_fd);
-        m_fd = -1;
-        ::unlink(m_path.c_str());
-    }
-
-private:
-    std::string m_path;
-    int m_fd = -1;
-    std::uint64_t m_rows = 0; // rows in the journal
-};
-
 // One point of a chart: the run's value of the charted metric, and its coordinates.
 struct ChartPoint {
     std::vector<std::string> labels;
@@ -653,10 +571,15 @@ int sweepCommand(const std::vector<std::string>& args)
     std::uint64_t resumed = 0;
     if (!csvOut.empty() && csvOut != "-") {
         std::string rows;
-        if (const std::string e = journal.open(
-                csvOut + ".journal", csv, resume, [&](std::uint64_t i) { return Experiment::gridIndex(shard, i); },
-                rows, resumed);
-            !e.empty()) {
+        // The journal's rows: the CSV's, each the shard's next grid index with every column.
+        const std::size_t fields = csvFieldCount(csv.substr(csv.find('\n') + 1));
+        const auto accept = [&](const std::string& line, std::uint64_t n) {
+            std::uint64_t index = 0;
+            const auto [p, ec] = std::from_chars(line.data(), line.data() + line.size(), index);
+            return ec == std::errc() && *p == ',' && index == Experiment::gridIndex(shard, n)
+                && csvFieldCount(line) == fields;
+        };
+        if (const std::string e = journal.open(csvOut + ".journal", csv, resume, accept, rows, resumed); !e.empty()) {
             std::cerr << "blkmqlab-cli sweep: --csv: " << e << '\n';
             return resume ? kExitUsage : kExitIo;
         }

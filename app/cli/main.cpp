@@ -16,7 +16,7 @@ usage:
                    [--trace FILE.json [--trace-window FROM:TO] [--trace-cap N]]
   blkmqlab-cli explore [FILE] [--preset NAME] [--set key=value]... [--seeds N] [--first-seed S]
                        [--duration D] [--threads T] [--json FILE|-] [--fail-on-stall]
-                       [--variant SETTINGS]... [--save-counterexample FILE]
+                       [--variant SETTINGS]... [--save-counterexample FILE] [--resume]
                        stall hunting: per kernel variant, the seeds that stall, p with its 95%
                        Wilson interval, and the earliest stall (saved as a replayable scenario)
   blkmqlab-cli sweep SWEEP.json [--set key=value]... [--threads T] [--csv FILE|-] [--json FILE|-]
@@ -25,7 +25,7 @@ usage:
   blkmqlab-cli sweep [FILE] [--preset NAME] --vary key=v1,v2,... [...]   one field, the shorthand
   blkmqlab-cli merge SHARD.csv... [--csv FILE|-]   joins the shards of one sweep into its CSV
   blkmqlab-cli ab [FILE] [--preset NAME] [--a SETTINGS] --b SETTINGS [--seeds K] [--first-seed S]
-                  [--set key=value]... [--threads T] [--json FILE|-]
+                  [--set key=value]... [--threads T] [--json FILE|-] [--resume]
                   A and B on the same K seeds: per metric A, B, B/A +- its spread, and whether a
                   paired t-test over the seeds (95%) finds B different from A
   blkmqlab-cli oracle [FILE] [--preset NAME] --fio JOB.fio [--set key=value]... [--json FILE|-]

@@ -120,6 +120,17 @@ Experiment::Status Experiment::run(const Options& options, const std::function<v
     const std::uint64_t n = options.shard.sizeOf(size());
     const std::uint64_t chunk = std::max<std::size_t>(1, options.chunk);
     status.done = std::min(options.skip, n);
+    for (const RunResult& kept : options.resumed) {
+        const std::uint64_t index = gridIndex(options.shard, status.done);
+        if (status.done >= n || kept.index != index) {
+            status.error = "a resumed result is not the grid's next point (" + std::to_string(index) + ")";
+            return status;
+        }
+        RunResult r = kept;
+        r.labels = labels(index);
+        sink(std::move(r));
+        ++status.done;
+    }
     for (std::uint64_t begin = status.done; begin < n; begin += chunk) {
         if (options.stop && options.stop->load()) {
             status.interrupted = true;
@@ -146,6 +157,8 @@ Experiment::Status Experiment::run(const Options& options, const std::function<v
             }
             const std::uint64_t index = gridIndex(options.shard, begin + j);
             RunResult r { std::move(out[j]), index, labels(index), runs[j].seed };
+            if (options.finished)
+                options.finished(r);
             sink(std::move(r));
             ++status.done;
         }

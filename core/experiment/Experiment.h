@@ -80,6 +80,12 @@ public:
         BatchRunner::Schedule schedule = BatchRunner::Schedule::CostFirst;
         Shard shard;
         std::uint64_t skip = 0; // the shard's first points already done (a resumed sweep): not run again
+        // The results of the shard's next points from an earlier run that was killed (its journal),
+        // in order: given to the sink as they are (labels filled in), not run again.
+        std::vector<RunResult> resumed;
+        // Called with every result this run computes (not the resumed ones) before the sink takes it:
+        // a client's journal.
+        std::function<void(const RunResult&)> finished;
         const std::atomic<bool>* stop = nullptr; // set (by a signal): no further run starts
         std::function<void(std::uint64_t done, std::uint64_t total)> progress; // after each chunk
     };

@@ -918,7 +918,7 @@ private slots:
         QVERIFY(killedAt(3, {}));
         const auto other = cli({ u"sweep"_qs, grid, u"--csv"_qs, out, u"--resume"_qs, u"--set"_qs, u"seed=5"_qs });
         QCOMPARE(other.code, 2);
-        QVERIFY2(other.err.contains(u"is the journal of another grid or shard"_qs), qPrintable(other.err));
+        QVERIFY2(other.err.contains(u"is the journal of other work"_qs), qPrintable(other.err));
         QVERIFY(QFile::remove(journal));
         QCOMPARE(cli({ u"sweep"_qs, grid, u"--csv"_qs, out, u"--resume"_qs }).code, 0);
         QCOMPARE(head(out), whole);
@@ -926,6 +926,75 @@ private slots:
             = cli({ u"sweep"_qs, grid, u"--csv"_qs, out, u"--json"_qs, dir.filePath(u"x.json"_qs), u"--resume"_qs });
         QCOMPARE(json.code, 2);
         QVERIFY(json.err.contains(u"--resume continues the CSV only"_qs));
+    }
+
+    // explore and ab killed (SIGKILL, by the test hook) after any finished run leave the previous
+    // report, never half of one, and --resume goes on from FILE.journal to exactly the bytes (report
+    // and standard output) of an uninterrupted run. A journal cut inside a line runs that run again;
+    // a journal of other work is refused; --resume needs --json FILE.
+    void killedExploresAndAbsResume_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("runs");
+        QTest::newRow("explore") << QStringList { u"explore"_qs, u"--preset"_qs, u"shared-hctx-stall"_qs,
+            u"--duration"_qs, u"2ms"_qs, u"--seeds"_qs, u"6"_qs, u"--variant"_qs, u"kernel.restart=own-hctx"_qs,
+            u"--variant"_qs, u"kernel.restart=rr-shared-tags-counter"_qs }
+                                 << 12;
+        QTest::newRow("ab") << QStringList { u"ab"_qs, u"--preset"_qs, u"default"_qs, u"--duration"_qs, u"1ms"_qs,
+            u"--seeds"_qs, u"4"_qs, u"--b"_qs, u"kernel.patches.complete-llist=true"_qs }
+                            << 8;
+    }
+    void killedExploresAndAbsResume()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(int, runs);
+        QTemporaryDir dir;
+        const QString full = dir.filePath(u"full.json"_qs), out = dir.filePath(u"out.json"_qs),
+                      journal = out + u".journal"_qs;
+        const auto whole = cli(args + QStringList { u"--json"_qs, full });
+        QCOMPARE(whole.code, 0);
+        QVERIFY(!QFile::exists(full + u".journal"_qs)); // a finished report keeps no journal
+        const auto killedAt = [&](int n) {
+            QProcess p;
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            env.insert(u"BLKMQLAB_FAULT_KILL_AFTER_ROWS"_qs, QString::number(n));
+            p.setProcessEnvironment(env);
+            p.start(QStringLiteral(BLKMQLAB_CLI), args + QStringList { u"--json"_qs, out });
+            return p.waitForFinished(60000) && p.exitStatus() == QProcess::CrashExit;
+        };
+        for (const int n : { 1, runs / 2 + 1, runs - 1 }) {
+            QVERIFY(writeFile(out, "OLD\n"));
+            QVERIFY2(killedAt(n), qPrintable(u"not killed after %1 runs"_qs.arg(n)));
+            QCOMPARE(head(out), QByteArray("OLD\n")); // the previous report, whole
+            QCOMPARE(head(journal).count('\n'), 1 + n);
+            const auto resumed = cli(args + QStringList { u"--json"_qs, out, u"--resume"_qs });
+            QVERIFY2(resumed.code == 0, qPrintable(resumed.err));
+            QVERIFY2(resumed.err.contains(u"resuming after %1 of %2 runs done"_qs.arg(n).arg(runs)),
+                qPrintable(resumed.err));
+            QCOMPARE(head(out), head(full));
+            QCOMPARE(resumed.out, whole.out);
+            QVERIFY(!QFile::exists(journal));
+        }
+        // A journal cut inside a line: that run runs again.
+        QVERIFY(killedAt(3));
+        QByteArray cut = head(journal);
+        cut.chop(9);
+        QVERIFY(writeFile(journal, cut));
+        const auto afterCut = cli(args + QStringList { u"--json"_qs, out, u"--resume"_qs });
+        QCOMPARE(afterCut.code, 0);
+        QVERIFY2(afterCut.err.contains(u"resuming after 2 of"_qs), qPrintable(afterCut.err));
+        QCOMPARE(head(out), head(full));
+        // Other work's journal is refused; without one, --resume runs everything.
+        QVERIFY(killedAt(2));
+        const auto other = cli(args + QStringList { u"--json"_qs, out, u"--resume"_qs, u"--first-seed"_qs, u"5"_qs });
+        QCOMPARE(other.code, 2);
+        QVERIFY2(other.err.contains(u"is the journal of other work"_qs), qPrintable(other.err));
+        QVERIFY(QFile::remove(journal));
+        QCOMPARE(cli(args + QStringList { u"--json"_qs, out, u"--resume"_qs }).code, 0);
+        QCOMPARE(head(out), head(full));
+        const auto toStdout = cli(args + QStringList { u"--json"_qs, u"-"_qs, u"--resume"_qs });
+        QCOMPARE(toStdout.code, 2);
+        QVERIFY(toStdout.err.contains(u"--resume continues the report of --json FILE"_qs));
     }
 
     // Every command that prints to a standard output that cannot take it fails with exit 1.

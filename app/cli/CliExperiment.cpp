@@ -5,12 +5,15 @@
 #include "CliOptions.h"
 #include "CliProgress.h"
 
+#include "engine/Engine.h"
+#include "engine/StopCondition.h"
 #include "experiment/Experiment.h"
 #include "io/Limits.h"
 #include "io/SafeFile.h"
 #include "metrics/Format.h"
 #include "metrics/Metrics.h"
 #include "scenario/ScenarioLoader.h"
+#include "session/Session.h"
 #include "sim/Duration.h"
 
 #include <nlohmann/json.hpp>
@@ -249,7 +252,21 @@ int exploreCommand(const std::vector<std::string>& args)
                 + (stats.size() > 1 ? worst->label + ", " : std::string()) + "seed "
                 + std::to_string(worst->earliestSeed) + " (pinned), stuck at "
                 + formatDuration(SimTime(worst->earliestNs)) + ". " + doc2.value("description", std::string());
-            if (auto e = SafeFile::write(counterexample, doc2.dump(2) + "\n"); !e.empty()) {
+            // FILE.blkmqlab: a session that opens at the stall (the scenario replayed to where the
+            // stall detector fired); any other name: the scenario alone.
+            std::string text = doc2.dump(2) + "\n";
+            if (counterexample.size() > 9 && counterexample.compare(counterexample.size() - 9, 9, ".blkmqlab") == 0) {
+                auto pinned = ScenarioLoader::fromJson(doc2);
+                if (!pinned) {
+                    std::cerr << "blkmqlab-cli: --save-counterexample: " << pinned.error() << '\n';
+                    return kExitUsage;
+                }
+                Engine engine(*pinned);
+                const auto stall = stop::stall();
+                engine.runUntil(*stall);
+                text = Session::of(engine, pinned->sourceJson).toText();
+            }
+            if (auto e = SafeFile::write(counterexample, text); !e.empty()) {
                 std::cerr << "blkmqlab-cli: --save-counterexample: " << e << '\n';
                 return kExitIo;
             }

@@ -3,6 +3,8 @@
 
 #include "engine/ChromeTrace.h"
 #include "io/SafeFile.h"
+#include "io/Text.h"
+#include "session/Session.h"
 #include "block/BlockLayer.h"
 #include "metrics/Format.h"
 #include "metrics/FunctionProfile.h"
@@ -17,6 +19,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 namespace blkmq::cli {
@@ -139,6 +142,76 @@ std::string report(const nlohmann::json& s)
 
 } // namespace
 
+namespace {
+
+// run --session FILE [--at TIME]: the session's run replayed to where it stood (or to TIME), and its
+// summary there, as the GUI shows that moment.
+int runSession(
+    const std::string& file, const std::string& at, const ScenarioOptions& o, const std::string& csvOut, bool quiet)
+{
+    if (o.jsonOut == "-" && csvOut == "-") {
+        std::cerr << "blkmqlab-cli run: --json - and --csv - would mix two formats on standard output; give one of "
+                     "them a file name\n";
+        return kExitUsage;
+    }
+    if (int code = 0; !outputsUsable("run", { { "--json", o.jsonOut }, { "--csv", csvOut } }, code))
+        return code;
+    auto session = Session::fromFile(file);
+    if (!session) {
+        std::cerr << "blkmqlab-cli: " << session.error() << '\n';
+        return kExitUsage;
+    }
+    std::optional<SimTime> when;
+    if (!at.empty()) {
+        when = parseDuration(at);
+        const auto sc = ScenarioLoader::fromJson(session->scenario);
+        if (!when || when->ns() < 0 || (sc && *when > sc->duration)) {
+            std::cerr << "blkmqlab-cli run: --at: '" << printable(at)
+                      << "' is not a simulated time within the session's scenario (e.g. 0.55ms)\n";
+            return kExitUsage;
+        }
+    }
+    auto replayed = when ? session->replayTo(*when) : session->replay();
+    if (!replayed) {
+        std::cerr << "blkmqlab-cli: " << file << ": " << replayed.error() << '\n';
+        return kExitUsage;
+    }
+    const Engine& engine = **replayed;
+    nlohmann::json summary = engine.summary();
+    nlohmann::json marks = nlohmann::json::array();
+    for (const Session::Bookmark& b : session->bookmarks)
+        marks.push_back({ { "time_ns", b.t_ns }, { "note", b.note } });
+    summary["session"] = { { "file", file }, { "at_ns", engine.now().ns() }, { "events", engine.events() },
+        { "fingerprint", engine.fingerprint() }, { "commands", session->commands.size() }, { "bookmarks", marks } };
+    const int onStdout = (o.jsonOut == "-") + (csvOut == "-");
+    if (!quiet && onStdout == 0)
+        std::cout << "session " << file << " at " << formatDuration(engine.now()) << " (" << engine.events()
+                  << " events, fingerprint " << engine.fingerprint() << ")\n"
+                  << report(summary);
+    int rc = kExitOk;
+    if (!o.jsonOut.empty())
+        if (auto werr = SafeFile::write(o.jsonOut, summary.dump(2) + "\n"); !werr.empty()) {
+            std::cerr << "blkmqlab-cli: --json: " << werr << '\n';
+            rc = kExitIo;
+        }
+    if (!csvOut.empty()) {
+        std::string csv = TimeSeries::csvHeader() + "\n";
+        for (const auto& row : engine.series().rows())
+            csv += TimeSeries::csvRow(row) + "\n";
+        if (auto werr = SafeFile::write(csvOut, csv); !werr.empty()) {
+            std::cerr << "blkmqlab-cli: --csv: " << werr << '\n';
+            rc = kExitIo;
+        }
+    }
+    if (!flushStdout())
+        rc = kExitIo;
+    if (rc == kExitOk && o.failOnStall && summary["stall"]["detected"].get<bool>())
+        return kExitStall;
+    return rc;
+}
+
+} // namespace
+
 int runCommand(const std::vector<std::string>& args)
 {
     ScenarioOptions o;
@@ -148,6 +221,7 @@ int runCommand(const std::vector<std::string>& args)
     std::string traceOut, traceWindow;
     std::size_t traceCap = 1'000'000;
     bool quiet = false;
+    std::string sessionFile, at, saveSession;
     const auto err
         = parseScenarioOptions(args, o, [&](const std::string& a, const NextValue& value, std::string& error) {
               if (a == "--csv") {
@@ -188,6 +262,21 @@ int runCommand(const std::vector<std::string>& args)
                       traceCap = std::stoull(v);
                   return true;
               }
+              if (a == "--session") {
+                  if (!value(sessionFile) || sessionFile.empty())
+                      error = "--session needs a session file (.blkmqlab, docs/sessions.md)";
+                  return true;
+              }
+              if (a == "--save-session") {
+                  if (!value(saveSession) || saveSession.empty() || saveSession == "-")
+                      error = "--save-session needs a file name (.blkmqlab)";
+                  return true;
+              }
+              if (a == "--at") {
+                  if (!value(at) || at.empty())
+                      error = "--at needs a simulated time, e.g. 0.55ms";
+                  return true;
+              }
               if (a == "--quiet" || a == "-q")
                   return quiet = true;
               return false;
@@ -195,6 +284,20 @@ int runCommand(const std::vector<std::string>& args)
     if (!err.empty()) {
         std::cerr << "blkmqlab-cli run: " << err << " (see blkmqlab-cli help)\n";
         return kExitUsage;
+    }
+    if (!sessionFile.empty() || !at.empty()) {
+        if (sessionFile.empty()) {
+            std::cerr << "blkmqlab-cli run: --at needs --session FILE (see blkmqlab-cli help)\n";
+            return kExitUsage;
+        }
+        if (o.hasFile || !o.preset.empty() || !o.sets.empty() || !o.fio.empty() || !until.empty() || !traceOut.empty()
+            || !profiled.empty()) {
+            std::cerr << "blkmqlab-cli run: --session carries its scenario and where the run stood: it takes --at, "
+                         "--json, --csv, --quiet and --fail-on-stall, no FILE, --preset, --set, --seed, --duration, "
+                         "--fio, --until, --trace, --function-profile or --save-session\n";
+            return kExitUsage;
+        }
+        return runSession(sessionFile, at, o, csvOut, quiet);
     }
     Result<Scenario> scenario = o.load();
     if (!scenario) {
@@ -227,8 +330,10 @@ int runCommand(const std::vector<std::string>& args)
         std::cerr << "blkmqlab-cli run: --trace needs a file name, not standard output\n";
         return kExitUsage;
     }
-    if (int code = 0;
-        !outputsUsable("run", { { "--json", o.jsonOut }, { "--csv", csvOut }, { "--trace", traceOut } }, code))
+    if (int code = 0; !outputsUsable("run",
+            { { "--json", o.jsonOut }, { "--csv", csvOut }, { "--trace", traceOut },
+                { "--save-session", saveSession } },
+            code))
         return code;
     const int onStdout = (o.jsonOut == "-") + (csvOut == "-");
     StopPtr stop;
@@ -285,6 +390,12 @@ int runCommand(const std::vector<std::string>& args)
             rc = kExitIo;
         }
     }
+    if (!saveSession.empty()) // where the run stopped: --until's event, or the end
+        if (auto werr = SafeFile::write(saveSession, Session::of(engine, scenario->sourceJson).toText());
+            !werr.empty()) {
+            std::cerr << "blkmqlab-cli: --save-session: " << werr << '\n';
+            rc = kExitIo;
+        }
     if (trace) {
         if (auto werr = SafeFile::write(traceOut, trace->finish(engine)); !werr.empty()) {
             std::cerr << "blkmqlab-cli: --trace: " << werr << '\n';

@@ -200,6 +200,7 @@ bool Engine::isLivePath(const std::string& path)
 void Engine::applyCommands()
 {
     for (const Command& c : m_inbox.drain()) {
+        m_applied.push_back({ m_events, c });
         const std::string text = c.path + "=" + c.value;
         if (!isLivePath(c.path)) {
             addMarker("rejected " + text + ": " + c.path + " cannot change during a run");

@@ -58,6 +58,14 @@ public:
     void run() { runUntil(m_scenario.duration); }
 
     CommandInbox& inbox() { return m_inbox; }
+    // Every command the engine has taken from its inbox (applied, or rejected with a marker), with
+    // the number of events processed before it: replayed at the same indices, a run is the same run
+    // (session/Session.h).
+    struct AppliedCommand {
+        std::uint64_t event = 0;
+        Command command;
+    };
+    const std::vector<AppliedCommand>& appliedCommands() const { return m_applied; }
     // Whether a field may change during a run (docs/scenario.md): a live kernel switch, a cost, a
     // device's rq_affinity. Commands on other fields are rejected with a marker.
     static bool isLivePath(const std::string& path);
@@ -133,6 +141,7 @@ private:
     std::unique_ptr<BlockLayer> m_block;
     std::unique_ptr<Workload> m_workload;
     CommandInbox m_inbox;
+    std::vector<AppliedCommand> m_applied;
     std::unique_ptr<TraceRing> m_trace;
     Fingerprint m_fingerprint;
     std::uint64_t m_events = 0;

@@ -997,6 +997,59 @@ private slots:
         QVERIFY(toStdout.err.contains(u"--resume continues the report of --json FILE"_qs));
     }
 
+    // A session file from run --save-session or explore --save-counterexample FILE.blkmqlab replays
+    // headless to where it stood (run --session) or to any time (--at), with the fingerprint of the
+    // run that wrote it; a session that does not read or replay exits 2 naming why.
+    void sessionsReplayHeadless()
+    {
+        QTemporaryDir dir;
+        const QString session = dir.filePath(u"s.blkmqlab"_qs);
+        const auto until = cli({ u"run"_qs, u"--preset"_qs, u"shared-hctx-stall"_qs, u"--until"_qs, u"stall"_qs,
+            u"--save-session"_qs, session, u"--json"_qs, u"-"_qs });
+        QCOMPARE(until.code, 0);
+        const auto ran = QJsonDocument::fromJson(until.out.toUtf8()).object();
+        const auto replayed = cli({ u"run"_qs, u"--session"_qs, session, u"--json"_qs, u"-"_qs });
+        QVERIFY2(replayed.code == 0, qPrintable(replayed.err));
+        const auto at = QJsonDocument::fromJson(replayed.out.toUtf8()).object();
+        QCOMPARE(at[u"fingerprint"_qs].toString(), ran[u"fingerprint"_qs].toString());
+        QCOMPARE(
+            at[u"session"_qs].toObject()[u"at_ns"_qs].toInteger(), ran[u"until"_qs].toObject()[u"t_ns"_qs].toInteger());
+        QVERIFY(at[u"stall"_qs].toObject()[u"detected"_qs].toBool());
+        // Earlier: the same as a run to that time.
+        const auto early = cli({ u"run"_qs, u"--session"_qs, session, u"--at"_qs, u"0.2ms"_qs, u"--json"_qs, u"-"_qs });
+        const auto direct = cli({ u"run"_qs, u"--preset"_qs, u"shared-hctx-stall"_qs, u"--until"_qs, u"time:0.2ms"_qs,
+            u"--json"_qs, u"-"_qs });
+        QCOMPARE(early.code, 0);
+        QCOMPARE(QJsonDocument::fromJson(early.out.toUtf8())
+                     .object()[u"session"_qs]
+                     .toObject()[u"fingerprint"_qs]
+                     .toString(),
+            QJsonDocument::fromJson(direct.out.toUtf8()).object()[u"fingerprint"_qs].toString());
+        // explore's counterexample as a session opens at the stall.
+        const QString ce = dir.filePath(u"ce.blkmqlab"_qs);
+        QCOMPARE(cli({ u"explore"_qs, u"--preset"_qs, u"shared-hctx-stall"_qs, u"--seeds"_qs, u"2"_qs,
+                         u"--save-counterexample"_qs, ce })
+                     .code,
+            0);
+        const auto opened = cli({ u"run"_qs, u"--session"_qs, ce, u"--json"_qs, u"-"_qs });
+        QCOMPARE(opened.code, 0);
+        QVERIFY(QJsonDocument::fromJson(opened.out.toUtf8()).object()[u"stall"_qs].toObject()[u"detected"_qs].toBool());
+        // Bad: an edited fingerprint, a newer format, --at past the end, a scenario option beside it.
+        QByteArray text = head(session);
+        QVERIFY(writeFile(session, text.replace("\"format\": 1", "\"format\": 9")));
+        auto bad = cli({ u"run"_qs, u"--session"_qs, session });
+        QCOMPARE(bad.code, 2);
+        QVERIFY2(bad.err.contains(u"format: 9 is newer than the format this build reads (1)"_qs), qPrintable(bad.err));
+        QVERIFY(writeFile(session,
+            text.replace("\"format\": 9", "\"format\": 1").replace("\"fingerprint\": \"", "\"fingerprint\": \"0")));
+        bad = cli({ u"run"_qs, u"--session"_qs, session });
+        QCOMPARE(bad.code, 2);
+        QVERIFY2(bad.err.contains(u"the replay diverged"_qs), qPrintable(bad.err));
+        QCOMPARE(cli({ u"run"_qs, u"--session"_qs, ce, u"--at"_qs, u"1h"_qs }).code, 2);
+        QCOMPARE(cli({ u"run"_qs, u"--session"_qs, ce, u"--preset"_qs, u"default"_qs }).code, 2);
+        QCOMPARE(cli({ u"run"_qs, u"--at"_qs, u"1ms"_qs }).code, 2);
+    }
+
     // Every command that prints to a standard output that cannot take it fails with exit 1.
     void stdoutFailuresFailEveryCommand()
     {

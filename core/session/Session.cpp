@@ -1,0 +1,308 @@
+#include "session/Session.h"
+
+#include "engine/StopCondition.h"
+#include "io/Limits.h"
+#include "io/SafeFile.h"
+#include "io/Text.h"
+#include "scenario/ScenarioLoader.h"
+
+#include <algorithm>
+
+namespace blkmq {
+
+namespace {
+
+using json = nlohmann::json;
+using SessionResult = Result<Session>;
+using EngineResult = Result<std::unique_ptr<Engine>>;
+
+constexpr std::size_t kMaxCommands = 100000;
+constexpr std::size_t kMaxBookmarks = 1000;
+constexpr std::size_t kMaxNote = 500;
+
+// Stops a replay when the engine has processed `events` events: where the next command was taken.
+class EventsReached : public StopCondition {
+public:
+    explicit EventsReached(std::uint64_t events)
+        : m_events(events)
+    {
+    }
+    bool reached(const Engine& e) const override { return e.events() >= m_events; }
+    std::string describe() const override { return std::to_string(m_events) + " events processed"; }
+
+private:
+    std::uint64_t m_events;
+};
+
+bool onlyKeys(const json& o, const std::string& path, std::initializer_list<const char*> keys, std::string& error)
+{
+    for (const auto& item : o.items()) {
+        const std::string& k = item.key();
+        if (std::none_of(keys.begin(), keys.end(), [&](const char* known) { return k == known; })) {
+            std::string list;
+            for (const char* known : keys)
+                list.append(list.empty() ? "" : ", ").append(known);
+            error = (path.empty() ? "" : path + ".") + printable(k) + ": unknown field (known: " + list + ")";
+            return false;
+        }
+    }
+    return true;
+}
+
+// Applies the commands taken at exactly `events` events processed, from `next` on.
+std::string applyAt(Engine& e, const std::vector<Engine::AppliedCommand>& commands, std::size_t& next)
+{
+    for (; next < commands.size() && commands[next].event == e.events(); ++next) {
+        const std::size_t markers = e.markers().size();
+        e.inbox().post(commands[next].command);
+        e.applyPendingCommands();
+        if (e.markers().size() > markers && e.markers().back().text.rfind("rejected", 0) == 0)
+            return "commands[" + std::to_string(next) + "].set: " + e.markers().back().text;
+    }
+    return {};
+}
+
+} // namespace
+
+Session Session::of(const Engine& engine, const std::string& scenarioJson)
+{
+    Session s;
+    s.scenario = json::parse(scenarioJson);
+    s.commands = engine.appliedCommands();
+    s.at_ns = engine.now().ns();
+    s.events = engine.events();
+    s.fingerprint = engine.fingerprint();
+    return s;
+}
+
+std::string Session::toText() const
+{
+    json commandsJson = json::array();
+    for (const auto& c : commands)
+        commandsJson.push_back({ { "event", c.event }, { "set", c.command.path + "=" + c.command.value } });
+    json marks = json::array();
+    for (const Bookmark& b : bookmarks)
+        marks.push_back({ { "time_ns", b.t_ns }, { "note", b.note } });
+    json doc = { { "format", kFormat }, { "scenario", scenario }, { "commands", std::move(commandsJson) },
+        { "at", { { "time_ns", at_ns }, { "events", events }, { "fingerprint", fingerprint } } },
+        { "bookmarks", std::move(marks) } };
+    if (!lesson.empty())
+        doc["lesson"] = { { "name", lesson }, { "step", lessonStep } };
+    if (!view.empty())
+        doc["view"] = view;
+    return doc.dump(2) + "\n";
+}
+
+Result<Session> Session::fromFile(const std::string& path)
+{
+    std::string text;
+    if (const std::string e = SafeFile::read(path, limits::kScenarioFileBytes, text); !e.empty())
+        return SessionResult::failure("session file: " + e);
+    return fromText(text, path);
+}
+
+Result<Session> Session::fromText(const std::string& text, const std::string& origin)
+{
+    const auto fail = [&](const std::string& why) { return SessionResult::failure(origin + ": " + why); };
+    if (ScenarioLoader::nestingDepth(text) > limits::kJsonDepth)
+        return fail("nests deeper than " + std::to_string(limits::kJsonDepth) + " levels");
+    const json doc = json::parse(text, nullptr, false);
+    if (doc.is_discarded())
+        return fail("not valid JSON");
+    if (!doc.is_object())
+        return fail("(top level): must be an object (a session file, docs/sessions.md)");
+    if (const std::string why = jsonTextProblem(doc, { "description", "note" }); !why.empty())
+        return fail(why);
+    std::string error;
+    if (!onlyKeys(doc, "", { "format", "scenario", "commands", "at", "bookmarks", "lesson", "view" }, error))
+        return fail(error);
+    if (!doc.contains("format") || !doc["format"].is_number_integer())
+        return fail("format: missing or not a whole number (this build reads format " + std::to_string(kFormat) + ")");
+    if (doc["format"].get<std::int64_t>() != kFormat)
+        return fail("format: " + doc["format"].dump()
+            + (doc["format"].get<std::int64_t>() > kFormat ? " is newer than" : " is not")
+            + " the format this build reads (" + std::to_string(kFormat) + ")");
+    Session s;
+    if (!doc.contains("scenario") || !doc["scenario"].is_object())
+        return fail("scenario: missing or not an object (the scenario, embedded)");
+    if (auto sc = ScenarioLoader::fromJson(doc["scenario"]); !sc)
+        return fail("scenario: " + sc.error());
+    s.scenario = doc["scenario"];
+    if (doc.contains("commands")) {
+        const json& list = doc["commands"];
+        if (!list.is_array())
+            return fail("commands: must be an array of {\"event\": N, \"set\": \"path=value\"}");
+        if (list.size() > kMaxCommands)
+            return fail("commands: more than " + std::to_string(kMaxCommands));
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const std::string path = "commands[" + std::to_string(i) + "]";
+            const json& c = list[i];
+            if (!c.is_object())
+                return fail(path + ": must be an object {\"event\": N, \"set\": \"path=value\"}");
+            if (!onlyKeys(c, path, { "event", "set" }, error))
+                return fail(error);
+            if (!c.contains("event") || !c["event"].is_number_unsigned())
+                return fail(path + ".event: must be the number of events processed before it, 0 or more");
+            if (!c.contains("set") || !c["set"].is_string())
+                return fail(path + ".set: must be a string \"path=value\"");
+            const std::string set = c["set"].get<std::string>();
+            const auto eq = set.find('=');
+            if (eq == std::string::npos || !Engine::isLivePath(set.substr(0, eq)))
+                return fail(path + ".set: '" + printable(set)
+                    + "' is not path=value of a field that changes during a run (blkmqlab-cli patches)");
+            const std::uint64_t event = c["event"].get<std::uint64_t>();
+            if (!s.commands.empty() && event < s.commands.back().event)
+                return fail(path + ".event: " + std::to_string(event) + " comes before the command above it ("
+                    + std::to_string(s.commands.back().event) + ")");
+            s.commands.push_back({ event, { set.substr(0, eq), set.substr(eq + 1) } });
+        }
+    }
+    if (!doc.contains("at") || !doc["at"].is_object())
+        return fail("at: missing or not an object {\"time_ns\", \"events\", \"fingerprint\"}");
+    const json& at = doc["at"];
+    if (!onlyKeys(at, "at", { "time_ns", "events", "fingerprint" }, error))
+        return fail(error);
+    if (!at.contains("time_ns") || !at["time_ns"].is_number_integer() || at["time_ns"].get<std::int64_t>() < 0)
+        return fail("at.time_ns: must be a simulated time in ns, 0 or more");
+    if (!at.contains("events") || !at["events"].is_number_unsigned())
+        return fail("at.events: must be the number of events processed, 0 or more");
+    if (!at.contains("fingerprint") || !at["fingerprint"].is_string())
+        return fail("at.fingerprint: must be the run's fingerprint there (a hex string)");
+    s.at_ns = at["time_ns"].get<std::int64_t>();
+    s.events = at["events"].get<std::uint64_t>();
+    s.fingerprint = at["fingerprint"].get<std::string>();
+    if (!s.commands.empty() && s.commands.back().event > s.events)
+        return fail("commands[" + std::to_string(s.commands.size() - 1) + "].event: after at.events ("
+            + std::to_string(s.events) + ")");
+    if (auto sc = ScenarioLoader::fromJson(s.scenario); sc && s.at_ns > sc->duration.ns())
+        return fail("at.time_ns: past the scenario's duration");
+    if (doc.contains("bookmarks")) {
+        const json& list = doc["bookmarks"];
+        if (!list.is_array() || list.size() > kMaxBookmarks)
+            return fail("bookmarks: must be an array of at most " + std::to_string(kMaxBookmarks)
+                + " {\"time_ns\": T, \"note\": TEXT}");
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const std::string path = "bookmarks[" + std::to_string(i) + "]";
+            const json& b = list[i];
+            if (!b.is_object())
+                return fail(path + ": must be an object {\"time_ns\": T, \"note\": TEXT}");
+            if (!onlyKeys(b, path, { "time_ns", "note" }, error))
+                return fail(error);
+            if (!b.contains("time_ns") || !b["time_ns"].is_number_integer() || b["time_ns"].get<std::int64_t>() < 0)
+                return fail(path + ".time_ns: must be a simulated time in ns, 0 or more");
+            if (b.contains("note") && (!b["note"].is_string() || b["note"].get<std::string>().size() > kMaxNote))
+                return fail(path + ".note: must be a string of at most " + std::to_string(kMaxNote) + " bytes");
+            s.bookmarks.push_back({ b["time_ns"].get<std::int64_t>(), b.value("note", std::string()) });
+        }
+    }
+    if (doc.contains("lesson")) {
+        const json& l = doc["lesson"];
+        if (!l.is_object() || !onlyKeys(l, "lesson", { "name", "step" }, error))
+            return fail(error.empty() ? "lesson: must be an object {\"name\": NAME, \"step\": N}" : error);
+        if (!l.contains("name") || !l["name"].is_string() || l["name"].get<std::string>().empty()
+            || l["name"].get<std::string>().size() > 200)
+            return fail("lesson.name: must be a lesson's name (blkmqlab-cli lessons) or file");
+        if (!l.contains("step") || !l["step"].is_number_integer() || l["step"].get<std::int64_t>() < -1
+            || l["step"].get<std::int64_t>() > 10000)
+            return fail("lesson.step: must be the step reached, 0-based (-1: before the first)");
+        s.lesson = l["name"].get<std::string>();
+        s.lessonStep = static_cast<int>(l["step"].get<std::int64_t>());
+    }
+    if (doc.contains("view")) {
+        if (!doc["view"].is_object())
+            return fail("view: must be an object");
+        s.view = doc["view"];
+    }
+    return s;
+}
+
+Result<Scenario> Session::scenarioOf() const
+{
+    auto sc = ScenarioLoader::fromJson(scenario);
+    if (!sc)
+        return Result<Scenario>::failure("scenario: " + sc.error());
+    return sc;
+}
+
+namespace {
+
+Result<std::unique_ptr<Engine>> replayed(const Session& s, Session::To to, SimTime t, std::uint64_t n)
+{
+    auto sc = s.scenarioOf();
+    if (!sc)
+        return EngineResult::failure(sc.error());
+    auto e = std::make_unique<Engine>(*sc);
+    if (std::string err = s.replayInto(*e, to, t, n); !err.empty())
+        return EngineResult::failure(err);
+    return e;
+}
+
+} // namespace
+
+Result<std::unique_ptr<Engine>> Session::replay() const { return replayed(*this, To::Moment, {}, 0); }
+Result<std::unique_ptr<Engine>> Session::replayTo(SimTime t) const { return replayed(*this, To::Time, t, 0); }
+Result<std::unique_ptr<Engine>> Session::replayToEvent(std::uint64_t n) const
+{
+    return replayed(*this, To::Event, {}, n);
+}
+
+std::string Session::replayInto(Engine& engine, To to, SimTime t, std::uint64_t n) const
+{
+    Engine* e = &engine;
+    std::size_t next = 0;
+    if (std::string err = applyAt(*e, commands, next); !err.empty())
+        return err;
+    if (to == To::Time) {
+        while (next < commands.size()) {
+            EventsReached stop(commands[next].event);
+            if (!e->runUntil(t, stop))
+                break; // t comes first
+            if (std::string err = applyAt(*e, commands, next); !err.empty())
+                return err;
+        }
+        e->runUntil(t);
+        return {};
+    }
+    if (to == To::Event) {
+        while (e->events() < n) {
+            EventsReached stop(next < commands.size() ? std::min(n, commands[next].event) : n);
+            if (!e->runUntil(stop))
+                break; // the scenario ended first
+            if (std::string err = applyAt(*e, commands, next); !err.empty())
+                return err;
+        }
+        return {};
+    }
+    const auto diverged = [&](const std::string& what) {
+        const std::string after = next == 0 ? std::string("before the first command")
+                                            : "after commands[" + std::to_string(next - 1) + "] (event "
+                + std::to_string(commands[next - 1].event) + ")";
+        return "the replay diverged " + after + ": " + what
+            + "; the session was written by another build of the lab, or edited";
+    };
+    const SimTime at(at_ns);
+    for (;;) { // to each command's event index in turn, then to the session's own
+        const std::uint64_t goal = next < commands.size() ? commands[next].event : events;
+        if (e->events() < goal) {
+            EventsReached stop(goal);
+            if (!e->runUntil(at, stop))
+                return diverged("the run reached " + std::to_string(at_ns) + " ns after " + std::to_string(e->events())
+                    + " events, not " + std::to_string(goal));
+        }
+        if (next == commands.size())
+            break;
+        if (std::string err = applyAt(*e, commands, next); !err.empty())
+            return err;
+    }
+    if (e->now() < at)
+        e->runUntil(at);
+    if (e->events() != events)
+        return diverged(
+            std::to_string(e->events()) + " events by " + std::to_string(at_ns) + " ns, not " + std::to_string(events));
+    if (e->fingerprint() != fingerprint)
+        return diverged("fingerprint " + e->fingerprint() + " at event " + std::to_string(events) + ", not "
+            + printable(fingerprint));
+    return {};
+}
+
+} // namespace blkmq

@@ -1,0 +1,59 @@
+#pragma once
+
+#include "engine/Engine.h"
+#include "sim/Result.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace blkmq {
+
+// A moment of a run, as a file a teacher hands to a class (docs/sessions.md, `.blkmqlab`): the
+// scenario (embedded), every live command with the number of events processed before it, where
+// the run stood (its time, events and fingerprint), bookmarks, the open lesson and the GUI's view.
+// The engine is deterministic, so replaying the scenario with the commands at their indices is
+// the same run: opening a session puts the run, and the view, where they were.
+struct Session {
+    static constexpr int kFormat = 1;
+    struct Bookmark {
+        std::int64_t t_ns = 0;
+        std::string note;
+    };
+    nlohmann::json scenario; // the scenario document as loaded, before any live command
+    std::vector<Engine::AppliedCommand> commands;
+    std::int64_t at_ns = 0; // where the run stood
+    std::uint64_t events = 0;
+    std::string fingerprint;
+    std::vector<Bookmark> bookmarks;
+    std::string lesson; // a lesson's name, or empty
+    int lessonStep = -1; // the step reached (0-based), -1 before the first
+    nlohmann::json view = nlohmann::json::object(); // the GUI's own (zoom, selection, plots): kept as read
+
+    // The run of `engine` (on `scenarioJson`, its scenario as loaded) where it stands now.
+    static Session of(const Engine& engine, const std::string& scenarioJson);
+    // Reads a session file's text; every error is one line naming the field ("commands[2].set: ...").
+    static Result<Session> fromText(const std::string& text, const std::string& origin);
+    static Result<Session> fromFile(const std::string& path);
+    std::string toText() const;
+
+    // The scenario with its commands replayed, run to where the session stood: the same events, the
+    // same fingerprint, or an error naming the first command (by its event index) after which the
+    // replay no longer matches.
+    Result<std::unique_ptr<Engine>> replay() const;
+    // The same run to simulated time `t` instead (commands at or before it applied at their indices).
+    Result<std::unique_ptr<Engine>> replayTo(SimTime t) const;
+    // The same run to `n` events processed (the clock at the n-th event): one event back is
+    // replayToEvent(events - 1).
+    Result<std::unique_ptr<Engine>> replayToEvent(std::uint64_t n) const;
+    // The three on an engine the caller built from scenarioOf() (with its trace on, say), at t = 0;
+    // an error or empty.
+    enum class To { Moment, Time, Event };
+    std::string replayInto(Engine& e, To to, SimTime t = {}, std::uint64_t n = 0) const;
+    Result<Scenario> scenarioOf() const;
+};
+
+} // namespace blkmq

@@ -129,6 +129,59 @@ void EngineRunner::playLesson(std::shared_ptr<const Lesson> lesson, int from, in
     startWorker();
 }
 
+Session EngineRunner::currentSession()
+{
+    pause();
+    TbbHandoff::pass(); // the worker's last writes to the engine happen-before ours
+    return Session::of(*m_engine, m_scenario.sourceJson);
+}
+
+void EngineRunner::replaySession(std::shared_ptr<const Session> session, Session::To to, std::uint64_t event)
+{
+    if (!m_engine) { // nothing loaded yet: the worker needs an engine to run beside the replay
+        auto scenario = session->scenarioOf();
+        if (!scenario) {
+            emit sessionReplayed(QString::fromStdString(scenario.error()));
+            return;
+        }
+        load(*scenario);
+    }
+    pause();
+    m_sessionJob = { std::move(session), to, event };
+    startWorker();
+}
+
+void EngineRunner::adoptReplayed()
+{
+    stopWorker();
+    TbbHandoff::pass();
+    if (!m_replayed)
+        return;
+    load(m_replayedScenario); // resets what the window has taken, then the replayed engine takes its place
+    m_engine = std::move(m_replayed);
+    m_engine->publishSnapshot();
+    m_simNs = m_engine->now().ns();
+    collect();
+    // What the replayed run found is told as a live run tells it: the stall banner, the race banner.
+    if (m_engine->stallDetected()) {
+        m_stallSeen = true;
+        emit stallDetected(QString::fromStdString(m_engine->stallExplanation()), m_engine->stallSteps());
+    }
+    const Counters& c = m_engine->counters();
+    if ((m_racesSeen = (c.tag_lost > 0) + (c.tag_missed_wakeups > 0)) > 0)
+        emit tagRace(raceText());
+}
+
+QString EngineRunner::raceText() const
+{
+    QStringList text;
+    for (const Marker& m : m_engine->tagRaces())
+        text << QStringLiteral("t=%1 ms: %2")
+                    .arg(static_cast<double>(m.t_ns) / 1e6, 0, 'f', 4)
+                    .arg(QString::fromStdString(m.text));
+    return text.join(QLatin1Char('\n'));
+}
+
 bool EngineRunner::busy() const
 {
     std::lock_guard lock(m_impl->mutex);
@@ -206,6 +259,8 @@ void EngineRunner::notify(int what, const QString& text, std::vector<StallStep> 
                     emit finished();
             } else if (what == 3) {
                 emit lessonPlayed(m_lessonStep, text);
+            } else if (what == 5) {
+                emit sessionReplayed(text);
             } else if (what == 1 || what == 2) {
                 if (what == 1)
                     emit stallDetected(text, steps);
@@ -253,12 +308,7 @@ void EngineRunner::workerLoop(std::uint64_t generation)
         if (!pauseOn.newRace(*m_engine))
             return false;
         m_racesSeen = PauseOn::raceKinds(m_engine->counters());
-        QStringList text;
-        for (const Marker& m : m_engine->tagRaces())
-            text << QStringLiteral("t=%1 ms: %2")
-                        .arg(static_cast<double>(m.t_ns) / 1e6, 0, 'f', 4)
-                        .arg(QString::fromStdString(m.text));
-        notify(2, text.join(QLatin1Char('\n')));
+        notify(2, raceText());
         return true;
     };
     while (!m_stop && generation == m_generation) {
@@ -284,6 +334,22 @@ void EngineRunner::workerLoop(std::uint64_t generation)
             collect();
             m_lessonStep = job.to;
             notify(3, QString::fromStdString(error));
+            continue;
+        }
+        if (m_sessionJob.session) { // a replay into an engine of its own: the one on screen stays as it is
+            const SessionJob job = std::exchange(m_sessionJob, {});
+            auto scenario = job.session->scenarioOf();
+            std::string error = scenario ? std::string() : scenario.error();
+            if (error.empty()) {
+                auto engine = std::make_unique<Engine>(*scenario);
+                engine->enableTrace(1 << 16);
+                error = job.session->replayInto(*engine, job.to, {}, job.event);
+                if (error.empty()) {
+                    m_replayed = std::move(engine);
+                    m_replayedScenario = *scenario;
+                }
+            }
+            notify(5, QString::fromStdString(error)); // its hand-off orders m_replayed for the GUI thread
             continue;
         }
         if (m_until) {

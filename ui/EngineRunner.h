@@ -8,6 +8,8 @@
 #include "engine/Snapshot.h"
 #include "sim/TraceRecord.h"
 
+#include "session/Session.h"
+
 #include <QObject>
 
 #include <atomic>
@@ -52,6 +54,14 @@ public:
     // Plays steps from..to of `lesson` on the worker (Lesson::play: switches, then its stop), then
     // pauses and emits lessonPlayed(to, error).
     void playLesson(std::shared_ptr<const Lesson> lesson, int from, int to);
+    // The run where it stands now as a session (session/Session.h); pauses it.
+    Session currentSession();
+    // Replays `session` (to its moment, or to::Event `event`) on the worker into an engine of its
+    // own, then emits sessionReplayed(error); the run on screen is untouched until adoptReplayed()
+    // puts the replayed engine in its place (after the window has loaded its scenario).
+    void replaySession(
+        std::shared_ptr<const Session> session, Session::To to = Session::To::Moment, std::uint64_t event = 0);
+    void adoptReplayed();
     // True while the worker runs, steps or plays (the GUI keeps drawing until it is idle).
     bool busy() const;
     bool isRunning() const { return m_running.load(); }
@@ -82,12 +92,14 @@ signals:
     void tagRace(const QString& explanation);
     void finished();
     void lessonPlayed(int step, const QString& error);
+    void sessionReplayed(const QString& error);
 
 private:
     void startWorker();
     void stopWorker();
     void workerLoop(std::uint64_t generation);
     void collect(); // worker: move new rows/markers into the outbox, publish a snapshot
+    QString raceText() const; // the tag races so far, one line each
     void notify(int what, const QString& text = {}, std::vector<StallStep> steps = {});
 
     struct Impl;
@@ -103,6 +115,14 @@ private:
         int from = 0, to = -1;
     };
     LessonJob m_lessonJob; // likewise
+    struct SessionJob {
+        std::shared_ptr<const Session> session;
+        Session::To to = Session::To::Moment;
+        std::uint64_t event = 0;
+    };
+    SessionJob m_sessionJob; // likewise
+    std::unique_ptr<Engine> m_replayed; // the worker's replay, until adoptReplayed() takes it
+    Scenario m_replayedScenario;
     int m_lessonStep = -1; // the step the last job played to
     std::atomic<double> m_speed { 1e-4 };
     std::atomic<std::int64_t> m_pauseAtNs { -1 };

@@ -280,6 +280,38 @@ void MainWindow::buildActions()
     auto* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open scenario…"), QKeySequence::Open, this, &MainWindow::openScenario);
     file->addAction(tr("&Save scenario…"), QKeySequence::Save, this, &MainWindow::saveScenario);
+    file->addAction(tr("Open session…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Open session"), QString(), tr("BlkMQ Lab sessions (*.blkmqlab);;All files (*)"));
+        if (path.isEmpty())
+            return;
+        if (const QString err = openSession(path); !err.isEmpty()) {
+            QMessageBox::warning(this, tr("Cannot open session"), err);
+            return;
+        }
+        connect( // its replay's verdict, once
+            this, &MainWindow::sessionOpened, this,
+            [this](const QString& error) {
+                if (!error.isEmpty())
+                    QMessageBox::warning(this, tr("Cannot open session"), error);
+            },
+            Qt::SingleShotConnection);
+    });
+    file->addAction(tr("Save session…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this, [this] {
+        QString path
+            = QFileDialog::getSaveFileName(this, tr("Save session"), QString(), tr("BlkMQ Lab sessions (*.blkmqlab)"));
+        if (path.isEmpty())
+            return;
+        if (!path.endsWith(QStringLiteral(".blkmqlab")))
+            path += QStringLiteral(".blkmqlab");
+        if (const QString err = saveSession(path); !err.isEmpty())
+            QMessageBox::critical(this, tr("Save failed"), err);
+        else
+            statusBar()->showMessage(tr("Session saved to %1: it opens at t = %2 µs")
+                                         .arg(path)
+                                         .arg(static_cast<double>(m_shownNs) / 1e3, 0, 'f', 3),
+                10000);
+    });
     auto* recent = file->addMenu(tr("Recent scenarios"));
     connect(recent, &QMenu::aboutToShow, this, [this, recent] {
         recent->clear();
@@ -328,6 +360,18 @@ void MainWindow::buildActions()
     auto* sim = menuBar()->addMenu(tr("&Simulation"));
     sim->addAction(m_runAction);
     sim->addAction(stepAction);
+    auto* backAction = sim->addAction(tr("Step back"), this, &MainWindow::stepBack);
+    backAction->setShortcuts({ QKeySequence(Qt::SHIFT | Qt::Key_Period), QKeySequence(Qt::Key_Comma) });
+    backAction->setToolTip(tr("The run one event earlier (Shift+. or ,): replayed from t = 0 with its live changes"));
+    auto* markAction = sim->addAction(tr("Add bookmark…"), this, [this] {
+        bool ok = false;
+        const QString note = QInputDialog::getText(this, tr("Bookmark"),
+            tr("A note for t = %1 µs").arg(static_cast<double>(m_shownNs) / 1e3, 0, 'f', 3), QLineEdit::Normal,
+            QString(), &ok);
+        if (ok)
+            addBookmark(note);
+    });
+    markAction->setShortcut(Qt::Key_B);
     sim->addAction(nextAction);
     sim->addAction(resetAction);
     m_pauseOnStall = sim->addAction(tr("Pause when a stall is detected"));
@@ -401,6 +445,7 @@ void MainWindow::buildDocks()
     connect(m_lessons, &LessonPanel::playRequested, this, &MainWindow::playLessonStep);
     connect(m_lessons, &LessonPanel::opened, this, &MainWindow::showLessonMachine);
     connect(m_runner, &EngineRunner::lessonPlayed, this, &MainWindow::lessonStepPlayed);
+    connect(m_runner, &EngineRunner::sessionReplayed, this, &MainWindow::sessionReplayed);
     connect(m_compareBox, &QCheckBox::toggled, this, &MainWindow::setCompare);
     connect(m_patchesB, &PatchPanel::restartRequested, this, [this](const std::vector<std::string>&) {
         if (const QString err = compareWith(m_patchesB->currentSets(true)); !err.isEmpty()) {
@@ -462,9 +507,11 @@ void MainWindow::buildDocks()
         a->setCheckable(true);
         a->setChecked(true);
         connect(a, &QAction::toggled, this, [this, i](bool on) { m_plots->setPlotVisible(static_cast<int>(i), on); });
+        m_plotActions.push_back(a);
     }
     plots->addSeparator();
     auto* grid = plots->addAction(tr("In two columns"));
+    m_plotActions.push_back(grid);
     grid->setCheckable(true);
     connect(grid, &QAction::toggled, this, [this](bool on) { m_plots->setColumns(on ? 2 : 1); });
 }
@@ -484,6 +531,7 @@ void MainWindow::loadScenario(const Scenario& scenario)
 {
     m_runner->setPauseOnStall(m_pauseOnStall->isChecked());
     m_runner->load(scenario);
+    m_bookmarks.clear();
     std::vector<DeviceLayout> devices;
     const auto snap = m_runner->snapshot();
     for (std::size_t d = 0; d < scenario.devices.size(); ++d) {
@@ -1673,6 +1721,103 @@ void MainWindow::closeEvent(QCloseEvent* event)
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
     event->accept();
+}
+
+QString MainWindow::saveSession(const QString& path)
+{
+    for (const RunSession& session : m_sessions)
+        session.runner->pause();
+    Session session = m_runner->currentSession();
+    session.bookmarks = m_bookmarks;
+    if (const Lesson* l = m_lessons->lesson()) {
+        session.lesson = l->name();
+        session.lessonStep = m_lessons->current();
+    }
+    nlohmann::json hidden = nlohmann::json::array();
+    for (std::size_t i = 0; i < m_plots->plots().size(); ++i)
+        if (m_plots->plots()[i]->isHidden())
+            hidden.push_back(i);
+    session.view = { { "plots_hidden", hidden }, { "plot_columns", m_plots->columns() } };
+    return writeOut(path, QByteArray::fromStdString(session.toText()));
+}
+
+QString MainWindow::openSession(const QString& path)
+{
+    auto s = Session::fromFile(path.toStdString());
+    if (!s)
+        return q(s.error());
+    if (!s->lesson.empty())
+        if (auto l = Lesson::load(s->lesson); !l)
+            return q(path.toStdString() + ": lesson.name: " + l.error());
+    for (const RunSession& session : m_sessions)
+        session.runner->pause();
+    m_opening = std::make_shared<const Session>(std::move(*s));
+    statusBar()->showMessage(tr("Opening %1: replaying its run…").arg(path));
+    m_runner->replaySession(m_opening);
+    return {};
+}
+
+void MainWindow::stepBack()
+{
+    if (m_opening)
+        return; // a replay is under way
+    auto now = std::make_shared<Session>(m_runner->currentSession());
+    if (now->events == 0) {
+        statusBar()->showMessage(tr("Step back: the run is at its first event already"), 5000);
+        return;
+    }
+    now->bookmarks = m_bookmarks;
+    if (const Lesson* l = m_lessons->lesson()) {
+        now->lesson = l->name();
+        now->lessonStep = m_lessons->current();
+    }
+    m_opening = now;
+    m_runner->replaySession(m_opening, Session::To::Event, now->events - 1);
+}
+
+void MainWindow::addBookmark(const QString& note)
+{
+    m_bookmarks.push_back({ m_shownNs, note.left(500).toStdString() });
+    m_plots->addMarker(static_cast<double>(m_shownNs) / 1e6, QStringLiteral("★ ") + note, false);
+    m_plots->replot();
+}
+
+void MainWindow::sessionReplayed(const QString& error)
+{
+    const auto session = std::exchange(m_opening, nullptr);
+    if (!session)
+        return;
+    if (!error.isEmpty()) { // the run on screen is as it was
+        statusBar()->showMessage(tr("Session not opened: %1").arg(error), 15000);
+        emit sessionOpened(error);
+        return;
+    }
+    const auto scenario = session->scenarioOf(); // it loaded on the worker
+    loadScenario(*scenario);
+    m_runner->adoptReplayed();
+    m_bookmarks = session->bookmarks;
+    for (const Session::Bookmark& b : m_bookmarks)
+        m_plots->addMarker(static_cast<double>(b.t_ns) / 1e6, QStringLiteral("★ ") + q(b.note), false);
+    if (!session->lesson.empty()) {
+        const QSignalBlocker quiet(m_lessons); // its machine is the session's, not its first step's
+        if (m_lessons->open(q(session->lesson)).isEmpty()) {
+            m_lessonsDock->show();
+            if (session->lessonStep >= 0 && session->lessonStep < m_lessons->lesson()->size())
+                m_lessons->stepReached(session->lessonStep, QString(), *m_runner->snapshot());
+        }
+    }
+    const auto hidden = session->view.value("plots_hidden", nlohmann::json::array());
+    for (std::size_t i = 0; i + 1 < m_plotActions.size(); ++i)
+        m_plotActions[i]->setChecked(std::find(hidden.begin(), hidden.end(), nlohmann::json(i)) == hidden.end());
+    if (const auto columns = session->view.value("plot_columns", 1); !m_plotActions.empty())
+        m_plotActions.back()->setChecked(columns > 1);
+    frame();
+    wake();
+    statusBar()->showMessage(tr("At t = %1 µs, event %2")
+                                 .arg(static_cast<double>(m_shownNs) / 1e3, 0, 'f', 3)
+                                 .arg(m_runner->snapshot()->events),
+        10000);
+    emit sessionOpened({});
 }
 
 } // namespace blkmq

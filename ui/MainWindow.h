@@ -5,6 +5,7 @@
 #include "metrics/TimeSeries.h"
 #include "scenario/Scenario.h"
 #include "engine/CommandInbox.h"
+#include "session/Session.h"
 
 #include <QMainWindow>
 #include <QStringList>
@@ -114,6 +115,19 @@ public:
     // Shows "cpu:N" or "hctx:N" in the inspector, as a click on it would; an error names what is wrong.
     QString inspect(const QString& what);
 
+    // Session files (docs/sessions.md): the run where it stands (pausing it) with its live commands,
+    // bookmarks, the open lesson and step and the plots shown. Opening one replays it off this thread
+    // and, once it matches, shows that moment; a file that does not read or replay changes nothing
+    // on screen. Both return an error message or empty; openSession's replay reports through
+    // sessionOpened(error).
+    QString saveSession(const QString& path);
+    QString openSession(const QString& path);
+    // Step back (Shift+.): the run one event earlier, replayed from t = 0 with its live commands.
+    void stepBack();
+    // A note at the shown time (B): a marker on every plot, kept in session files.
+    void addBookmark(const QString& note);
+    const std::vector<Session::Bookmark>& bookmarks() const { return m_bookmarks; }
+
     // A and B (its patch set) on `seeds` seeds from the scenario's, to the scenario's end, in the
     // background (core/experiment/SeedComparison): per metric B/A with its spread and a paired t-test,
     // shown under the A/B table; emits seedsCompared() then. An error at once, or "".
@@ -122,6 +136,7 @@ public:
 
 signals:
     void traceExported(const QString& path, const QString& error);
+    void sessionOpened(const QString& error);
     void seedsCompared();
 
 public slots:
@@ -176,6 +191,10 @@ private:
     QTextBrowser* m_inspector;
     ScenarioPanel* m_scenarioPanel;
     LessonPanel* m_lessons;
+    std::vector<Session::Bookmark> m_bookmarks;
+    std::vector<QAction*> m_plotActions; // View > Plots: one per plot, then "In two columns"
+    std::shared_ptr<const Session> m_opening; // a session being replayed (openSession, stepBack)
+    void sessionReplayed(const QString& error);
     QDockWidget* m_lessonsDock = nullptr;
     QDockWidget* m_compareDock = nullptr;
     QStringList m_scriptIds; // the scenario's workload.script ids by step (Snapshot::scriptIds)

@@ -13,12 +13,14 @@ usage:
   blkmqlab-cli run [FILE|JOB.fio] [--preset NAME] [--fio JOB.fio] [--set key=value]... [--duration D] [--seed N]
                    [--json FILE|-] [--csv FILE] [--fail-on-stall] [--quiet] [--until COND]
                    [--function-profile blk_mq_sched_restart]
-                   [--trace FILE.json [--trace-window FROM:TO] [--trace-cap N]]
+                   [--trace FILE.json [--trace-window FROM:TO] [--trace-cap N]] [--save-session FILE.blkmqlab]
+  blkmqlab-cli run --session FILE.blkmqlab [--at TIME] [--json FILE|-] [--csv FILE]
+                   a session (docs/sessions.md) replayed to where it stood, or to TIME: its summary there
   blkmqlab-cli explore [FILE] [--preset NAME] [--set key=value]... [--seeds N] [--first-seed S]
                        [--duration D] [--threads T] [--json FILE|-] [--fail-on-stall]
-                       [--variant SETTINGS]... [--save-counterexample FILE] [--resume]
+                       [--variant SETTINGS]... [--save-counterexample FILE[.blkmqlab]] [--resume]
                        stall hunting: per kernel variant, the seeds that stall, p with its 95%
-                       Wilson interval, and the earliest stall (saved as a replayable scenario)
+                       Wilson interval, and the earliest stall (saved as a scenario, or a session at it)
   blkmqlab-cli sweep SWEEP.json [--set key=value]... [--threads T] [--csv FILE|-] [--json FILE|-]
                      [--shard I/N] [--yes] [--resume] [--fail-on-stall] [--chart FILE.png|svg|pdf --metric ID [--x AXIS]]
                      a grid over scenario fields, kernel switches and seeds (docs/sweep.md)

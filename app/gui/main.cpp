@@ -1,5 +1,5 @@
 // blkmqlab: the desktop laboratory.
-//   blkmqlab [FILE | --preset NAME] [--set k=v]... [--run] [--speed X]
+//   blkmqlab [FILE | SESSION.blkmqlab | --preset NAME] [--set k=v]... [--run] [--speed X]
 //            [--screenshot FILE --after DUR] [--export-chart FILE] [--quit-after DUR] [--inspect cpu:N|hctx:N]
 //            [--lesson NAME[:STEP]] [--chart all|N|METRIC] [--size WxH]
 #include "EngineRunner.h"
@@ -13,10 +13,12 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QEventLoop>
 #include <QTimer>
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string_view>
 
 using namespace blkmq;
@@ -53,8 +55,9 @@ int main(int argc, char** argv)
     parser.setApplicationDescription(QStringLiteral("BlkMQ Lab: watch the Linux blk-mq layer at work"));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument(
-        QStringLiteral("FILE"), QStringLiteral("a scenario file (JSON)"), QStringLiteral("[FILE]"));
+    parser.addPositionalArgument(QStringLiteral("FILE"),
+        QStringLiteral("a scenario file (JSON), or a session file (.blkmqlab) to open at its moment"),
+        QStringLiteral("[FILE]"));
     const QCommandLineOption preset(
         QStringLiteral("preset"), QStringLiteral("start on a built-in scenario"), QStringLiteral("NAME"));
     const QCommandLineOption set(
@@ -95,7 +98,19 @@ int main(int argc, char** argv)
     const QStringList files = parser.positionalArguments();
     if (files.size() > 1 || (!files.isEmpty() && parser.isSet(preset)))
         return fail(QStringLiteral("give one scenario FILE or --preset, not both"));
-    auto scenario = files.isEmpty()
+    // A session file (.blkmqlab) carries its scenario and the moment the window opens at.
+    const bool isSession = !files.isEmpty() && files.first().endsWith(QStringLiteral(".blkmqlab"));
+    if (isSession && !sets.empty())
+        return fail(QStringLiteral("a session file carries its scenario: no --set beside it"));
+    std::optional<Session> session;
+    if (isSession) {
+        auto read = Session::fromFile(files.first().toStdString());
+        if (!read)
+            return fail(QString::fromStdString(read.error()));
+        session = std::move(*read);
+    }
+    auto scenario = isSession ? session->scenarioOf()
+        : files.isEmpty()
         ? ScenarioLoader::fromPreset(parser.isSet(preset) ? parser.value(preset).toStdString() : "default", sets)
         : ScenarioLoader::fromFile(files.first().toStdString(), sets);
     if (!scenario)
@@ -105,7 +120,7 @@ int main(int argc, char** argv)
             return SimTime(-1);
         return parseDuration(parser.value(o).toStdString());
     };
-    const auto afterTime = duration(after);
+    auto afterTime = duration(after);
     const auto quitTime = duration(quit);
     if (!afterTime || !quitTime)
         return fail(QStringLiteral("--after and --quit-after take a duration such as 5ms"));
@@ -165,6 +180,21 @@ int main(int argc, char** argv)
     if (!parser.isSet(shot)) // screenshots keep the default layout, whatever was saved last time
         window.restoreSettings();
     window.show();
+    if (isSession) { // replayed off the GUI thread; the rest (--after, --screenshot) starts from its moment
+        QString error;
+        QEventLoop wait;
+        QObject::connect(&window, &MainWindow::sessionOpened, &wait, [&](const QString& e) {
+            error = e;
+            wait.quit();
+        });
+        if (const QString e = window.openSession(files.first()); !e.isEmpty())
+            return fail(e);
+        wait.exec();
+        if (!error.isEmpty())
+            return fail(files.first() + QStringLiteral(": ") + error);
+        if (!parser.isSet(after)) // outputs show the session's moment unless --after says later
+            afterTime = SimTime(window.shownTimeNs());
+    }
     int lessonStep = -1; // 0-based; -1: no lesson step to wait for
     if (parser.isSet(lesson)) {
         const QString spec = parser.value(lesson);

@@ -94,6 +94,34 @@ private slots:
         QVERIFY(QFile::exists(shot));
     }
 
+    // blkmqlab FILE.blkmqlab opens a session at its moment: a screenshot shows that time (not the end
+    // of the run); a session whose replay diverges exits 2 naming why.
+    void sessionFilesOpenAtTheirMoment()
+    {
+        QTemporaryDir dir;
+        const QString session = dir.filePath(u"s.blkmqlab"_qs), shot = dir.filePath(u"s.png"_qs);
+        QProcess cli;
+        cli.start(QStringLiteral(BLKMQLAB_CLI),
+            { u"run"_qs, u"--preset"_qs, u"shared-hctx-stall"_qs, u"--until"_qs, u"stall"_qs, u"--save-session"_qs,
+                session, u"-q"_qs });
+        QVERIFY(cli.waitForFinished(60000) && cli.exitCode() == 0);
+        const auto r = gui({ session, u"--screenshot"_qs, shot });
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QFile png(shot);
+        QVERIFY(png.open(QIODevice::ReadOnly));
+        QCOMPARE(png.read(8), QByteArray("\x89PNG\r\n\x1a\n", 8));
+        QFile f(session);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QByteArray text = f.readAll();
+        f.close();
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(text.replace("\"events\": 65", "\"events\": 66"));
+        f.close();
+        const auto bad = gui({ session, u"--screenshot"_qs, shot });
+        QCOMPARE(bad.code, 2);
+        QVERIFY2(bad.err.contains(u"the replay diverged"_qs), qPrintable(bad.err));
+    }
+
     // --help and --version need no display.
     void helpNeedsNoDisplay()
     {

@@ -9,6 +9,7 @@
 #include "TimePlot.h"
 #include "engine/Engine.h"
 #include "scenario/ScenarioLoader.h"
+#include "session/Session.h"
 
 #include <nlohmann/json.hpp>
 
@@ -979,6 +980,80 @@ private slots:
             ++compared;
         }
         QVERIFY(compared >= 2);
+    }
+
+    // Save -> open round-trips a run with a live patch switch, a bookmark, a lesson-free view and a
+    // hidden plot: the opened window stands at the same time, event and fingerprint as the headless
+    // replay. Step back goes to exactly one event earlier. A session that diverges changes nothing.
+    void sessionsSaveOpenAndStepBack()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(w.loadPreset(QStringLiteral("default"), { "duration=\"2ms\"" }));
+        QVERIFY(playTo(w, usec(300), 20000));
+        w.patchPanel()->patchBox("complete-llist")->setChecked(true);
+        QVERIFY(playTo(w, usec(700), 20000));
+        w.addBookmark(QStringLiteral("after the switch"));
+        w.plotPanel()->plots()[2]->hide();
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("s.blkmqlab"));
+        QCOMPARE(w.saveSession(path), QString());
+        const auto saved = w.runner()->snapshot();
+        auto read = Session::fromFile(path.toStdString());
+        QVERIFY2(read.ok(), read.ok() ? "" : read.error().c_str());
+        QCOMPARE(read->commands.size(), std::size_t(1));
+        auto headless = read->replay();
+        QVERIFY(headless.ok());
+        QCOMPARE((*headless)->fingerprint(), saved->fingerprint);
+
+        MainWindow other;
+        other.show();
+        QSignalSpy opened(&other, &MainWindow::sessionOpened);
+        QCOMPARE(other.openSession(path), QString());
+        QTRY_COMPARE_WITH_TIMEOUT(opened.size(), 1, 20000);
+        QCOMPARE(opened.front().front().toString(), QString());
+        QCOMPARE(other.runner()->snapshot()->fingerprint, saved->fingerprint);
+        QCOMPARE(other.runner()->snapshot()->events, saved->events);
+        QCOMPARE(other.shownTimeNs(), saved->now.ns());
+        QCOMPARE(other.bookmarks().size(), std::size_t(1));
+        QCOMPARE(other.bookmarks().front().note, std::string("after the switch"));
+        // The switch is in force again, and the patch panel shows it.
+        QCOMPARE(
+            nlohmann::json::parse(other.runner()->liveScenarioJson())["kernel"]["patches"]["complete-llist"], true);
+        QVERIFY(other.plotPanel()->plots()[2]->isHidden());
+        QVERIFY(other.seriesRows().size() == w.seriesRows().size());
+
+        // Step back: one event earlier, as a fresh engine with the same switch gets there.
+        const std::uint64_t n = other.runner()->snapshot()->events;
+        other.stepBack();
+        QTRY_COMPARE_WITH_TIMEOUT(opened.size(), 2, 20000);
+        QCOMPARE(other.runner()->snapshot()->events, n - 1);
+        auto oneBack = read->replayToEvent(n - 1);
+        QVERIFY(oneBack.ok());
+        QCOMPARE(other.runner()->snapshot()->fingerprint, (*oneBack)->fingerprint());
+        other.runOrPause(); // and on from there
+        QTRY_VERIFY_WITH_TIMEOUT(other.runner()->snapshot()->events > n + 100, 20000);
+        other.runOrPause();
+
+        // A session whose replay does not match: refused, the window as it was.
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QByteArray text = f.readAll();
+        f.close();
+        text.replace("\"fingerprint\": \"", "\"fingerprint\": \"0");
+        const QString bad = dir.filePath(QStringLiteral("bad.blkmqlab"));
+        QFile b(bad);
+        QVERIFY(b.open(QIODevice::WriteOnly));
+        b.write(text);
+        b.close();
+        const auto before = other.runner()->snapshot();
+        QCOMPARE(other.openSession(bad), QString()); // it reads; its replay fails
+        QTRY_COMPARE_WITH_TIMEOUT(opened.size(), 3, 20000);
+        QVERIFY(opened.back().front().toString().contains(QStringLiteral("the replay diverged")));
+        QCOMPARE(other.runner()->snapshot()->fingerprint, before->fingerprint);
+        QCOMPARE(other.runner()->snapshot()->events, before->events);
+        QVERIFY(
+            other.openSession(dir.filePath(QStringLiteral("none.blkmqlab"))).contains(QStringLiteral("none.blkmqlab")));
     }
 
     void eventLogFilterFindsIpis()

@@ -6,7 +6,7 @@ namespace blkmq {
 
 // A driver's own pool of in-flight permits, shared by every device on a tag
 // set, and the way that driver reruns the hctxs it turned away. Modelled on the
-// IBNBD client as it was when seed 002 was measured (ibnbd-clt.c of the
+// IBNBD client as it was when the 2017 restart thread was measured (ibnbd-clt.c of the
 // 2017-2018 IBNBD posts, ionos-enterprise/ibnbd 0111511d5bb1): ibtrs gives each
 // session queue_depth permits (512 by default) while blk-mq gives each of the
 // set's hw queue indices queue_depth tags, so with nr_hw_queues = CPUs the

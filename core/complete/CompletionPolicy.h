@@ -4,7 +4,7 @@
 
 namespace blkmq {
 
-// The completion patches of the 2020 series (seed 000) and the two
+// The completion patches of the 2020 series (the 2020 completion thread) and the two
 // alternatives discussed there, as switched in kernel.patches (scenario/KernelSwitches.cpp).
 struct CompletionPatches {
     bool noRemoteThreaded = false; // complete-no-remote-threaded (patch 1/3)

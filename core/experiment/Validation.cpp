@@ -33,17 +33,18 @@ std::vector<Claim> allClaims()
         k.band = std::move(band);
         c.push_back(k);
     };
-    claim("baseline", "seed 000, Jens Axboe", "single core IOPS at 2.8M", "single-core-null", {}, "/io/iops", "", {},
-        2.8e6 * 0.95, 2.8e6 * 1.05, "2.8M ± 5%");
+    claim("baseline", "the 2020 completion thread, Jens Axboe", "single core IOPS at 2.8M", "single-core-null", {},
+        "/io/iops", "", {}, 2.8e6 * 0.95, 2.8e6 * 1.05, "2.8M ± 5%");
     c.back().calibrated = true;
-    claim("baseline", "seed 000, Jens Axboe", "no remote IPI for that test case", "single-core-null", {},
-        "/completion/ipis", "", {}, 0, 0, "0");
-    claim("baseline", "seed 000, Daniel Wagner",
+    claim("baseline", "the 2020 completion thread, Jens Axboe", "no remote IPI for that test case", "single-core-null",
+        {}, "/completion/ipis", "", {}, 0, 0, "0");
+    claim("baseline", "the 2020 completion thread, Daniel Wagner",
         "2x Gold 6130, NVMe with per-CPU queues, 32 jobs QD 64: 0% remote completions", "nvme-2s64-mq", {},
         "/completion/remote_pct", "", {}, 0, 0, "0%");
-    claim("baseline", "seed 000, Daniel Wagner", "the same with one hw queue: 56.4% remote completions", "nvme-2s64-1q",
-        {}, "/completion/remote_pct", "", {}, 46.4, 66.4, "56.4% ± 10 points");
-    const std::string series = "seed 000, Sebastian Andrzej Siewior";
+    claim("baseline", "the 2020 completion thread, Daniel Wagner",
+        "the same with one hw queue: 56.4% remote completions", "nvme-2s64-1q", {}, "/completion/remote_pct", "", {},
+        46.4, 66.4, "56.4% ± 10 points");
+    const std::string series = "the 2020 completion thread, Sebastian Andrzej Siewior";
     const auto completion = [&](std::string source, std::string text, std::string preset, std::vector<std::string> sets,
                                 std::string metric, std::string per, std::vector<std::string> compare, double lo,
                                 double hi, std::string band) {
@@ -57,14 +58,16 @@ std::vector<Claim> allClaims()
     // writeback I/O submitted by kworkers. The preset runs direct device I/O, so neither row compares.
     const std::string buffered = "buffered I/O: fio --direct=0 measured page-cache writes, the preset runs direct "
                                  "device I/O";
-    completion("seed 000, Daniel Wagner", "nvme-fc, 80 CPUs, 40 jobs QD 32: ca. 9.4% of completions remote",
-        "wagner-nvmefc-4s80", {}, "/completion/remote_pct", "", {}, 4.7, 14.1, "9.4% ± 50%");
+    completion("the 2020 completion thread, Daniel Wagner",
+        "nvme-fc, 80 CPUs, 40 jobs QD 32: ca. 9.4% of completions remote", "wagner-nvmefc-4s80", {},
+        "/completion/remote_pct", "", {}, 4.7, 14.1, "9.4% ± 50%");
     c.back().notComparable = buffered;
-    completion("seed 000, Daniel Wagner", "the same: patch 2 changes IOPS by less than 1% (3345k vs 3371k)",
-        "wagner-nvmefc-4s80", { p2 }, "/io/iops", "", { "seed=1" }, 0.99, 1.01, "ratio 0.99..1.01");
+    completion("the 2020 completion thread, Daniel Wagner",
+        "the same: patch 2 changes IOPS by less than 1% (3345k vs 3371k)", "wagner-nvmefc-4s80", { p2 }, "/io/iops", "",
+        { "seed=1" }, 0.99, 1.01, "ratio 0.99..1.01");
     c.back().notComparable = buffered;
-    completion("seed 000, Jens Axboe", "single core IOPS unchanged by the series", "single-core-null", { p1, p2, p3 },
-        "/io/iops", "", { "seed=1" }, 0.99, 1.01, "ratio 0.99..1.01");
+    completion("the 2020 completion thread, Jens Axboe", "single core IOPS unchanged by the series", "single-core-null",
+        { p1, p2, p3 }, "/io/iops", "", { "seed=1" }, 0.99, 1.01, "ratio 0.99..1.01");
     completion(series, "threadirqs: a softirq raised from an SMP function call is run by ksoftirqd (patch 2 on)",
         "threadirqs-rt", { p2 }, "/completion/by_context/ksoftirqd", "/completion/remote", {}, 0.95, 1.05,
         "0.95..1.05 per remote completion");
@@ -80,13 +83,14 @@ std::vector<Claim> allClaims()
         "/completion/ksoftirqd_wakeups", "/io/completed", {}, 0.95, 1.05, "0.95..1.05 per request");
     completion(series, "local_bh_disable/enable instead: no ksoftirqd wake-up", "usb-storage",
         { "kernel.patches.complete-local-bh=true" }, "/completion/ksoftirqd_wakeups", "", {}, 0, 0, "0");
-    completion("seed 000, Sagi Grimberg", "nvme-tcp completing in NAPI context will probably always go to the IPI path",
-        "nvme-tcp-napi", {}, "/completion/remote_pct", "", {}, 50, 100, "most (50..100%)");
+    completion("the 2020 completion thread, Sagi Grimberg",
+        "nvme-tcp completing in NAPI context will probably always go to the IPI path", "nvme-tcp-napi", {},
+        "/completion/remote_pct", "", {}, 50, 100, "most (50..100%)");
     const auto restart
         = [&](std::string text, std::string preset, std::vector<std::string> sets, std::string metric, std::string per,
               std::vector<std::string> compare, double lo, double hi, std::string band) {
-              claim("restart", "seed 002, Roman Pen", std::move(text), std::move(preset), std::move(sets),
-                  std::move(metric), std::move(per), std::move(compare), lo, hi, std::move(band));
+              claim("restart", "the 2017 restart thread, Roman Pen", std::move(text), std::move(preset),
+                  std::move(sets), std::move(metric), std::move(per), std::move(compare), lo, hi, std::move(band));
           };
     for (const char* v : { "rr-shared-queue-counter", "rr-shared", "rr-shared-tags-counter", "own-hctx" }) {
         const bool buggy = std::string(v) == "rr-shared-queue-counter";
@@ -116,7 +120,7 @@ std::vector<Claim> allClaims()
         "restart-128x64", { roman }, "/function_profile/blk_mq_sched_restart/cpu_time_pct/median", "", {}, 47.9, 95.4,
         "47.9..95.4%");
 
-    // Seed 004: Jens Axboe's table (3.15-rc2, 4 sockets, Micron mtip32xx with 255 tags, 8 processes),
+    // The 2014 percpu_ida thread: Jens Axboe's table (3.15-rc2, 4 sockets, Micron mtip32xx with 255 tags, 8 processes),
     // his two lock profiles, and "stock+ag" not changing much.
     const auto tagsBy
         = [&](std::string source, std::string text, std::string preset, std::vector<std::string> sets,
@@ -127,8 +131,8 @@ std::vector<Claim> allClaims()
           };
     const auto tags = [&](std::string text, std::string preset, std::vector<std::string> sets, std::string metric,
                           std::vector<std::string> compare, double lo, double hi, std::string band) {
-        tagsBy("seed 004, Jens Axboe", std::move(text), std::move(preset), std::move(sets), std::move(metric),
-            std::move(compare), lo, hi, std::move(band));
+        tagsBy("the 2014 percpu_ida thread, Jens Axboe", std::move(text), std::move(preset), std::move(sets),
+            std::move(metric), std::move(compare), lo, hi, std::move(band));
     };
     const std::string limit = "kernel.patches.ida-steal-limit=true";
     const std::string ag = "kernel.patches.ida-topology-steal=true";
@@ -202,14 +206,14 @@ std::vector<Claim> allClaims()
         "0.74 ± 0.1 (1 / 1.35)");
 
     // Kent Overstreet: per-CPU caching fails when the whole tag space is needed and pays off on a sparse one.
-    const std::string kent = "seed 004, Kent Overstreet";
+    const std::string kent = "the 2014 percpu_ida thread, Kent Overstreet";
     tagsBy(kent, "per-CPU free lists fail when you need all your tags: a bitmap wins (IOPS, percpu_ida / bitmap)",
         "overstreet-full-tagspace", {}, "/io/iops", { "kernel.tags=bitmap" }, 0, 0.999, "ratio < 1");
     tagsBy(kent, "... and pay off on a large sparse tag space (IOPS, percpu_ida / bitmap)",
         "overstreet-sparse-tagspace", {}, "/io/iops", { "kernel.tags=bitmap" }, 1.001, 10, "ratio > 1");
 
     // Alexander Gordeev's topology steal on his two boxes, threads pinned and not.
-    const std::string gordeev = "seed 004, Alexander Gordeev";
+    const std::string gordeev = "the 2014 percpu_ida thread, Alexander Gordeev";
     tagsBy(gordeev, "2-node 16-CPU SMT box: the topology steal shows no improvement (IOPS, with / without)",
         "gordeev-2n16", { ag }, "/io/iops", { "seed=1" }, 0.97, 1.03, "0.97x..1.03x");
     tagsBy(gordeev,
@@ -240,7 +244,7 @@ std::vector<Claim> allClaims()
         "/stall/stuck_submitters", {}, 0, 0, "0");
 
     // Ming Lei: a cache of nr_tags / hctx->nr_ctx on a 4-CPU VM with 4 hw queues.
-    const std::string ming = "seed 004, Ming Lei";
+    const std::string ming = "the 2014 percpu_ida thread, Ming Lei";
     const std::string perCtx = "kernel.patches.ida-cache-per-ctx=true";
     tagsBy(ming, "4-CPU VM, 4 hw queues: 30% of a non-boot CPU's allocations local, stock", "ming-vm4-4q", {},
         "/cpu/per_cpu/1/tag_local_hit_pct", {}, 15, 45, "30% ± 15 points");

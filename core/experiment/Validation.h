@@ -8,7 +8,7 @@ namespace blkmq {
 // A figure from a seed thread and how to reproduce it with a preset.
 struct Claim {
     std::string family; // "baseline", later "completion", "restart", "tags"
-    std::string source; // "seed 000, Jens Axboe"
+    std::string source; // "the 2020 completion thread, Jens Axboe"
     std::string text; // the claim as the thread makes it
     std::string preset;
     std::vector<std::string> sets; // overrides of run A

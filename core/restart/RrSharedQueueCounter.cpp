@@ -1,6 +1,6 @@
 // 6d8c6c0f97ad's walk plus 8e8320c9315c (v4.12-v4.17): skip the walk when the
 // completing queue's shared_hctx_restart is 0. A queue with no marked hctx of
-// its own then never restarts another queue's hctx: the stall of seed 002.
+// its own then never restarts another queue's hctx: the stall of the 2017 restart thread.
 #include "restart/SchedRestart.h"
 
 namespace blkmq {
@@ -25,7 +25,7 @@ const RestartVariant& rrSharedQueueCounterRestart()
     static const RrSharedQueueCounter v { "rr-shared-queue-counter",
         { "", "blk-mq: fix performance regression with shared tags", "Jens Axboe", "6d8c6c0f97ad + 8e8320c9315c",
             "v4.12 .. v4.17",
-            "Skip the walk when the completing queue's shared_hctx_restart is 0. Stalls (seed 002)." } };
+            "Skip the walk when the completing queue's shared_hctx_restart is 0. Stalls (the 2017 restart thread)." } };
     return v;
 }
 

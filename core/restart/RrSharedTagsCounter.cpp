@@ -1,4 +1,4 @@
-// Roman Pen's RFC (seed 002): the shared_hctx_restart counter moves from the
+// Roman Pen's RFC (the 2017 restart thread): the shared_hctx_restart counter moves from the
 // queue to the tag set, so any marked hctx of the set keeps the walk going.
 #include "restart/SchedRestart.h"
 
@@ -26,8 +26,9 @@ protected:
 const RestartVariant& rrSharedTagsCounterRestart()
 {
     static const RrSharedTagsCounter v { "rr-shared-tags-counter",
-        { "", "[RFC] blk-mq: fix queue stalling on shared hctx restart", "Roman Pen", "proposed (seed 002)",
-            "proposed for v4.14", "The counter lives in the tag set. Fixes the stall; the walk stays costly." } };
+        { "", "[RFC] blk-mq: fix queue stalling on shared hctx restart", "Roman Pen",
+            "proposed (the 2017 restart thread)", "proposed for v4.14",
+            "The counter lives in the tag set. Fixes the stall; the walk stays costly." } };
     return v;
 }
 

@@ -8,9 +8,9 @@ namespace blkmq {
 
 namespace {
 
-const std::string kCompletion = "2020: blk-mq: Don't complete in IRQ, use llist_head (seed 000)";
-const std::string kRestart = "2017: blk-mq: fix queue stalling on shared hctx restart (seed 002)";
-const std::string kTags = "2014: percpu_ida and blk-mq tags (seed 004)";
+const std::string kCompletion = "2020: blk-mq: Don't complete in IRQ, use llist_head (the 2020 completion thread)";
+const std::string kRestart = "2017: blk-mq: fix queue stalling on shared hctx restart (the 2017 restart thread)";
+const std::string kTags = "2014: percpu_ida and blk-mq tags (the 2014 percpu_ida thread)";
 const std::string kDebian = "Debian 12's kernel (linux-image-amd64 6.1.192), the oracle's guest";
 
 // The kernel versions kernel.version names: each sets the switches of that kernel, before any the

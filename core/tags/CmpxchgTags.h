@@ -8,7 +8,7 @@
 
 namespace blkmq {
 
-// Jens Axboe's "fairly straight forward cmpxchg based scheme" (seed 004, April
+// Jens Axboe's "fairly straight forward cmpxchg based scheme" (the 2014 percpu_ida thread, April
 // 2014), which he tested but never posted. THE DESIGN IS ASSUMED: one
 // lock-free LIFO list of free tags, its head (tag and an ABA counter) in one
 // cacheline, the links next[tag] in lines of 16. No per-CPU caching.

@@ -33,7 +33,7 @@ namespace blkmq {
 // round-robin from cpu_last_stolen by the stealing CPU's sched-domain levels;
 // ida-v3.13-steal restores the steal condition before d835502f3dac; the
 // sizing patches only change Sizing (sizingFor). ida-lock-split is Peter
-// Zijlstra's rework as Gordeev combined it (seed 004, against 3.15-rc3):
+// Zijlstra's rework as Gordeev combined it (the 2014 percpu_ida thread, against 3.15-rc3):
 // steal_tags() without the pool lock and with interrupts on, in steps that
 // other CPUs and this CPU's interrupts interleave with; its races are left in
 // and counted (TagAccess::lost, ::hidden).

@@ -2,7 +2,7 @@
 
 namespace blkmq {
 
-// The percpu_ida patches of the 2014 thread (seed 004), as switched in
+// The percpu_ida patches of the 2014 thread (the 2014 percpu_ida thread), as switched in
 // kernel.patches (scenario/KernelSwitches.cpp). They apply to
 // kernel.tags=percpu_ida only; the loader rejects them with any other allocator.
 struct TagPatches {

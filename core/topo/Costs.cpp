@@ -43,7 +43,7 @@ const std::vector<Costs::Param>& Costs::params()
 {
     static const std::vector<Param> list = {
         { "submit_ns", &Costs::submit_ns, nullptr, "ns CPU",
-            "calibrated: single-core-null reaches ~2.8M IOPS (seed 000, Jens Axboe)",
+            "calibrated: single-core-null reaches ~2.8M IOPS (the 2020 completion thread, Jens Axboe)",
             "fio's per-I/O work plus io_submit and bio/request setup on the submitting CPU" },
         { "fio_user_ns", &Costs::fio_user_ns, nullptr, "ns CPU", "assumed",
             "the part of submit_ns that is fio's own user-space work: counted as the job's user time, the rest of a "

@@ -154,12 +154,17 @@ const std::vector<TopologyPreset>& TopologyLoader::presets()
 {
     static const std::vector<TopologyPreset> list = {
         { "gordeev-2n16", "2n:1p:4c:2t",
-            "Alexander Gordeev's 2-node 16-CPU SMT box (seed 004): SMT pairs 0,8; MC domain 0-3,8-11 per node" },
-        { "gordeev-8asym", "6c+2c", "Gordeev's denser 8-CPU box with asymmetric nodes {0-5} and {6-7} (seed 004)" },
-        { "axboe-4s64", "4n:1p:8c:2t", "Jens Axboe's 4 sockets, 32 cores / 64 threads (seed 004 percpu_ida runs)" },
-        { "wagner-4s80", "4n:1p:10c:2t", "Daniel Wagner's 4x Xeon E7-4820 v3, 80 CPUs (seed 000 nvme-fc runs)" },
-        { "wagner-2s64", "2n:1p:16c:2t", "Daniel Wagner's 2x Xeon Gold 6130, 64 CPUs (seed 000 NVMe runs)" },
-        { "vm4", "1n:1p:4c:1t", "a quad-core VM, no SMT (Ming Lei's 4-CPU VM, seed 004)" },
+            "Alexander Gordeev's 2-node 16-CPU SMT box (the 2014 percpu_ida thread): SMT pairs 0,8; MC domain 0-3,8-11 "
+            "per node" },
+        { "gordeev-8asym", "6c+2c",
+            "Gordeev's denser 8-CPU box with asymmetric nodes {0-5} and {6-7} (the 2014 percpu_ida thread)" },
+        { "axboe-4s64", "4n:1p:8c:2t",
+            "Jens Axboe's 4 sockets, 32 cores / 64 threads (the percpu_ida runs of the 2014 thread)" },
+        { "wagner-4s80", "4n:1p:10c:2t",
+            "Daniel Wagner's 4x Xeon E7-4820 v3, 80 CPUs (the 2020 completion thread nvme-fc runs)" },
+        { "wagner-2s64", "2n:1p:16c:2t",
+            "Daniel Wagner's 2x Xeon Gold 6130, 64 CPUs (the 2020 completion thread NVMe runs)" },
+        { "vm4", "1n:1p:4c:1t", "a quad-core VM, no SMT (Ming Lei's 4-CPU VM, the 2014 percpu_ida thread)" },
         { "laptop-4c8t", "1n:1p:4c:2t", "a laptop: 4 cores, 8 threads, one LLC" },
     };
     return list;

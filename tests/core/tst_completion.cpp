@@ -1,4 +1,4 @@
-// The completion patches of seed 000 and the contexts a completion runs in (hardirq, softirq,
+// The completion patches of the 2020 completion thread and the contexts a completion runs in (hardirq, softirq,
 // ksoftirqd, threaded irq, process context).
 #include "TestUtil.h"
 

@@ -1,4 +1,4 @@
-// Shared tag sets, the RESTART variants of seed 002 and the stall detector.
+// Shared tag sets, the RESTART variants of the 2017 restart thread and the stall detector.
 #include "TestUtil.h"
 
 #include "block/BlockLayer.h"

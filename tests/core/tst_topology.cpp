@@ -11,7 +11,7 @@ class TestTopology : public QObject {
 private slots:
     void specNumbersSiblingsLikeX86()
     {
-        // 2 nodes x 4 cores x 2 threads: siblings are N and N + 8 (seed 004's "span 0,8").
+        // 2 nodes x 4 cores x 2 threads: siblings are N and N + 8 (the 2014 percpu_ida thread's "span 0,8").
         auto t = TopologyLoader::fromSpec("2n:1p:4c:2t");
         QVERIFY2(t.ok(), t.ok() ? "" : t.error().c_str());
         QCOMPARE(t->nrCpus(), 16);

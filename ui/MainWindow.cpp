@@ -191,10 +191,11 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_timer, &QTimer::timeout, this, &MainWindow::frame);
     m_timer->start(16);
 
-    // Open at the screen's size when it is smaller than the layout wants (a 1280x800 projector).
+    // A new window takes the whole screen it opens on (a lab on a projector or a 1920x1080 monitor
+    // wants all of it); the saved geometry (restoreSettings) wins once there is one.
     QSize want(1500, 920);
     if (const QScreen* screen = QGuiApplication::primaryScreen())
-        want = want.boundedTo(screen->availableGeometry().size());
+        want = screen->availableGeometry().size();
     resize(want);
 }
 
@@ -937,6 +938,8 @@ void MainWindow::updateStatus()
                  "<span style='color:#117864'>dashed green arc</span>: tag steal &nbsp; red frame: RESTART set");
     if (m_lessons->lesson())
         legend += tr(" &nbsp; <span style='color:#f39c12'>orange frame</span>: what the lesson step points at");
+    if (!m_scene->selectedRect().isEmpty())
+        legend += tr(" &nbsp; <span style='color:#21618c'>dashed blue frame</span>: selected");
     legend += tr(" &nbsp; %1 in flight").arg(m_scene->requestsInFlight());
     if (m_scene->sampled())
         legend += tr(" (a sample of %1 drawn)").arg(m_scene->drawnTokens());
@@ -971,6 +974,22 @@ void MainWindow::showSelection(const CanvasSelection& s)
     m_selection = s;
     if (s.kind == CanvasSelection::Kind::Request)
         m_scene->setFollowed(s.index);
+    // The canvas marks what the inspector shows (a request is marked by the token it follows).
+    switch (s.kind) {
+    case CanvasSelection::Kind::Cpu:
+        m_scene->setSelected(CanvasHighlight::Kind::Cpu, s.index);
+        break;
+    case CanvasSelection::Kind::Hctx:
+        m_scene->setSelected(CanvasHighlight::Kind::Hctx, s.index);
+        break;
+    case CanvasSelection::Kind::Tags:
+        m_scene->setSelected(CanvasHighlight::Kind::Tags, s.index);
+        break;
+    default:
+        m_scene->setSelected(CanvasHighlight::Kind::Cpu, -1);
+        break;
+    }
+    updateStatus(); // the legend names the frame
     for (auto* d : findChildren<QDockWidget*>())
         if (d->widget() && d->widget()->isAncestorOf(m_inspector))
             d->raise();

@@ -178,6 +178,7 @@ void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>&
     m_hctxs.assign(static_cast<std::size_t>(totalHctx), {});
     m_queueCounters.assign(devices.size(), nullptr);
     m_highlights.clear();
+    m_selected = nullptr; // clear() deleted it
     m_hctxDevice.assign(static_cast<std::size_t>(totalHctx), -1);
     m_deviceRects.assign(devices.size(), QRectF());
     double dy = maxY + 24;
@@ -444,6 +445,22 @@ void TopologyScene::setFollowed(int request)
         m_tokens->setFollowed(request);
 }
 
+QRectF TopologyScene::rectOf(const CanvasHighlight& h) const
+{
+    const auto i = static_cast<std::size_t>(h.index);
+    switch (h.kind) {
+    case CanvasHighlight::Kind::Cpu:
+        return i < m_cpus.size() && m_cpus[i].rect ? m_cpus[i].rect->rect() : QRectF();
+    case CanvasHighlight::Kind::Hctx:
+        return i < m_hctxs.size() && m_hctxs[i].rect ? m_hctxs[i].rect->rect() : QRectF();
+    case CanvasHighlight::Kind::Tags:
+        return i < m_hctxs.size() && m_hctxs[i].tags ? m_hctxs[i].tags->boundingRect() : QRectF();
+    case CanvasHighlight::Kind::Device:
+        return i < m_deviceRects.size() ? m_deviceRects[i] : QRectF();
+    }
+    return {};
+}
+
 void TopologyScene::setHighlights(const std::vector<CanvasHighlight>& highlights)
 {
     for (QGraphicsItem* item : m_highlights) {
@@ -452,26 +469,7 @@ void TopologyScene::setHighlights(const std::vector<CanvasHighlight>& highlights
     }
     m_highlights.clear();
     for (const CanvasHighlight& h : highlights) {
-        QRectF r;
-        const auto i = static_cast<std::size_t>(h.index);
-        switch (h.kind) {
-        case CanvasHighlight::Kind::Cpu:
-            if (i < m_cpus.size() && m_cpus[i].rect)
-                r = m_cpus[i].rect->rect();
-            break;
-        case CanvasHighlight::Kind::Hctx:
-            if (i < m_hctxs.size() && m_hctxs[i].rect)
-                r = m_hctxs[i].rect->rect();
-            break;
-        case CanvasHighlight::Kind::Tags:
-            if (i < m_hctxs.size() && m_hctxs[i].tags)
-                r = m_hctxs[i].tags->boundingRect();
-            break;
-        case CanvasHighlight::Kind::Device:
-            if (i < m_deviceRects.size())
-                r = m_deviceRects[i];
-            break;
-        }
+        const QRectF r = rectOf(h);
         if (!r.isValid())
             continue;
         auto* item = addRect(r.adjusted(-4, -4, 4, 4), QPen(QColor(0xf3, 0x9c, 0x12), 3.5), Qt::NoBrush);
@@ -479,6 +477,24 @@ void TopologyScene::setHighlights(const std::vector<CanvasHighlight>& highlights
         m_highlights.push_back(item);
     }
 }
+
+void TopologyScene::setSelected(CanvasHighlight::Kind kind, int index)
+{
+    const QRectF r = index >= 0 ? rectOf({ kind, index }) : QRectF();
+    if (!r.isValid()) {
+        delete m_selected;
+        m_selected = nullptr;
+        return;
+    }
+    if (!m_selected) {
+        QPen pen(QColor(0x21, 0x61, 0x8c), 3, Qt::DashLine);
+        m_selected = addRect(QRectF(), pen, Qt::NoBrush);
+        m_selected->setZValue(19);
+    }
+    m_selected->setRect(r.adjusted(-2, -2, 2, 2));
+}
+
+QRectF TopologyScene::selectedRect() const { return m_selected ? m_selected->rect() : QRectF(); }
 
 void TopologyScene::settle()
 {

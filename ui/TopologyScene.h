@@ -81,6 +81,10 @@ public:
     QStringList captions() const;
     // Outlines these objects (a lesson step's highlights) until the next call.
     void setHighlights(const std::vector<CanvasHighlight>& highlights);
+    // Frames what the user selected (a CPU, an hctx, a tag map: dashed blue, apart from a lesson's
+    // orange), or nothing (index -1). The frame's rectangle in scene coordinates, for tests (empty: none).
+    void setSelected(CanvasHighlight::Kind kind, int index);
+    QRectF selectedRect() const;
     // Whether tokens are still gliding or arcs fading (the window keeps drawing until they settle).
     bool animating() const;
     // Puts every token at its target at once (a screenshot shows where the snapshot has them).
@@ -131,6 +135,8 @@ private:
     std::vector<int> m_hctxDevice;
     std::vector<QGraphicsSimpleTextItem*> m_queueCounters; // per device: shared_hctx_restart, when its tags are shared
     std::vector<QGraphicsItem*> m_highlights;
+    QGraphicsRectItem* m_selected = nullptr; // the selection's frame (owned by the scene)
+    QRectF rectOf(const CanvasHighlight& h) const;
     TokenLayer* m_tokens = nullptr;
     std::vector<std::int64_t> m_lastBusy;
     std::int64_t m_lastNow = 0;

@@ -1056,6 +1056,27 @@ private slots:
             other.openSession(dir.filePath(QStringLiteral("none.blkmqlab"))).contains(QStringLiteral("none.blkmqlab")));
     }
 
+    // What the inspector shows is marked on the canvas: a clicked CPU or hctx gets a dashed frame
+    // around its tile, which moves with the selection and goes with a new scenario.
+    void theSelectionIsMarkedOnTheCanvas()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(w.loadPreset(QStringLiteral("default")));
+        QVERIFY(w.scene()->selectedRect().isEmpty());
+        QCOMPARE(w.inspect(QStringLiteral("cpu:3")), QString());
+        const QRectF cpu3 = w.scene()->selectedRect();
+        QVERIFY(!cpu3.isEmpty());
+        QCOMPARE(w.inspect(QStringLiteral("cpu:4")), QString());
+        QVERIFY(!w.scene()->selectedRect().isEmpty());
+        QVERIFY(w.scene()->selectedRect() != cpu3);
+        QCOMPARE(w.inspect(QStringLiteral("hctx:1")), QString());
+        const QRectF hctx = w.scene()->selectedRect();
+        QVERIFY(!hctx.isEmpty() && !hctx.intersects(cpu3));
+        QVERIFY(w.loadPreset(QStringLiteral("default")));
+        QVERIFY(w.scene()->selectedRect().isEmpty());
+    }
+
     void eventLogFilterFindsIpis()
     {
         MainWindow w;

@@ -10,6 +10,7 @@
 #include "TagMapItem.h"
 #include "TokenLayer.h"
 #include "WheelGuard.h"
+#include "io/Limits.h"
 #include "io/SafeFile.h"
 #include "engine/ChromeTrace.h"
 #include "engine/Engine.h"
@@ -1796,8 +1797,11 @@ void MainWindow::stepBack()
 
 void MainWindow::addBookmark(const QString& note)
 {
-    m_bookmarks.push_back({ m_shownNs, note.left(500).toStdString() });
-    m_plots->addMarker(static_cast<double>(m_shownNs) / 1e6, QStringLiteral("★ ") + note, false);
+    QString text = note.simplified(); // one line, as a plot's label
+    while (text.toUtf8().size() > limits::kBookmarkNoteBytes)
+        text.chop(1);
+    m_bookmarks.push_back({ m_shownNs, text.toStdString() });
+    m_plots->addMarker(static_cast<double>(m_shownNs) / 1e6, QStringLiteral("★ ") + text, false);
     m_plots->replot();
 }
 

@@ -36,6 +36,10 @@ const std::vector<LimitInfo>& allLimits()
             "a shard is read whole; a million runs with every metric column take about 300 MB" },
         { "run --trace-cap (trace events)", kTraceEvents, "",
             "the trace is held in memory until it is written: about 520 bytes an event (nvme-2s64-mq, 100 ms)" },
+        { "session file: live commands", kSessionCommands, "",
+            "each is replayed at its event; a class's session holds a few patch switches" },
+        { "session file: bookmarks", kSessionBookmarks, "", "each is a marker on every plot" },
+        { "session file: bookmark note", kBookmarkNoteBytes, "bytes", "a note is a label on a plot" },
     };
     return table;
 }

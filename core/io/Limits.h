@@ -31,6 +31,9 @@ inline constexpr std::int64_t kSweepRunsMax = 1000000; // ... and never larger t
 inline constexpr std::int64_t kThreads = 1024;
 inline constexpr std::int64_t kMergeInputBytes = std::int64_t(1) << 30; // per shard CSV that merge reads
 inline constexpr std::int64_t kTraceEvents = 2'000'000; // run --trace-cap
+inline constexpr std::int64_t kSessionCommands = 100000; // live commands in a session file
+inline constexpr std::int64_t kSessionBookmarks = 1000;
+inline constexpr std::int64_t kBookmarkNoteBytes = 500;
 } // namespace limits
 
 struct LimitInfo {

@@ -16,9 +16,9 @@ using json = nlohmann::json;
 using SessionResult = Result<Session>;
 using EngineResult = Result<std::unique_ptr<Engine>>;
 
-constexpr std::size_t kMaxCommands = 100000;
-constexpr std::size_t kMaxBookmarks = 1000;
-constexpr std::size_t kMaxNote = 500;
+constexpr auto kMaxCommands = static_cast<std::size_t>(limits::kSessionCommands);
+constexpr auto kMaxBookmarks = static_cast<std::size_t>(limits::kSessionBookmarks);
+constexpr auto kMaxNote = static_cast<std::size_t>(limits::kBookmarkNoteBytes);
 
 // Stops a replay when the engine has processed `events` events: where the next command was taken.
 class EventsReached : public StopCondition {

@@ -749,7 +749,7 @@ void MainWindow::step()
         statusBar()->showMessage(tr("The run has ended: Reset (Ctrl+R) to start it again"), 8000);
         return;
     }
-    m_stepPending = true;
+    m_stepPending = 1;
     m_runner->step();
     wake();
 }
@@ -759,6 +759,11 @@ void MainWindow::stepToInteresting()
     if (atEnd()) {
         statusBar()->showMessage(tr("The run has ended: Reset (Ctrl+R) to start it again"), 8000);
         return;
+    }
+    m_stepPending = 2;
+    if (const auto snap = m_runner->snapshot()) {
+        m_interestingFrom = snap->counters;
+        m_stalledBefore = snap->stalled;
     }
     m_runner->stepToInteresting();
     wake();
@@ -854,12 +859,34 @@ void MainWindow::frame()
         if (snapB && (freshB || !rows.empty()))
             m_plots->setProvisional(snapB->intervalSoFar, static_cast<int>(i));
     }
-    if (m_stepPending && fresh) { // say what a step did, even when nothing on the canvas moved
-        m_stepPending = false;
-        statusBar()->showMessage(out.trace.empty()
-                ? tr("Step: t = %1 µs; an event that leaves no trace (a timer, a CPU's next op)")
+    if (m_stepPending == 2 && fresh) { // say where Next interesting stopped, and why
+        m_stepPending = 0;
+        QStringList why;
+        for (const stop::InterestingCounter& i : stop::interestingCounters()) {
+            const auto field = std::find_if(std::begin(kCounterFields), std::end(kCounterFields),
+                [&](const CounterField& f) { return f.name == i.counter; });
+            if (field != std::end(kCounterFields)
+                && snap->counters.*(field->field) != m_interestingFrom.*(field->field))
+                why << q(std::string(i.what));
+        }
+        if (snap->stalled && !m_stalledBefore)
+            why << tr("the stall detector fired");
+        statusBar()->showMessage(why.isEmpty()
+                ? tr("Next interesting: nothing before t = %1 µs").arg(static_cast<double>(m_shownNs) / 1e3, 0, 'f', 3)
+                : tr("Next interesting: stopped at t = %1 µs: %2")
                       .arg(static_cast<double>(m_shownNs) / 1e3, 0, 'f', 3)
-                : tr("Step: t = %1 µs; %2")
+                      .arg(why.join(QStringLiteral("; "))),
+            10000);
+    }
+    if (m_stepPending && fresh) { // say what a step did, even when nothing on the canvas moved
+        const QString what = tr("Step:");
+        m_stepPending = 0;
+        statusBar()->showMessage(out.trace.empty()
+                ? tr("%1 t = %2 µs; an event that leaves no trace (a timer, a CPU's next op)")
+                      .arg(what)
+                      .arg(static_cast<double>(m_shownNs) / 1e3, 0, 'f', 3)
+                : tr("%1 t = %2 µs; %3")
+                      .arg(what)
                       .arg(static_cast<double>(out.trace.back().time) / 1e3, 0, 'f', 3)
                       .arg(m_log->describeRow(out.trace.back())),
             10000);
@@ -1769,6 +1796,8 @@ QString MainWindow::openSession(const QString& path)
     if (!s->lesson.empty())
         if (auto l = Lesson::load(s->lesson); !l)
             return q(path.toStdString() + ": lesson.name: " + l.error());
+    if (!m_runner->snapshot()) // a window that shows nothing yet: the session's machine at t = 0 meanwhile
+        loadScenario(*s->scenarioOf());
     for (const RunSession& session : m_sessions)
         session.runner->pause();
     m_opening = std::make_shared<const Session>(std::move(*s));

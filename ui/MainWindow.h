@@ -242,7 +242,10 @@ private:
     std::vector<TraceRecord> m_logPending; // trace drained but not yet in the event log (frame())
     bool m_plotsStale = false; // some plot has data it has not drawn (a run played)
     bool m_zoomed = false; // the user zoomed: a resize keeps the zoom instead of fitting
-    bool m_stepPending = false; // Step was pressed: say what the event was when its snapshot comes
+    // Step (1) or Next interesting (2) was pressed: say what the event was when its snapshot comes.
+    int m_stepPending = 0;
+    Counters m_interestingFrom; // the counters when Next interesting was pressed: what changed is what it stopped at
+    bool m_stalledBefore = false;
     std::uint64_t m_dropped = 0;
     std::uint64_t m_droppedShown = 0;
     qint64 m_lastFrameMs = 0;

@@ -234,11 +234,24 @@ StopPtr stall() { return std::make_unique<Stall>(); }
 StopPtr restartSet(int hctx) { return std::make_unique<RestartSet>(hctx); }
 StopPtr anyOf(std::vector<StopPtr> conditions) { return std::make_unique<AnyOf>(std::move(conditions)); }
 
+const std::vector<InterestingCounter>& interestingCounters()
+{
+    static const std::vector<InterestingCounter> table {
+        { "ipis", "an IPI was sent" },
+        { "ksoftirqd_wakeups", "ksoftirqd was woken" },
+        { "restart_marks", "RESTART was set" },
+        { "restarts", "a marked hctx was restarted" },
+        { "restart_skips", "blk_mq_sched_restart() returned early" },
+        { "requeued", "a request was requeued" },
+    };
+    return table;
+}
+
 StopPtr interesting()
 {
     std::vector<StopPtr> c;
-    for (const char* name : { "ipis", "ksoftirqd_wakeups", "restart_marks", "restarts", "restart_skips", "requeued" })
-        c.push_back(counterChanges(*findCounter(name)));
+    for (const InterestingCounter& i : interestingCounters())
+        c.push_back(counterChanges(*findCounter(i.counter)));
     c.push_back(stall());
     return anyOf(std::move(c));
 }

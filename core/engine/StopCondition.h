@@ -40,6 +40,12 @@ StopPtr anyOf(std::vector<StopPtr> conditions);
 // The GUI's "Next interesting": an IPI, a ksoftirqd wake-up, RESTART set, a restart or a skipped one
 // (blk_mq_sched_restart returned early), a requeue or a stall.
 StopPtr interesting();
+// The counters whose change interesting() stops at, each with what its change means in words.
+struct InterestingCounter {
+    std::string_view counter; // a name of kCounterFields
+    std::string_view what; // "RESTART was set"
+};
+const std::vector<InterestingCounter>& interestingCounters();
 
 // The text form, one registered name per condition, optionally ":ARG"; "A|B" stops on either.
 // Errors name the valid forms.

@@ -857,6 +857,16 @@ private slots:
         }
         QVERIFY(std::find(stops.begin(), stops.end(), 10000) != stops.end());
         QVERIFY(std::find(stops.begin(), stops.end(), 101010) != stops.end());
+        // The status line says where it stopped and why: at 0.010 ms, RESTART was set.
+        QVERIFY(w.loadPreset(QStringLiteral("shared-hctx-stall")));
+        w.show();
+        while (w.runner()->snapshot()->now.ns() < 10000) {
+            w.stepToInteresting();
+            QTRY_VERIFY_WITH_TIMEOUT(w.statusBar()->currentMessage().startsWith(u"Next interesting: "_qs), 5000);
+            if (w.runner()->snapshot()->now.ns() < 10000)
+                w.statusBar()->clearMessage();
+        }
+        QCOMPARE(w.statusBar()->currentMessage(), u"Next interesting: stopped at t = 10.000 µs: RESTART was set"_qs);
     }
 
     void lessonPlaysInTheWindow()

@@ -167,10 +167,11 @@ void EngineRunner::adoptReplayed()
         m_stallSeen = true;
         emit stallDetected(QString::fromStdString(m_engine->stallExplanation()), m_engine->stallSteps());
     }
-    const Counters& c = m_engine->counters();
-    if ((m_racesSeen = (c.tag_lost > 0) + (c.tag_missed_wakeups > 0)) > 0)
+    if ((m_racesSeen = raceKinds(m_engine->counters())) > 0)
         emit tagRace(raceText());
 }
+
+int EngineRunner::raceKinds(const Counters& c) { return (c.tag_lost > 0) + (c.tag_missed_wakeups > 0); }
 
 QString EngineRunner::raceText() const
 {
@@ -296,7 +297,6 @@ void EngineRunner::workerLoop(std::uint64_t generation)
             : runner(r)
         {
         }
-        static int raceKinds(const Counters& c) { return (c.tag_lost > 0) + (c.tag_missed_wakeups > 0); }
         bool newRace(const Engine& e) const { return raceKinds(e.counters()) > runner.m_racesSeen; }
         bool reached(const Engine& e) const override
         {
@@ -307,7 +307,7 @@ void EngineRunner::workerLoop(std::uint64_t generation)
     const auto checkRace = [&] {
         if (!pauseOn.newRace(*m_engine))
             return false;
-        m_racesSeen = PauseOn::raceKinds(m_engine->counters());
+        m_racesSeen = raceKinds(m_engine->counters());
         notify(2, raceText());
         return true;
     };

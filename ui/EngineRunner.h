@@ -100,6 +100,7 @@ private:
     void workerLoop(std::uint64_t generation);
     void collect(); // worker: move new rows/markers into the outbox, publish a snapshot
     QString raceText() const; // the tag races so far, one line each
+    static int raceKinds(const Counters& c); // kinds of tag race seen: lost tags, missed wake-ups
     void notify(int what, const QString& text = {}, std::vector<StallStep> steps = {});
 
     struct Impl;

@@ -144,6 +144,28 @@ std::string report(const nlohmann::json& s)
 
 namespace {
 
+// --json (the summary) and --csv (the time series) of a run; kExitIo if one could not be written.
+int writeSummaryAndSeries(
+    const Engine& engine, const nlohmann::json& summary, const std::string& jsonOut, const std::string& csvOut)
+{
+    int rc = kExitOk;
+    if (!jsonOut.empty())
+        if (auto werr = SafeFile::write(jsonOut, summary.dump(2) + "\n"); !werr.empty()) {
+            std::cerr << "blkmqlab-cli: --json: " << werr << '\n';
+            rc = kExitIo;
+        }
+    if (!csvOut.empty()) {
+        std::string csv = TimeSeries::csvHeader() + "\n";
+        for (const auto& row : engine.series().rows())
+            csv += TimeSeries::csvRow(row) + "\n";
+        if (auto werr = SafeFile::write(csvOut, csv); !werr.empty()) {
+            std::cerr << "blkmqlab-cli: --csv: " << werr << '\n';
+            rc = kExitIo;
+        }
+    }
+    return rc;
+}
+
 // run --session FILE [--at TIME]: the session's run replayed to where it stood (or to TIME), and its
 // summary there, as the GUI shows that moment.
 int runSession(
@@ -188,21 +210,7 @@ int runSession(
         std::cout << "session " << file << " at " << formatDuration(engine.now()) << " (" << engine.events()
                   << " events, fingerprint " << engine.fingerprint() << ")\n"
                   << report(summary);
-    int rc = kExitOk;
-    if (!o.jsonOut.empty())
-        if (auto werr = SafeFile::write(o.jsonOut, summary.dump(2) + "\n"); !werr.empty()) {
-            std::cerr << "blkmqlab-cli: --json: " << werr << '\n';
-            rc = kExitIo;
-        }
-    if (!csvOut.empty()) {
-        std::string csv = TimeSeries::csvHeader() + "\n";
-        for (const auto& row : engine.series().rows())
-            csv += TimeSeries::csvRow(row) + "\n";
-        if (auto werr = SafeFile::write(csvOut, csv); !werr.empty()) {
-            std::cerr << "blkmqlab-cli: --csv: " << werr << '\n';
-            rc = kExitIo;
-        }
-    }
+    int rc = writeSummaryAndSeries(engine, summary, o.jsonOut, csvOut);
     if (!flushStdout())
         rc = kExitIo;
     if (rc == kExitOk && o.failOnStall && summary["stall"]["detected"].get<bool>())
@@ -374,22 +382,7 @@ int runCommand(const std::vector<std::string>& args)
         if (!profiled.empty()) // ftrace's trace_stat, one row per CPU
             std::cout << engine.block().restart().profile().table();
     }
-    int rc = kExitOk;
-    if (!o.jsonOut.empty()) {
-        if (auto werr = SafeFile::write(o.jsonOut, summary.dump(2) + "\n"); !werr.empty()) {
-            std::cerr << "blkmqlab-cli: --json: " << werr << '\n';
-            rc = kExitIo;
-        }
-    }
-    if (!csvOut.empty()) {
-        std::string csv = TimeSeries::csvHeader() + "\n";
-        for (const auto& row : engine.series().rows())
-            csv += TimeSeries::csvRow(row) + "\n";
-        if (auto werr = SafeFile::write(csvOut, csv); !werr.empty()) {
-            std::cerr << "blkmqlab-cli: --csv: " << werr << '\n';
-            rc = kExitIo;
-        }
-    }
+    int rc = writeSummaryAndSeries(engine, summary, o.jsonOut, csvOut);
     if (!saveSession.empty()) // where the run stopped: --until's event, or the end
         if (auto werr = SafeFile::write(saveSession, Session::of(engine, scenario->sourceJson).toText());
             !werr.empty()) {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "io/FieldTable.h"
+
 #include <string>
 #include <vector>
 
@@ -33,5 +35,8 @@ int oracleCommand(const std::vector<std::string>& args);
 int fioKeysCommand(const std::vector<std::string>& args);
 int outputsCommand(const std::vector<std::string>& args);
 int fieldsCommand(const std::vector<std::string>& args);
+
+// Every field of a sweep file, the only keys the sweep command accepts (blkmqlab-cli fields sweep).
+const FieldTable& sweepFields();
 
 } // namespace blkmq::cli

@@ -47,6 +47,8 @@ int abCommand(const std::vector<std::string>& args)
             if (arg == "--a" || arg == "--b") {
                 if (!value(v))
                     error = arg + " needs kernel settings, path=value[,path=value...] (\"\" for the scenario as given)";
+                else
+                    error = settingsProblem(arg, v);
                 (arg == "--a" ? a : b) = v;
                 (arg == "--a" ? hasA : hasB) = true;
                 return true;
@@ -60,6 +62,12 @@ int abCommand(const std::vector<std::string>& args)
     }
     if (int code = 0; !outputsUsable("ab", { { "--json", o.jsonOut } }, code))
         return code;
+    // The scenario as given (its seed is each run's own): a value it refuses is refused before any run.
+    const auto scenario = o.load();
+    if (!scenario) {
+        std::cerr << "blkmqlab-cli: " << scenario.error() << '\n';
+        return kExitUsage;
+    }
     if (resume && (o.jsonOut.empty() || o.jsonOut == "-")) {
         std::cerr << "blkmqlab-cli ab: --resume continues the report of --json FILE from its journal (FILE.journal) "
                      "(see blkmqlab-cli help)\n";
@@ -70,13 +78,8 @@ int abCommand(const std::vector<std::string>& args)
     Journal journal;
     std::vector<RunResult> resumed;
     if (!o.jsonOut.empty() && o.jsonOut != "-") {
-        const auto base = o.load();
-        if (!base) {
-            std::cerr << "blkmqlab-cli: " << base.error() << '\n';
-            return kExitUsage;
-        }
         const std::string identity = "a=" + a + "\nb=" + b + "\nseeds=" + std::to_string(seeds)
-            + " first=" + std::to_string(first) + "\n" + base->sourceJson;
+            + " first=" + std::to_string(first) + "\n" + scenario->sourceJson;
         if (const std::string e = openResultJournal(journal, o.jsonOut, "ab", identity, resume, resumed); !e.empty()) {
             std::cerr << "blkmqlab-cli ab: --json: " << e << '\n';
             return resume ? kExitUsage : kExitIo;
@@ -106,7 +109,6 @@ int abCommand(const std::vector<std::string>& args)
         std::cerr << "blkmqlab-cli ab: interrupted; nothing reported\n";
         return kExitInterrupted;
     }
-    const auto scenario = o.load();
     nlohmann::json doc = { { "scenario", scenario->name }, { "a", labelA }, { "b", labelB }, { "seeds", seeds },
         { "first_seed", first }, { "stalled", { { "a", c.stalledA }, { "b", c.stalledB } } },
         { "test", SeedComparison::kTest }, { "t_critical", c.tCritical }, { "metrics", nlohmann::json::array() } };

@@ -10,6 +10,7 @@
 #include "experiment/Experiment.h"
 #include "io/Limits.h"
 #include "io/SafeFile.h"
+#include "io/Text.h"
 #include "metrics/Format.h"
 #include "metrics/Metrics.h"
 #include "scenario/ScenarioLoader.h"
@@ -89,6 +90,8 @@ int exploreCommand(const std::vector<std::string>& args)
                       error = "--variant needs kernel settings, path=value[,path=value...]";
                   else if (variants.size() >= 32)
                       error = "--variant: at most 32 variants";
+                  else if (const std::string why = settingsProblem(a, v); !why.empty())
+                      error = why;
                   else
                       variants.push_back(v);
                   return true;
@@ -111,6 +114,11 @@ int exploreCommand(const std::vector<std::string>& args)
     if (int code = 0;
         !outputsUsable("explore", { { "--json", o.jsonOut }, { "--save-counterexample", counterexample } }, code))
         return code;
+    // The scenario as given (its seed is each run's own): a value it refuses is refused before any run.
+    if (const auto scenario = o.load(); !scenario) {
+        std::cerr << "blkmqlab-cli: " << scenario.error() << '\n';
+        return kExitUsage;
+    }
     // Variants (each a list of settings) times seeds, the seeds fastest: they are built and run a
     // chunk at a time, so memory does not grow with --seeds beyond one small row each.
     std::vector<AxisPoint> points;
@@ -123,7 +131,7 @@ int exploreCommand(const std::vector<std::string>& args)
         { Axis::configurations("variant", points), Axis::seeds(first, seeds) });
     for (std::size_t v = 0; v < points.size(); ++v) // every variant loads before anything runs
         if (auto sc = experiment.scenario(v * seeds); !sc) {
-            std::cerr << "blkmqlab-cli: --variant " << points[v].label << ": " << sc.error() << '\n';
+            std::cerr << "blkmqlab-cli: --variant " << printable(points[v].label) << ": " << sc.error() << '\n';
             return kExitUsage;
         }
     // With --json FILE the finished runs go to FILE.journal as they come: killed, --resume goes on

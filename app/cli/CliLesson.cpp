@@ -1,6 +1,8 @@
 // blkmqlab-cli lessons / lesson NAME [--check] [--step N]: the guided lessons, headless.
 #include "Cli.h"
 
+#include "io/Text.h"
+
 #include "engine/Engine.h"
 #include "lesson/Lesson.h"
 #include "sim/Duration.h"
@@ -39,7 +41,8 @@ int lessonCommand(const std::vector<std::string>& args)
         } else if (name.empty())
             name = a;
         else {
-            std::cerr << "blkmqlab-cli lesson: one lesson at a time (got '" << name << "' and '" << a << "')\n";
+            std::cerr << "blkmqlab-cli lesson: one lesson at a time (got '" << printable(name) << "' and '"
+                      << printable(a) << "')\n";
             return kExitUsage;
         }
     }

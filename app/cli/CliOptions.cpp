@@ -1,5 +1,7 @@
 #include "CliOptions.h"
 
+#include "io/Text.h"
+
 #include "Cli.h"
 
 #include "io/Limits.h"
@@ -60,6 +62,75 @@ Result<Scenario> ScenarioOptions::load(const std::vector<std::string>& more) con
     return s;
 }
 
+const std::vector<OptionInfo>& options()
+{
+    static const std::string scenario = "run explore sweep ab oracle";
+    static const std::vector<OptionInfo> table {
+        { scenario, "--preset", "name", "a built-in scenario (blkmqlab-cli presets)" },
+        { scenario, "--set", "setting", "PATH=VALUE: one field of the scenario (blkmqlab-cli fields)" },
+        { scenario, "--fio", "file", "a fio job file for the workload (blkmqlab-cli fio-keys)" },
+        { scenario, "--duration", "duration", "the simulated time to run, e.g. 100ms" },
+        { scenario, "--seed", "count", "the random seed" },
+        { scenario, "--threads", "count", "worker threads, 0 = one per CPU" },
+        { scenario, "--json", "output", "the summary or the document, FILE or -" },
+        { scenario, "--fail-on-stall", "", "exit 3 when a run stalls" },
+        { "run", "--csv", "output", "the time series" },
+        { "run", "--until", "condition", "run until a stop condition holds (blkmqlab-cli help)" },
+        { "run", "--function-profile", "name", "ftrace's function profile of a kernel function" },
+        { "run", "--trace", "output", "a Perfetto/Chrome trace (docs/trace.md)" },
+        { "run", "--trace-window", "text", "FROM:TO, the part of the run the trace keeps" },
+        { "run", "--trace-cap", "count", "the most events the trace keeps" },
+        { "run", "--session", "file", "a session file to replay (docs/sessions.md)" },
+        { "run", "--at", "duration", "with --session: the time to replay to" },
+        { "run", "--save-session", "output", "the run as a session file" },
+        { "run", "--quiet", "", "no report on standard output" },
+        { "run", "-q", "", "--quiet" },
+        { "explore ab", "--seeds", "count", "how many seeds" },
+        { "explore ab", "--first-seed", "count", "the first seed" },
+        { "explore ab sweep", "--resume", "", "continue from the journal beside --json or --csv" },
+        { "explore", "--variant", "setting", "PATH=VALUE,...: a variant to explore (repeatable)" },
+        { "explore", "--save-counterexample", "output", "the earliest stall as a session file" },
+        { "ab", "--a", "setting", "PATH=VALUE,...: variant A" },
+        { "ab", "--b", "setting", "PATH=VALUE,...: variant B" },
+        { "sweep", "--vary", "setting", "PATH=V1,V2,...: a grid of one axis" },
+        { "sweep merge", "--csv", "output", "the grid's rows" },
+        { "sweep", "--shard", "text", "I/N: run the I-th of N parts of the grid" },
+        { "sweep", "--yes", "", "run a grid larger than the confirmation limit" },
+        { "sweep", "--chart", "output", "a chart of one metric against one axis (PNG, SVG or PDF)" },
+        { "sweep", "--metric", "name", "the chart's metric (blkmqlab-cli metrics)" },
+        { "sweep", "--x", "name", "the chart's axis" },
+        { "oracle", "--case", "file", "an oracle case (tests/oracle/*.json)" },
+        { "oracle", "--cache", "folder", "where the guest's kernel and initramfs are kept" },
+        { "oracle", "--console", "output", "the guest's console" },
+        { "oracle", "--timeout", "duration", "the guest's time limit, 10s to 3600s" },
+        { "oracle", "--figures", "", "list the figures the oracle compares" },
+        { "lesson", "--check", "", "print only failures; exit 4 if an expectation does not hold" },
+    };
+    return table;
+}
+
+std::string optionProblem(const std::string& command, const std::vector<std::string>& args)
+{
+    const auto& table = options();
+    const bool takesOptions = std::any_of(table.begin(), table.end(),
+        [&](const OptionInfo& o) { return (" " + o.commands + " ").find(" " + command + " ") != std::string::npos; });
+    if (!takesOptions)
+        return {};
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a.size() < 2 || a[0] != '-')
+            continue; // a file, or - (standard output)
+        const auto row = std::find_if(table.begin(), table.end(), [&](const OptionInfo& o) {
+            return o.option == a && (" " + o.commands + " ").find(" " + command + " ") != std::string::npos;
+        });
+        if (row == table.end())
+            return "unknown option '" + printable(a) + "'";
+        if (!row->value.empty())
+            ++i;
+    }
+    return {};
+}
+
 std::string parseScenarioOptions(const std::vector<std::string>& args, ScenarioOptions& o, const ExtraOption& extra)
 {
     for (std::size_t i = 0; i < args.size(); ++i) {
@@ -74,21 +145,27 @@ std::string parseScenarioOptions(const std::vector<std::string>& args, ScenarioO
         if (a == "--preset") {
             if (!value(o.preset))
                 return "--preset needs a name";
+            const auto presets = ScenarioLoader::presets();
+            if (std::none_of(presets.begin(), presets.end(), [&](const PresetInfo& p) { return p.name == o.preset; }))
+                return "--preset: unknown preset '" + printable(o.preset) + "' (blkmqlab-cli presets lists them)";
         } else if (a == "--set") {
             if (!value(v))
                 return "--set needs key=value";
+            if (const std::string why = textProblem(v.substr(0, v.find('=')), false); !why.empty())
+                return "--set '" + printable(v) + "': the path " + why;
             o.sets.push_back(v);
         } else if (a == "--duration") {
             if (!value(v))
                 return "--duration needs a value such as 100ms";
             if (!parseDuration(v) || parseDuration(v)->ns() <= 0)
-                return "--duration: '" + v + "' is not a positive duration (use ns, us, ms or s, e.g. 100ms)";
+                return "--duration: '" + printable(v)
+                    + "' is not a positive duration (use ns, us, ms or s, e.g. 100ms)";
             o.sets.push_back("duration=\"" + v + "\"");
         } else if (a == "--seed") {
             if (!value(v))
                 return "--seed needs a number";
             if (!isCount(v, 19))
-                return "--seed: '" + v + "' is not a non-negative integer";
+                return "--seed: '" + printable(v) + "' is not a non-negative integer";
             o.sets.push_back("seed=" + v);
         } else if (a == "--threads") {
             if (!value(v) || !isCount(v, 9))
@@ -108,7 +185,7 @@ std::string parseScenarioOptions(const std::vector<std::string>& args, ScenarioO
             if (!error.empty())
                 return error;
         } else if (!a.empty() && a[0] == '-') {
-            return "unknown option '" + a + "'";
+            return "unknown option '" + printable(a) + "'";
         } else if (!o.hasFile) {
             o.hasFile = true;
             o.file = a;
@@ -137,6 +214,14 @@ std::vector<std::string> splitSettings(const std::string& text)
     return out;
 }
 
+std::string settingsProblem(const std::string& option, const std::string& text)
+{
+    for (const std::string& setting : splitSettings(text))
+        if (const std::string why = textProblem(setting.substr(0, setting.find('=')), false); !why.empty())
+            return option + " '" + printable(text) + "': a path " + why;
+    return {};
+}
+
 bool seedOption(const std::string& arg, const NextValue& value, std::string& error, std::uint64_t& seeds,
     std::uint64_t& first, std::uint64_t minSeeds)
 {
@@ -155,7 +240,7 @@ bool seedOption(const std::string& arg, const NextValue& value, std::string& err
                 + std::to_string(UINT64_MAX >> 1);
         first = n;
     } else if (n > static_cast<std::uint64_t>(limits::kExploreSeeds)) {
-        error = "--seeds: " + v + " is more than the limit of " + std::to_string(limits::kExploreSeeds)
+        error = "--seeds: " + printable(v) + " is more than the limit of " + std::to_string(limits::kExploreSeeds)
             + " (docs/limits.md)";
     } else if (n < minSeeds) {
         error = "--seeds: at least " + std::to_string(minSeeds) + (minSeeds > 1 ? " (a spread needs two)" : "");

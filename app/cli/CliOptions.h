@@ -28,6 +28,21 @@ struct ScenarioOptions {
     Result<Scenario> load(const std::vector<std::string>& more = {}) const;
 };
 
+// One option of the command line: the commands that take it, its name, the kind of value it takes
+// ("" = none: a flag) and what it does. The table (options()) is the inventory `blkmqlab-cli fields
+// options` prints and the gate every command's arguments pass first (optionProblem), so an option a
+// parser learns is refused until its row exists, and the hostile-input test reaches every row.
+struct OptionInfo {
+    std::string commands; // space-separated: "run explore sweep ab oracle"
+    std::string option; // "--seed"
+    std::string value; // count, duration, file, output, folder, name, setting, condition, text, "" (a flag)
+    std::string what;
+};
+const std::vector<OptionInfo>& options();
+// "" when every option in `args` is a row of `command`'s (the value after one that takes a value is
+// skipped); else the message, naming the option.
+std::string optionProblem(const std::string& command, const std::vector<std::string>& args);
+
 // Takes the value after the current argument; false when there is none.
 using NextValue = std::function<bool(std::string&)>;
 // A command's own options: returns false if `arg` is not one of them, else
@@ -36,6 +51,9 @@ using ExtraOption = std::function<bool(const std::string& arg, const NextValue& 
 
 // "path=value,path=value" (--variant, --a, --b) as settings; empty parts are dropped.
 std::vector<std::string> splitSettings(const std::string& text);
+// "" when no setting's path in `text` holds a control character or broken UTF-8; else the message,
+// naming `option`.
+std::string settingsProblem(const std::string& option, const std::string& text);
 
 // --seeds N and --first-seed S of explore and ab: true if `arg` is one of them (its value is then
 // read into `seeds` or `first`, or `error` says what is wrong); `minSeeds` is the fewest it takes.

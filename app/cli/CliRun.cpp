@@ -247,7 +247,8 @@ int runCommand(const std::vector<std::string>& args)
                       error = "--function-profile needs a function name";
                   else if (const auto& known = FunctionProfile::known();
                            std::find(known.begin(), known.end(), profiled) == known.end())
-                      error = "--function-profile: no profile for '" + profiled + "' (known: " + known.front() + ")";
+                      error = "--function-profile: no profile for '" + printable(profiled)
+                          + "' (known: " + known.front() + ")";
                   return true;
               }
               if (a == "--trace") {

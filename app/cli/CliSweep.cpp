@@ -44,8 +44,11 @@ namespace {
 // One grid: what it runs on, its axes (the last varies fastest) and the metric columns.
 struct Sweep {
     std::string base; // in words, for the report
+    std::string origin; // a sweep file's "FILE: base" (its errors name the field), or "" for --vary
     Experiment::Loader load;
     std::vector<Axis> axes;
+    std::vector<std::string>
+        axisFields; // a sweep file's, where each axis's values come from: "values", "from..to by step"
     std::vector<int> metrics; // indices into kMetrics
     std::string identity; // base, axes and columns as text: its hash names the grid
 };
@@ -84,14 +87,40 @@ std::string number(double v)
 // An axis value as a --set value (JSON) and as a label (a string without its quotes).
 std::string label(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
+} // namespace
+
+const FieldTable& sweepFields()
+{
+    static const FieldTable table { "sweep",
+        {
+            { "base", "string or object", "a preset name, or one of preset, file, scenario (default: default)" },
+            { "base.preset", "string", "a preset name (blkmqlab-cli presets)" },
+            { "base.file", "path", "a scenario file, relative to the sweep file" },
+            { "base.scenario", "object", "a scenario (blkmqlab-cli fields scenario)" },
+            { "base.set", "array", "path=value overrides (--set syntax)" },
+            { "axes", "array", "required, not empty" },
+            { "axes[].path", "string", "a scenario field or kernel switch, no commas or quotes" },
+            { "axes[].values", "array",
+                "numbers, strings or true/false; at most " + std::to_string(limits::kSweepValues) },
+            { "axes[].from", "number", "with to: a range" },
+            { "axes[].to", "number", "from or more" },
+            { "axes[].step", "number", "more than 0 (a linear range)" },
+            { "axes[].factor", "number", "more than 1 (a log range, from > 0)" },
+            { "metrics", "array", "metric ids (blkmqlab-cli metrics)" },
+            { "comment", "text", "anything, for the reader" },
+        } };
+    return table;
+}
+
+namespace {
+
 Result<Axis> parseAxis(const nlohmann::json& a, const std::string& where)
 {
     using R = Result<Axis>;
     if (!a.is_object())
         return R::failure(where + ": an axis is an object such as {\"path\": \"seed\", \"values\": [1, 2]}");
-    for (const auto& [key, value] : a.items())
-        if (key != "path" && key != "values" && key != "from" && key != "to" && key != "step" && key != "factor")
-            return R::failure(where + "." + key + ": unknown field (path, values, from, to, step, factor)");
+    if (const std::string why = sweepFields().unknownKey(a, "axes[]", where); !why.empty())
+        return R::failure(why);
     if (!a.contains("path") || !a["path"].is_string() || a["path"].get<std::string>().empty())
         return R::failure(where + ".path: the dotted path of a scenario field or kernel switch is required");
     const std::string path = a["path"];
@@ -109,6 +138,10 @@ Result<Axis> parseAxis(const nlohmann::json& a, const std::string& where)
             const auto& v = a["values"][i];
             if (!v.is_primitive() || v.is_null())
                 return R::failure(where + ".values[" + std::to_string(i) + "]: a number, string or true/false");
+            for (std::size_t k = 0; k < values.size(); ++k)
+                if (values[k] == v)
+                    return R::failure(where + ".values[" + std::to_string(i) + "]: repeats values[" + std::to_string(k)
+                        + "] (each value is one column of runs)");
             values.push_back(v);
         }
     } else {
@@ -121,7 +154,7 @@ Result<Axis> parseAxis(const nlohmann::json& a, const std::string& where)
         const bool integral = a["from"].is_number_integer() && a["to"].is_number_integer()
             && (!a.contains("step") || a["step"].is_number_integer()) && !a.contains("factor");
         if (to < from)
-            return R::failure(where + ": the range " + number(from) + " to " + number(to) + " is empty");
+            return R::failure(where + ".to: the range " + number(from) + " to " + number(to) + " is empty (from > to)");
         const auto push = [&](double v) {
             if (integral || (a.contains("factor") && a["from"].is_number_integer() && a["factor"].is_number_integer()))
                 values.emplace_back(static_cast<std::int64_t>(std::llround(v)));
@@ -141,7 +174,7 @@ Result<Axis> parseAxis(const nlohmann::json& a, const std::string& where)
             // How many values, counted once: a loop adding steps to 1e300 would never reach `to`.
             const double span = (to - from) / step;
             if (!(span < static_cast<double>(limits::kSweepValues)))
-                return R::failure(where + ": the range gives more than " + std::to_string(limits::kSweepValues)
+                return R::failure(where + ".to: the range gives more than " + std::to_string(limits::kSweepValues)
                     + " values, the limit of an axis (docs/limits.md)");
             const auto count = static_cast<std::int64_t>(std::floor(span + 1e-9)) + 1;
             for (std::int64_t i = 0; i < count; ++i) {
@@ -154,8 +187,8 @@ Result<Axis> parseAxis(const nlohmann::json& a, const std::string& where)
         }
     }
     if (static_cast<std::int64_t>(values.size()) > limits::kSweepValues)
-        return R::failure(where + ": " + std::to_string(values.size()) + " values, more than the limit of "
-            + std::to_string(limits::kSweepValues) + " (docs/limits.md)");
+        return R::failure(where + (a.contains("values") ? ".values" : ".to") + ": " + std::to_string(values.size())
+            + " values, more than the limit of " + std::to_string(limits::kSweepValues) + " (docs/limits.md)");
     std::vector<AxisPoint> points;
     for (const auto& v : values)
         points.push_back({ label(v), { path + "=" + v.dump() } });
@@ -169,9 +202,10 @@ Result<Sweep> parseSweepFile(const std::string& path, const nlohmann::json& j, c
     // Labels reach the terminal and the CSV: no control characters (io/Text.h), but in the comment.
     if (const std::string why = jsonTextProblem(j, { "comment" }); !why.empty())
         return R::failure(path + ": " + why);
-    for (const auto& [key, value] : j.items())
-        if (key != "base" && key != "axes" && key != "metrics" && key != "comment")
-            return R::failure(path + ": " + key + ": unknown field (base, axes, metrics, comment)");
+    if (const std::string why = sweepFields().unknownKey(j, "", ""); !why.empty())
+        return R::failure(path + ": " + why);
+    if (j.contains("comment") && !j["comment"].is_string())
+        return R::failure(path + ": comment: must be a string (text for the reader)");
     Sweep s;
     // The base: a preset name, {"preset", "set"}, {"file", "set"} or {"scenario": {...}, "set"}.
     const nlohmann::json base = j.contains("base") ? j["base"] : nlohmann::json("default");
@@ -180,11 +214,10 @@ Result<Sweep> parseSweepFile(const std::string& path, const nlohmann::json& j, c
           "each with an optional \"set\" list";
     if (base.is_object()) {
         int forms = 0;
-        for (const auto& [key, value] : base.items()) {
-            if (key != "preset" && key != "file" && key != "scenario" && key != "set")
-                return R::failure(path + ": base." + key + ": unknown field (preset, file, scenario, set)");
-            forms += key != "set" ? 1 : 0;
-        }
+        if (const std::string why = sweepFields().unknownKey(base, "base", "base"); !why.empty())
+            return R::failure(path + ": " + why);
+        for (const auto& item : base.items())
+            forms += item.key() != "set" ? 1 : 0;
         if (forms != 1)
             return R::failure(baseForms);
         if ((base.contains("preset") && !base["preset"].is_string())
@@ -209,6 +242,7 @@ Result<Sweep> parseSweepFile(const std::string& path, const nlohmann::json& j, c
     if (base.is_string() || (base.is_object() && base.contains("preset"))) {
         const std::string name = base.is_string() ? base.get<std::string>() : base["preset"].get<std::string>();
         s.base = "preset " + name;
+        s.origin = path + (base.is_string() ? ": base" : ": base.preset");
         identity = "preset:" + name;
         s.load = [name, baseSets](const std::vector<std::string>& more) {
             auto all = baseSets;
@@ -223,6 +257,7 @@ Result<Sweep> parseSweepFile(const std::string& path, const nlohmann::json& j, c
         if (const std::string err = SafeFile::read(file.string(), limits::kScenarioFileBytes, text); !err.empty())
             return R::failure(path + ": base.file: " + err);
         s.base = file.string();
+        s.origin = path + ": base.file";
         identity = "file:" + text;
         const std::string name = file.stem().string();
         s.load = [text, name, baseSets](const std::vector<std::string>& more) {
@@ -233,6 +268,7 @@ Result<Sweep> parseSweepFile(const std::string& path, const nlohmann::json& j, c
     } else if (base.is_object() && base.contains("scenario") && base["scenario"].is_object()) {
         const std::string text = base["scenario"].dump();
         s.base = "the scenario in " + path;
+        s.origin = path + ": base.scenario";
         identity = "scenario:" + text;
         s.load = [text, baseSets](const std::vector<std::string>& more) {
             auto all = baseSets;
@@ -253,6 +289,11 @@ Result<Sweep> parseSweepFile(const std::string& path, const nlohmann::json& j, c
         if (!axis)
             return R::failure(axis.error());
         s.axes.push_back(std::move(*axis));
+        const auto& a = j["axes"][i];
+        s.axisFields.push_back(a.contains("values") ? "values"
+                : a.contains("step")                ? "from..to by step"
+                : a.contains("factor")              ? "from..to by factor"
+                                                    : "from..to");
     }
     if (j.contains("metrics")) {
         if (!j["metrics"].is_array() || j["metrics"].empty())
@@ -262,6 +303,8 @@ Result<Sweep> parseSweepFile(const std::string& path, const nlohmann::json& j, c
             if (i < 0)
                 return R::failure(path + ": metrics: '" + (m.is_string() ? m.get<std::string>() : m.dump())
                     + "' is not a metric id (blkmqlab-cli metrics lists them)");
+            if (std::find(s.metrics.begin(), s.metrics.end(), i) != s.metrics.end())
+                return R::failure(path + ": metrics: '" + m.get<std::string>() + "' is named twice");
             s.metrics.push_back(i);
         }
     } else {
@@ -283,16 +326,31 @@ void finishIdentity(Sweep& s)
         s.identity.append(" ").append(kMetrics[static_cast<std::size_t>(m)].id);
 }
 
+// What the loader says of a --set path that names no field (ScenarioLoader's override messages).
+constexpr const char* kPathProblems[]
+    = { "unknown key", "unknown patch id", "no element with that index", "empty component", "expected key=value" };
+
 // Every axis value on the base alone: an unknown path or a bad value is refused before anything runs.
 std::string checkAxes(const Sweep& s)
 {
     if (auto base = s.load({}); !base)
-        return base.error();
+        return s.origin.empty() ? base.error() : s.origin + ": " + base.error();
+    const std::string file = s.origin.substr(0, s.origin.rfind(": base"));
     for (std::size_t k = 0; k < s.axes.size(); ++k)
         for (std::uint64_t i = 0; i < s.axes[k].size(); ++i)
-            if (auto sc = s.load(s.axes[k].point(i).sets); !sc)
-                return "axes[" + std::to_string(k) + "] (" + s.axes[k].name() + " = "
-                    + printable(s.axes[k].point(i).label) + "): " + sc.error();
+            if (auto sc = s.load(s.axes[k].point(i).sets); !sc) {
+                // A path the scenario does not have is the axis's path field; a value it refuses, the axis's.
+                const std::string& e = sc.error();
+                const bool badPath = std::any_of(std::begin(kPathProblems), std::end(kPathProblems),
+                    [&](const char* p) { return e.find(p) != std::string::npos; });
+                const std::string axis = k < s.axisFields.size()
+                    ? file + ": axes[" + std::to_string(k) + "]." + (badPath ? "path" : s.axisFields[k])
+                    : std::string("--vary");
+                if (badPath)
+                    return axis + ": " + e;
+                return axis + " (" + printable(s.axes[k].name()) + " = " + printable(s.axes[k].point(i).label)
+                    + "): " + e;
+            }
     return {};
 }
 
@@ -432,6 +490,8 @@ int sweepCommand(const std::vector<std::string>& args)
               if (a == "--vary") {
                   if (!value(vary) || vary.find('=') == std::string::npos)
                       error = "--vary needs key=v1,v2,...";
+                  else
+                      error = settingsProblem(a, vary.substr(0, vary.find('=')));
               } else if (a == "--csv") {
                   if (!value(csvOut) || csvOut.empty())
                       error = "--csv needs a file name or -";

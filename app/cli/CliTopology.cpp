@@ -3,11 +3,14 @@
 
 #include "experiment/Validation.h"
 #include "io/Limits.h"
+#include "io/Text.h"
+#include "lesson/Lesson.h"
 #include "io/Outputs.h"
 #include "metrics/Metrics.h"
 #include "scenario/FioJobFile.h"
 #include "scenario/KernelSwitches.h"
 #include "scenario/ScenarioLoader.h"
+#include "session/Session.h"
 #include "sim/Duration.h"
 #include "topo/Costs.h"
 #include "topo/TopologyLoader.h"
@@ -192,12 +195,30 @@ int outputsCommand(const std::vector<std::string>& args)
 
 int fieldsCommand(const std::vector<std::string>& args)
 {
-    if (!args.empty()) {
-        std::cerr << "blkmqlab-cli fields: takes no arguments (see blkmqlab-cli help)\n";
+    // Each input format's inventory: the scenario's from the loader's own reads, the others from the
+    // tables their readers check keys against.
+    const std::string format = args.empty() ? "scenario" : args[0];
+    std::vector<FieldInfo> rows;
+    if (format == "scenario")
+        rows = ScenarioLoader::fields();
+    else if (format == "sweep")
+        rows = sweepFields().rows;
+    else if (format == "lesson")
+        rows = Lesson::fields().rows;
+    else if (format == "session")
+        rows = Session::fields().rows;
+    else if (format == "hwloc")
+        rows = TopologyLoader::hwlocFields().rows;
+    else if (format == "options")
+        for (const OptionInfo& o : options())
+            rows.push_back({ o.option + " (" + o.commands + ")", o.value.empty() ? "flag" : o.value, o.what });
+    if (args.size() > 1 || rows.empty()) {
+        std::cerr << "blkmqlab-cli fields: '" << printable(format)
+                  << "' is not a format (scenario, sweep, lesson, session, hwloc, options; see blkmqlab-cli help)\n";
         return kExitUsage;
     }
     std::cout << "| field | kind | takes |\n| --- | --- | --- |\n";
-    for (const FieldInfo& f : ScenarioLoader::fields())
+    for (const FieldInfo& f : rows)
         std::cout << "| `" << f.path << "` | " << f.kind << " | " << f.rule << " |\n";
     return kExitOk;
 }

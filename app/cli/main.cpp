@@ -2,8 +2,12 @@
 #include "CliOptions.h"
 
 #include "engine/StopCondition.h"
+#include "io/Text.h"
 
+#include <algorithm>
 #include <iostream>
+#include <streambuf>
+#include <string>
 
 namespace {
 
@@ -38,7 +42,8 @@ usage:
                       leaves its band); --figures lists them
   blkmqlab-cli fio-keys       the fio job file keys the lab reads, and what it does with each
   blkmqlab-cli outputs        every file each command can write (two of one command on one file are refused)
-  blkmqlab-cli fields         every field of the scenario format, its kind and what it takes
+  blkmqlab-cli fields [FORMAT] every field of an input format (scenario, sweep, lesson, session, hwloc),
+                              or every option of the commands (options): its kind and what it takes
   blkmqlab-cli presets
   blkmqlab-cli lessons        the guided lessons, and the values their expectations name
   blkmqlab-cli lesson NAME|FILE [--check]   plays a lesson step by step; --check prints only
@@ -70,8 +75,57 @@ included), average and s² (µs²); the summary JSON always has it.
 
 } // namespace
 
+// Standard error as a terminal may show it: every message passes terminalSafe(), so a name, path or
+// value a message quotes can never move the cursor, clear the screen or retitle the window, whatever
+// the message's author forgot (progress lines, written with fprintf, hold only numbers).
+class TerminalSafeErr : public std::streambuf {
+public:
+    explicit TerminalSafeErr(std::streambuf* to)
+        : m_to(to)
+    {
+    }
+
+protected:
+    int_type overflow(int_type c) override
+    {
+        if (c != traits_type::eof())
+            m_pending.push_back(traits_type::to_char_type(c));
+        return m_pending.size() >= 4096 && sync() != 0 ? traits_type::eof() : traits_type::not_eof(c);
+    }
+    std::streamsize xsputn(const char* s, std::streamsize n) override
+    {
+        m_pending.append(s, static_cast<std::size_t>(n));
+        return m_pending.size() >= 4096 && sync() != 0 ? 0 : n;
+    }
+    int sync() override
+    {
+        // Everything but an unfinished UTF-8 sequence at the end (the rest of it comes next).
+        std::size_t keep = 0;
+        for (std::size_t k = 1; k <= std::min<std::size_t>(3, m_pending.size()); ++k) {
+            const auto c = static_cast<unsigned char>(m_pending[m_pending.size() - k]);
+            if ((c >> 6) == 0x2)
+                continue;
+            const std::size_t need = (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 1;
+            keep = need > k ? k : 0;
+            break;
+        }
+        const std::string out = blkmq::terminalSafe(std::string_view(m_pending).substr(0, m_pending.size() - keep));
+        m_pending.erase(0, m_pending.size() - keep);
+        if (m_to->sputn(out.data(), static_cast<std::streamsize>(out.size()))
+            != static_cast<std::streamsize>(out.size()))
+            return -1;
+        return m_to->pubsync();
+    }
+
+private:
+    std::streambuf* m_to;
+    std::string m_pending;
+};
+
 int main(int argc, char** argv)
 {
+    // Never destroyed: a message written while statics are destroyed still finds it.
+    std::cerr.rdbuf(new TerminalSafeErr(std::cerr.rdbuf()));
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty()) {
         std::cerr << kUsage << blkmq::stop::help();
@@ -108,11 +162,15 @@ int main(int argc, char** argv)
     };
     for (const auto& [name, command] : kCommands)
         if (cmd == name) {
+            if (const std::string e = blkmq::cli::optionProblem(cmd, args); !e.empty()) {
+                std::cerr << "blkmqlab-cli " << cmd << ": " << e << " (see blkmqlab-cli help)\n";
+                return blkmq::cli::kExitUsage;
+            }
             const int rc = command(args);
             return blkmq::cli::flushStdout() ? rc : blkmq::cli::kExitIo;
         }
     std::cerr
-        << "blkmqlab-cli: unknown command '" << cmd
+        << "blkmqlab-cli: unknown command '" << blkmq::printable(cmd)
         << "' (commands: run, explore, sweep, merge, ab, oracle, fio-keys, outputs, fields, presets, lessons, lesson, "
            "topology, "
            "patches, costs, metrics, limits, validate, help)\n";

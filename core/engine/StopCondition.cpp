@@ -2,6 +2,7 @@
 
 #include "block/BlockLayer.h"
 #include "engine/Engine.h"
+#include "io/Text.h"
 #include "sim/Duration.h"
 
 #include <algorithm>
@@ -170,7 +171,7 @@ const Form kForms[] = {
         [](std::string_view a) -> Result<StopPtr> {
             const auto d = parseDuration(a);
             if (!d)
-                return Result<StopPtr>::failure("time: '" + std::string(a) + "' is not a duration (e.g. 250us, 2ms)");
+                return Result<StopPtr>::failure("time: '" + printable(a) + "' is not a duration (e.g. 250us, 2ms)");
             return StopPtr(at(*d));
         } },
     { "counter", "NAME", "the counter NAME changes",
@@ -178,7 +179,7 @@ const Form kForms[] = {
             const CounterField* c = findCounter(a);
             if (!c)
                 return Result<StopPtr>::failure(
-                    "counter: '" + std::string(a) + "' is not a counter; valid values are: " + counterNames());
+                    "counter: '" + printable(a) + "' is not a counter; valid values are: " + counterNames());
             return StopPtr(counterChanges(*c));
         } },
     { "event", "KIND", "the next trace event of KIND",
@@ -187,7 +188,7 @@ const Form kForms[] = {
                 if (kTraceKindNames[k].id == a)
                     return StopPtr(event(static_cast<TraceKind>(k)));
             return Result<StopPtr>::failure(
-                "event: '" + std::string(a) + "' is not an event kind; valid values are: " + eventNames());
+                "event: '" + printable(a) + "' is not an event kind; valid values are: " + eventNames());
         } },
     { "stall", "", "the stall detector fires", [](std::string_view) -> Result<StopPtr> { return StopPtr(stall()); } },
     { "restart-set", "[HCTX]", "RESTART is set on hctx HCTX (global index; any hctx without one)",
@@ -195,7 +196,7 @@ const Form kForms[] = {
             if (a.empty())
                 return StopPtr(restartSet(-1));
             if (a.size() > 9 || a.find_first_not_of("0123456789") != std::string_view::npos)
-                return Result<StopPtr>::failure("restart-set: '" + std::string(a) + "' is not an hctx index");
+                return Result<StopPtr>::failure("restart-set: '" + printable(a) + "' is not an hctx index");
             return StopPtr(restartSet(std::stoi(std::string(a))));
         } },
     { "interesting", "",
@@ -213,13 +214,13 @@ Result<StopPtr> parseOne(std::string_view text)
         if (f.name != name)
             continue;
         if (f.arg.empty() && !arg.empty())
-            return Result<StopPtr>::failure(std::string(name) + " takes no argument");
+            return Result<StopPtr>::failure(printable(name) + " takes no argument");
         if (!f.arg.empty() && f.arg.front() != '[' && arg.empty())
-            return Result<StopPtr>::failure(std::string(name) + " needs :" + std::string(f.arg));
+            return Result<StopPtr>::failure(printable(name) + " needs :" + std::string(f.arg));
         return f.make(arg);
     }
     std::string message = "'";
-    message.append(name).append("' is not a stop condition; valid values are: ");
+    message.append(printable(name)).append("' is not a stop condition; valid values are: ");
     for (const Form& f : kForms)
         message.append(&f == kForms ? "" : ", ").append(f.name);
     return Result<StopPtr>::failure(message);

@@ -1,5 +1,7 @@
 #include "experiment/Experiment.h"
 
+#include "io/Text.h"
+
 #include <algorithm>
 
 namespace blkmq {
@@ -100,12 +102,12 @@ Result<Experiment::Shard> Experiment::Shard::parse(const std::string& text)
     Shard shard;
     if (slash == std::string::npos || !number(text.substr(0, slash), shard.index)
         || !number(text.substr(slash + 1), shard.count))
-        return Result<Shard>::failure("'" + text + "' is not I/N (the I-th of N shards, counted from 0)");
+        return Result<Shard>::failure("'" + printable(text) + "' is not I/N (the I-th of N shards, counted from 0)");
     if (shard.count == 0)
-        return Result<Shard>::failure("'" + text + "': N must be at least 1");
+        return Result<Shard>::failure("'" + printable(text) + "': N must be at least 1");
     if (shard.index >= shard.count)
         return Result<Shard>::failure(
-            "'" + text + "': I must be below N (0 to " + std::to_string(shard.count - 1) + ")");
+            "'" + printable(text) + "': I must be below N (0 to " + std::to_string(shard.count - 1) + ")");
     return shard;
 }
 

@@ -1,5 +1,7 @@
 #include "io/SafeFile.h"
 
+#include "io/Text.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -22,9 +24,15 @@ namespace blkmq {
 
 namespace {
 
+// A path as a message quotes it: as it is when it is short, valid text; else escaped and cut.
+std::string shown(const std::string& path)
+{
+    return path.size() <= 200 && textProblem(path, false).empty() ? path : printable(path, 200);
+}
+
 std::string sysError(const std::string& what, const std::string& path, int err)
 {
-    return what + " '" + path + "': " + std::strerror(err);
+    return what + " '" + shown(path) + "': " + std::strerror(err);
 }
 
 // A descriptor this file owns.
@@ -141,7 +149,7 @@ Target resolve(const std::string& path)
         t.folderShown = std::string(1, absolute ? '/' : '.');
         return t.folder.get() >= 0;
     };
-    const auto isDirectory = [&path] { return "cannot write '" + path + "': it is a directory"; };
+    const auto isDirectory = [&path] { return "cannot write '" + shown(path) + "': it is a directory"; };
     if (!openStart(!path.empty() && path.front() == '/'))
         return fail(sysError("cannot write", path, errno));
     const std::vector<std::string> first = components(path);
@@ -177,7 +185,7 @@ Target resolve(const std::string& path)
                 return t;
             }
             if (err == ENOENT)
-                return fail("cannot write '" + path + "': folder '" + joinShown(t.folderShown, name)
+                return fail("cannot write '" + shown(path) + "': folder '" + shown(joinShown(t.folderShown, name))
                     + "': " + std::strerror(err));
             return fail(sysError("cannot write", path, err));
         }
@@ -186,7 +194,8 @@ Target resolve(const std::string& path)
             if (isOwnFdFolder(t.folder.get())) {
                 // The kernel's link to an open file: the descriptor itself, not a path to reopen.
                 if (!last || !isNumber(name, 9))
-                    return fail("cannot write '" + path + "': '" + link + "' is not a descriptor to write to");
+                    return fail(
+                        "cannot write '" + shown(path) + "': '" + shown(link) + "' is not a descriptor to write to");
                 t.descriptor = std::stoi(name);
                 t.name = name;
                 if (t.descriptor == t.folder.get()) // the walk's own descriptor took the number of a closed one
@@ -197,9 +206,9 @@ Target resolve(const std::string& path)
             if (::fstat(t.folder.get(), &folderSt) != 0)
                 return fail(sysError("cannot write", path, errno));
             if (!SafeFile::mayFollowSymlink(folderSt.st_mode, folderSt.st_uid, st.st_uid, follower))
-                return fail("cannot write '" + path + "': refusing to follow the symbolic link '" + link
+                return fail("cannot write '" + shown(path) + "': refusing to follow the symbolic link '" + shown(link)
                     + "' (owned by uid " + std::to_string(st.st_uid) + ", not by the writer or by the folder's owner)"
-                    + " in the sticky world-writable folder '" + t.folderShown + "' (docs/limits.md)");
+                    + " in the sticky world-writable folder '" + shown(t.folderShown) + "' (docs/limits.md)");
             if (++hops > kMaxSymlinks)
                 return fail(sysError("cannot write", path, ELOOP));
             std::string target(PATH_MAX, '\0');
@@ -224,7 +233,8 @@ Target resolve(const std::string& path)
             return t;
         }
         if (!S_ISDIR(st.st_mode))
-            return fail("cannot write '" + path + "': '" + joinShown(t.folderShown, name) + "' is not a folder");
+            return fail(
+                "cannot write '" + shown(path) + "': '" + shown(joinShown(t.folderShown, name)) + "' is not a folder");
         Fd down(::openat(t.folder.get(), name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
         if (down.get() < 0)
             return fail(sysError("cannot write", path, errno));
@@ -391,7 +401,7 @@ std::string SafeFile::read(const std::string& path, std::size_t maxBytes, std::s
     const auto refuse = [&](const std::string& why) {
         ::close(fd);
         text.clear();
-        return "'" + path + "' " + why;
+        return "'" + shown(path) + "' " + why;
     };
     if (S_ISDIR(st.st_mode))
         return refuse("is a directory, not a file");
@@ -443,7 +453,7 @@ std::string SafeFile::checkWritable(const std::string& path)
     }
     if (t.exists) {
         if (S_ISDIR(t.st.st_mode))
-            return "cannot write '" + path + "': it is a directory";
+            return "cannot write '" + shown(path) + "': it is a directory";
         if (S_ISREG(t.st.st_mode) && ::faccessat(t.folder.get(), t.name.c_str(), W_OK, 0) != 0)
             return sysError("cannot write", path, errno);
         if (S_ISREG(t.st.st_mode) && ::faccessat(t.folder.get(), ".", W_OK | X_OK, 0) != 0)
@@ -453,7 +463,7 @@ std::string SafeFile::checkWritable(const std::string& path)
     if (t.name.size() > NAME_MAX)
         return sysError("cannot write", path, ENAMETOOLONG);
     if (::faccessat(t.folder.get(), ".", W_OK | X_OK, 0) != 0)
-        return "cannot write '" + path + "': folder '" + t.folderShown + "': " + std::strerror(errno);
+        return "cannot write '" + shown(path) + "': folder '" + shown(t.folderShown) + "': " + std::strerror(errno);
     return {};
 }
 
@@ -466,7 +476,7 @@ std::string SafeFile::openAppend(const std::string& path, bool fresh, int& fd)
     if (!t.error.empty())
         return t.error;
     if (t.descriptor >= 0 || (t.exists && !S_ISREG(t.st.st_mode)))
-        return "cannot write '" + path + "': a journal must be a regular file";
+        return "cannot write '" + shown(path) + "': a journal must be a regular file";
     const mode_t mask = ::umask(0);
     ::umask(mask);
     fd = ::openat(t.folder.get(), t.name.c_str(),

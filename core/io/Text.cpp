@@ -76,4 +76,28 @@ std::string printable(std::string_view text, std::size_t most)
     return out.size() <= most ? out : out.substr(0, most - 3) + "...";
 }
 
+std::string terminalSafe(std::string_view text)
+{
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size();) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        const int extra = c < 0x80 ? 0 : (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xe ? 2 : (c >> 3) == 0x1e ? 3 : -1;
+        bool valid = extra >= 0 && i + static_cast<std::size_t>(extra) < text.size();
+        for (int k = 1; valid && k <= extra; ++k)
+            valid = (static_cast<unsigned char>(text[i + static_cast<std::size_t>(k)]) >> 6) == 0x2;
+        const bool control = extra == 0 && (c < 0x20 || c == 0x7f) && c != '\n' && c != '\t' && c != '\r';
+        if (!valid || control) {
+            char code[8];
+            std::snprintf(code, sizeof code, "\\x%02X", c);
+            out += code;
+            ++i;
+            continue;
+        }
+        out.append(text.substr(i, static_cast<std::size_t>(extra) + 1));
+        i += static_cast<std::size_t>(extra) + 1;
+    }
+    return out;
+}
+
 } // namespace blkmq

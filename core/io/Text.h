@@ -21,4 +21,8 @@ std::string jsonTextProblem(const nlohmann::json& doc, std::initializer_list<std
 // \xNN, at most `most` characters (then "...").
 std::string printable(std::string_view text, std::size_t most = 60);
 
+// Text as a terminal may show it: valid UTF-8, newlines and tabs kept; control characters (a
+// terminal escape) and bytes that are not UTF-8 written as \xNN. Nothing is cut.
+std::string terminalSafe(std::string_view text);
+
 } // namespace blkmq

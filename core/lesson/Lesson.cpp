@@ -105,7 +105,7 @@ ValueResult requestValue(const Snapshot& s, const std::vector<std::string>& part
     static const std::vector<std::string> kNone;
     const auto& ids = s.scriptIds ? *s.scriptIds : kNone;
     if (std::find(ids.begin(), ids.end(), parts[1]) == ids.end())
-        return ValueResult::failure("no workload.script step submits a request '" + parts[1] + "'");
+        return ValueResult::failure("no workload.script step submits a request '" + printable(parts[1]) + "'");
     const auto it = std::find_if(s.requests.begin(), s.requests.end(), [&](const RequestSnapshot& r) {
         return r.script >= 0 && static_cast<std::size_t>(r.script) < ids.size()
             && ids[static_cast<std::size_t>(r.script)] == parts[1];
@@ -155,7 +155,7 @@ Result<double> lessonValue(const Snapshot& s, const std::string& name)
         for (std::size_t i = 0; i < kMetrics.size(); ++i)
             if (kMetrics[i].id == parts[1])
                 return s.totals[i];
-        return ValueResult::failure("'" + parts[1] + "' is not a metric (blkmqlab-cli metrics lists them)");
+        return ValueResult::failure("'" + printable(parts[1]) + "' is not a metric (blkmqlab-cli metrics lists them)");
     }
     if (!parts.empty() && parts[0] == "request")
         return requestValue(s, parts);
@@ -164,7 +164,7 @@ Result<double> lessonValue(const Snapshot& s, const std::string& name)
             if (v.prefix == parts[0] && v.field == parts[2]) {
                 const auto i = index(parts[1]);
                 if (!i)
-                    return ValueResult::failure("'" + parts[1] + "' is not an index");
+                    return ValueResult::failure("'" + printable(parts[1]) + "' is not an index");
                 if (static_cast<std::size_t>(*i) >= v.count(s))
                     return beyond(std::string(v.prefix), *i, v.count(s));
                 return v.get(s, static_cast<std::size_t>(*i));
@@ -248,7 +248,7 @@ Result<LessonExpectation> parseExpectation(const std::string& text)
         e.op = op;
         return e;
     }
-    return R::failure("'" + text
+    return R::failure("'" + printable(text)
         + "' is not a relation: write A OP B with spaces around OP (==, !=, <, <=, >, >=), A and B sums of names "
           "and numbers joined by ' + ' or ' - ', a number may scale a name (2 * ipis)");
 }
@@ -270,17 +270,17 @@ Result<LessonHighlight> parseHighlight(const std::string& text)
         h.text = text;
         if (k == LessonHighlight::Kind::Request) {
             if (arg.empty())
-                return R::failure("'" + text + "': request:ID names a workload.script id");
+                return R::failure("'" + printable(text) + "': request:ID names a workload.script id");
             h.request = arg;
         } else {
             const auto i = index(arg);
             if (!i)
-                return R::failure("'" + text + "': " + kind + ":N takes an index");
+                return R::failure("'" + printable(text) + "': " + kind + ":N takes an index");
             h.index = *i;
         }
         return h;
     }
-    return R::failure("'" + text + "' is not cpu:N, hctx:N, request:ID, queue:N or tags:N");
+    return R::failure("'" + printable(text) + "' is not cpu:N, hctx:N, request:ID, queue:N or tags:N");
 }
 
 // Strict field reading: every key known, every value of its type, errors naming the path.
@@ -294,18 +294,11 @@ struct Reader {
             error = origin + ": " + path + ": " + why;
         return false;
     }
-    bool onlyKeys(const json& o, const std::string& path, std::initializer_list<const char*> keys)
+    // Every key of `o` (the object at `at`, its row `parent` in Lesson::fields()) is in the table.
+    bool onlyKeys(const json& o, std::string_view parent, const std::string& at)
     {
-        for (const auto& item : o.items()) {
-            const std::string& k = item.key(); // not a structured binding: clang 14 cannot capture one
-            if (std::none_of(keys.begin(), keys.end(), [&](const char* known) { return k == known; })) {
-                std::string list;
-                for (const char* known : keys)
-                    list.append(list.empty() ? "" : ", ").append(known);
-                return fail(path.empty() ? k : path + "." + k, "unknown field (known: " + list + ")");
-            }
-        }
-        return true;
+        const std::string why = Lesson::fields().unknownKey(o, parent, at);
+        return why.empty() || fail(why.substr(0, why.find(": ")), why.substr(why.find(": ") + 2));
     }
     bool text(const json& o, const std::string& path, const char* key, std::string& out, bool required)
     {
@@ -341,9 +334,14 @@ Result<Lesson> Lesson::fromText(const std::string& text, const std::string& orig
 {
     if (ScenarioLoader::nestingDepth(text) > limits::kJsonDepth)
         return LessonResult::failure(origin + ": nests deeper than " + std::to_string(limits::kJsonDepth) + " levels");
-    json doc = json::parse(text, nullptr, false);
+    const json doc = json::parse(text, nullptr, false);
     if (doc.is_discarded())
         return LessonResult::failure(origin + ": not valid JSON");
+    return fromJson(doc, origin);
+}
+
+Result<Lesson> Lesson::fromJson(const nlohmann::json& doc, const std::string& origin)
+{
     if (!doc.is_object())
         return LessonResult::failure(origin + ": (top level): must be an object");
     // Names and titles reach the terminal and the window: no control characters (io/Text.h);
@@ -352,7 +350,7 @@ Result<Lesson> Lesson::fromText(const std::string& text, const std::string& orig
         return LessonResult::failure(origin + ": " + why);
     Reader rd { origin, {} };
     Lesson l;
-    if (!rd.onlyKeys(doc, "", { "format", "name", "title", "source", "summary", "steps" }))
+    if (!rd.onlyKeys(doc, "", ""))
         return LessonResult::failure(rd.error);
     if (!doc.contains("format") || doc["format"] != 1)
         return LessonResult::failure(origin + ": format: must be 1");
@@ -368,8 +366,7 @@ Result<Lesson> Lesson::fromText(const std::string& text, const std::string& orig
         const std::string path = "steps[" + std::to_string(i) + "].";
         if (!st.is_object())
             return LessonResult::failure(origin + ": " + path.substr(0, path.size() - 1) + ": must be an object");
-        if (!rd.onlyKeys(st, path.substr(0, path.size() - 1),
-                { "title", "text", "scenario", "switch", "until", "highlight", "expect" }))
+        if (!rd.onlyKeys(st, "steps[]", path.substr(0, path.size() - 1)))
             return LessonResult::failure(rd.error);
         LessonStep step;
         std::vector<std::string> highlights, expects;
@@ -381,7 +378,7 @@ Result<Lesson> Lesson::fromText(const std::string& text, const std::string& orig
             const json& sc = st["scenario"];
             if (!sc.is_object())
                 return LessonResult::failure(origin + ": " + path + "scenario: must be an object");
-            if (!rd.onlyKeys(sc, path + "scenario", { "preset", "set" }))
+            if (!rd.onlyKeys(sc, "steps[].scenario", path + "scenario"))
                 return LessonResult::failure(rd.error);
             std::string preset;
             if (!rd.text(sc, path + "scenario.", "preset", preset, true)
@@ -396,7 +393,7 @@ Result<Lesson> Lesson::fromText(const std::string& text, const std::string& orig
         for (const std::string& sw : step.switches) {
             const auto eq = sw.find('=');
             if (eq == std::string::npos || !Engine::isLivePath(sw.substr(0, eq)))
-                return LessonResult::failure(origin + ": " + path + "switch: '" + sw
+                return LessonResult::failure(origin + ": " + path + "switch: '" + printable(sw)
                     + "' is not path=value of a field that changes during a run (a live kernel switch, a cost, "
                       "devices.N.rq_affinity); start a scenario for the others");
         }
@@ -420,6 +417,41 @@ Result<Lesson> Lesson::fromText(const std::string& text, const std::string& orig
     return l;
 }
 
+const FieldTable& Lesson::fields()
+{
+    static const FieldTable table { "lesson",
+        {
+            { "format", "integer", "1" },
+            { "name", "string", "required, not empty" },
+            { "title", "string", "required, not empty" },
+            { "source", "text", "optional, may hold newlines" },
+            { "summary", "text", "optional, may hold newlines" },
+            { "steps", "array", "1.." + std::to_string(kMaxSteps) + " steps" },
+            { "steps[].title", "string", "required, not empty" },
+            { "steps[].text", "text", "required, may hold newlines" },
+            { "steps[].scenario", "object", "required on the first step" },
+            { "steps[].scenario.preset", "string", "a preset name (blkmqlab-cli presets)" },
+            { "steps[].scenario.set", "array", "path=value overrides (--set syntax)" },
+            { "steps[].switch", "array", "path=value of fields that change during a run" },
+            { "steps[].until", "string", "a stop condition (run --until syntax)" },
+            { "steps[].highlight", "array", "cpu:N, hctx:N, tags:N, queue:N, request:ID" },
+            { "steps[].expect", "array", "A OP B relations of snapshot values (blkmqlab-cli lessons)" },
+        } };
+    return table;
+}
+
+std::string Lesson::fullDocument()
+{
+    const json step0 = { { "title", "t" }, { "text", "x" },
+        { "scenario", { { "preset", "shared-hctx-stall" }, { "set", { "seed=1" } } } },
+        { "switch", { "kernel.restart=rr-shared" } }, { "until", "time:1ms" },
+        { "highlight", { "hctx:0", "request:A" } }, { "expect", { "restart_skips >= 0" } } };
+    return json {
+        { "format", 1 }, { "name", "n" }, { "title", "t" }, { "source", "s" }, { "summary", "s" },
+        { "steps", { step0 } }
+    }.dump(2);
+}
+
 Result<Lesson> Lesson::fromFile(const std::string& path)
 {
     std::string text;
@@ -439,7 +471,7 @@ Result<Lesson> Lesson::load(const std::string& nameOrPath)
     std::string list;
     for (const BuiltinLesson& b : builtinLessons())
         list.append(list.empty() ? "" : ", ").append(b.name);
-    return LessonResult::failure("lesson: unknown lesson '" + nameOrPath + "' (lessons: " + list + ")");
+    return LessonResult::failure("lesson: unknown lesson '" + printable(nameOrPath) + "' (lessons: " + list + ")");
 }
 
 std::vector<Lesson::Info> Lesson::builtin()
@@ -483,7 +515,7 @@ LessonStepOutcome Lesson::play(Engine& engine, int step, std::uint64_t maxEvents
         auto until = stop::parse(s.until);
         out.reached = engine.runUntil(**until, maxEvents);
         if (!out.reached)
-            out.error = "never reached '" + s.until + "' (" + (*until)->describe() + ") before "
+            out.error = "never reached '" + printable(s.until) + "' (" + (*until)->describe() + ") before "
                 + (engine.finished() || engine.nothingDue() ? "the scenario ended" : "the event limit");
     }
     engine.publishSnapshot();
@@ -497,9 +529,9 @@ LessonStepOutcome Lesson::play(Engine& engine, int step, std::uint64_t maxEvents
                                                                        : snap->hctxs.size();
         if (h.kind == LessonHighlight::Kind::Request) {
             if (auto v = lessonValue(*snap, "request." + h.request + ".in_flight"); !v)
-                out.error = "highlight '" + h.text + "': " + v.error();
+                out.error = "highlight '" + printable(h.text) + "': " + v.error();
         } else if (static_cast<std::size_t>(h.index) >= count) {
-            out.error = "highlight '" + h.text + "': there are " + std::to_string(count);
+            out.error = "highlight '" + printable(h.text) + "': there are " + std::to_string(count);
         }
     }
     return out;

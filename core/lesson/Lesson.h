@@ -2,8 +2,11 @@
 
 #include "engine/Snapshot.h"
 #include "engine/StopCondition.h"
+#include "io/FieldTable.h"
 #include "scenario/Scenario.h"
 #include "sim/Result.h"
+
+#include <nlohmann/json_fwd.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -73,9 +76,16 @@ struct LessonStepOutcome {
 class Lesson {
 public:
     static Result<Lesson> fromText(const std::string& text, const std::string& origin);
+    // The same from a parsed document (the text's limits, such as its depth, are fromText's).
+    static Result<Lesson> fromJson(const nlohmann::json& doc, const std::string& origin);
     static Result<Lesson> fromFile(const std::string& path);
     // A built-in lesson by name, or a file path (containing '/' or ending in .json).
     static Result<Lesson> load(const std::string& nameOrPath);
+    // Every field of a lesson file, the only keys fromText() accepts (blkmqlab-cli fields lesson).
+    static const FieldTable& fields();
+    // A lesson that gives every field of fields() a value, as the hostile-input tests and the fuzz
+    // corpus start from.
+    static std::string fullDocument();
     struct Info {
         std::string name, title;
     };

@@ -879,9 +879,10 @@ Result<bool> ScenarioLoader::applySet(json& doc, const std::string& assignment)
             (*node)[k] = value;
         } else {
             if (!node->contains(k)) {
-                if (k == "devices" || k == "jobs" || k == "script")
-                    return Result<bool>::failure("--set " + walked + ": the scenario has no " + k
-                        + " to address; give them in the scenario file");
+                const std::string& next = keys[i + 1]; // an index into a list the scenario does not have
+                if (k == "devices" || k == "jobs" || k == "script" || std::all_of(next.begin(), next.end(), ::isdigit))
+                    return Result<bool>::failure("--set " + shortened(path, 120) + ": the scenario has no "
+                        + shortened(k, 120) + " to address; give them in the scenario file");
                 (*node)[k] = json::object();
             }
             node = &(*node)[k];

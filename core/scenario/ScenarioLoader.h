@@ -1,6 +1,7 @@
 #pragma once
 
 #include "scenario/Scenario.h"
+#include "io/FieldTable.h"
 #include "sim/Result.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -9,13 +10,6 @@
 #include <vector>
 
 namespace blkmq {
-
-// One field of the scenario format as the loader reads it (ScenarioLoader::fields()).
-struct FieldInfo {
-    std::string path; // "devices[].submit_queues": array elements as []
-    std::string kind; // integer, boolean, string, choice, duration, cpulist, array, object, ...
-    std::string rule; // its range, its choices, or what it takes
-};
 
 struct PresetInfo {
     std::string name;

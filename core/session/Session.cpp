@@ -19,6 +19,7 @@ using EngineResult = Result<std::unique_ptr<Engine>>;
 constexpr auto kMaxCommands = static_cast<std::size_t>(limits::kSessionCommands);
 constexpr auto kMaxBookmarks = static_cast<std::size_t>(limits::kSessionBookmarks);
 constexpr auto kMaxNote = static_cast<std::size_t>(limits::kBookmarkNoteBytes);
+constexpr std::size_t kMaxPlots = 64; // view.plots_hidden: indices of the window's plots
 
 // Stops a replay when the engine has processed `events` events: where the next command was taken.
 class EventsReached : public StopCondition {
@@ -34,19 +35,11 @@ private:
     std::uint64_t m_events;
 };
 
-bool onlyKeys(const json& o, const std::string& path, std::initializer_list<const char*> keys, std::string& error)
+// Every key of `o` (the object at `at`, its row `parent` in Session::fields()) is in the table.
+bool onlyKeys(const json& o, std::string_view parent, const std::string& at, std::string& error)
 {
-    for (const auto& item : o.items()) {
-        const std::string& k = item.key();
-        if (std::none_of(keys.begin(), keys.end(), [&](const char* known) { return k == known; })) {
-            std::string list;
-            for (const char* known : keys)
-                list.append(list.empty() ? "" : ", ").append(known);
-            error = (path.empty() ? "" : path + ".") + printable(k) + ": unknown field (known: " + list + ")";
-            return false;
-        }
-    }
-    return true;
+    error = Session::fields().unknownKey(o, parent, at);
+    return error.empty();
 }
 
 // Applies the commands taken at exactly `events` events processed, from `next` on.
@@ -93,6 +86,32 @@ std::string Session::toText() const
     return doc.dump(2) + "\n";
 }
 
+const FieldTable& Session::fields()
+{
+    static const FieldTable table { "session",
+        {
+            { "format", "integer", std::to_string(kFormat) },
+            { "scenario", "object", "a scenario (blkmqlab-cli fields scenario)" },
+            { "commands", "array", "at most " + std::to_string(kMaxCommands) + ", in event order" },
+            { "commands[].event", "integer", "events processed before it, 0..at.events" },
+            { "commands[].set", "string", "path=value of a field that changes during a run" },
+            { "at", "object", "required" },
+            { "at.time_ns", "integer", "0..the scenario's duration" },
+            { "at.events", "integer", "0 or more" },
+            { "at.fingerprint", "string", "the run's fingerprint there" },
+            { "bookmarks", "array", "at most " + std::to_string(kMaxBookmarks) },
+            { "bookmarks[].time_ns", "integer", "0 or more" },
+            { "bookmarks[].note", "text", "at most " + std::to_string(kMaxNote) + " bytes" },
+            { "lesson", "object", "optional" },
+            { "lesson.name", "string", "a lesson's name or file" },
+            { "lesson.step", "integer", "-1..10000" },
+            { "view", "object", "optional" },
+            { "view.plots_hidden", "array", "plot indices 0.." + std::to_string(kMaxPlots - 1) },
+            { "view.plot_columns", "integer", "1..2" },
+        } };
+    return table;
+}
+
 Result<Session> Session::fromFile(const std::string& path)
 {
     std::string text;
@@ -109,12 +128,18 @@ Result<Session> Session::fromText(const std::string& text, const std::string& or
     const json doc = json::parse(text, nullptr, false);
     if (doc.is_discarded())
         return fail("not valid JSON");
+    return fromJson(doc, origin);
+}
+
+Result<Session> Session::fromJson(const nlohmann::json& doc, const std::string& origin)
+{
+    const auto fail = [&](const std::string& why) { return SessionResult::failure(origin + ": " + why); };
     if (!doc.is_object())
         return fail("(top level): must be an object (a session file, docs/sessions.md)");
     if (const std::string why = jsonTextProblem(doc, { "description", "note" }); !why.empty())
         return fail(why);
     std::string error;
-    if (!onlyKeys(doc, "", { "format", "scenario", "commands", "at", "bookmarks", "lesson", "view" }, error))
+    if (!onlyKeys(doc, "", "", error))
         return fail(error);
     if (!doc.contains("format") || !doc["format"].is_number_integer())
         return fail("format: missing or not a whole number (this build reads format " + std::to_string(kFormat) + ")");
@@ -139,7 +164,7 @@ Result<Session> Session::fromText(const std::string& text, const std::string& or
             const json& c = list[i];
             if (!c.is_object())
                 return fail(path + ": must be an object {\"event\": N, \"set\": \"path=value\"}");
-            if (!onlyKeys(c, path, { "event", "set" }, error))
+            if (!onlyKeys(c, "commands[]", path, error))
                 return fail(error);
             if (!c.contains("event") || !c["event"].is_number_unsigned())
                 return fail(path + ".event: must be the number of events processed before it, 0 or more");
@@ -160,7 +185,7 @@ Result<Session> Session::fromText(const std::string& text, const std::string& or
     if (!doc.contains("at") || !doc["at"].is_object())
         return fail("at: missing or not an object {\"time_ns\", \"events\", \"fingerprint\"}");
     const json& at = doc["at"];
-    if (!onlyKeys(at, "at", { "time_ns", "events", "fingerprint" }, error))
+    if (!onlyKeys(at, "at", "at", error))
         return fail(error);
     if (!at.contains("time_ns") || !at["time_ns"].is_number_integer() || at["time_ns"].get<std::int64_t>() < 0)
         return fail("at.time_ns: must be a simulated time in ns, 0 or more");
@@ -186,7 +211,7 @@ Result<Session> Session::fromText(const std::string& text, const std::string& or
             const json& b = list[i];
             if (!b.is_object())
                 return fail(path + ": must be an object {\"time_ns\": T, \"note\": TEXT}");
-            if (!onlyKeys(b, path, { "time_ns", "note" }, error))
+            if (!onlyKeys(b, "bookmarks[]", path, error))
                 return fail(error);
             if (!b.contains("time_ns") || !b["time_ns"].is_number_integer() || b["time_ns"].get<std::int64_t>() < 0)
                 return fail(path + ".time_ns: must be a simulated time in ns, 0 or more");
@@ -197,7 +222,7 @@ Result<Session> Session::fromText(const std::string& text, const std::string& or
     }
     if (doc.contains("lesson")) {
         const json& l = doc["lesson"];
-        if (!l.is_object() || !onlyKeys(l, "lesson", { "name", "step" }, error))
+        if (!l.is_object() || !onlyKeys(l, "lesson", "lesson", error))
             return fail(error.empty() ? "lesson: must be an object {\"name\": NAME, \"step\": N}" : error);
         if (!l.contains("name") || !l["name"].is_string() || l["name"].get<std::string>().empty()
             || l["name"].get<std::string>().size() > 200)
@@ -209,9 +234,22 @@ Result<Session> Session::fromText(const std::string& text, const std::string& or
         s.lessonStep = static_cast<int>(l["step"].get<std::int64_t>());
     }
     if (doc.contains("view")) {
-        if (!doc["view"].is_object())
-            return fail("view: must be an object");
-        s.view = doc["view"];
+        const json& v = doc["view"];
+        if (!v.is_object() || !onlyKeys(v, "view", "view", error))
+            return fail(
+                error.empty() ? "view: must be an object {\"plots_hidden\": [...], \"plot_columns\": N}" : error);
+        if (v.contains("plots_hidden")) {
+            const json& hidden = v["plots_hidden"];
+            if (!hidden.is_array() || hidden.size() > kMaxPlots
+                || std::any_of(hidden.begin(), hidden.end(),
+                    [](const json& i) { return !i.is_number_unsigned() || i.get<std::uint64_t>() >= kMaxPlots; }))
+                return fail("view.plots_hidden: must be an array of plot indices 0.." + std::to_string(kMaxPlots - 1));
+        }
+        if (v.contains("plot_columns")
+            && (!v["plot_columns"].is_number_integer() || v["plot_columns"].get<std::int64_t>() < 1
+                || v["plot_columns"].get<std::int64_t>() > 2))
+            return fail("view.plot_columns: must be 1 or 2");
+        s.view = v;
     }
     return s;
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "engine/Engine.h"
+#include "io/FieldTable.h"
 #include "sim/Result.h"
 
 #include <nlohmann/json.hpp>
@@ -37,7 +38,11 @@ struct Session {
     static Session of(const Engine& engine, const std::string& scenarioJson);
     // Reads a session file's text; every error is one line naming the field ("commands[2].set: ...").
     static Result<Session> fromText(const std::string& text, const std::string& origin);
+    // The same from a parsed document (the text's limits, such as its depth, are fromText's).
+    static Result<Session> fromJson(const nlohmann::json& doc, const std::string& origin);
     static Result<Session> fromFile(const std::string& path);
+    // Every field of a session file, the only keys fromText() accepts (blkmqlab-cli fields session).
+    static const FieldTable& fields();
     std::string toText() const;
 
     // The scenario with its commands replayed, run to where the session stood: the same events, the

@@ -340,6 +340,23 @@ std::optional<Result<HwlocShape>> deserialize(const std::string& text)
 
 } // namespace
 
+const FieldTable& TopologyLoader::hwlocFields()
+{
+    static const FieldTable table { "hwloc",
+        {
+            { "object[PU]", "element", "1.." + std::to_string(limits::kCpus) + " processing units, the CPUs" },
+            { "object[PU].os_index", "integer", "the CPU's number; CPUs are numbered in its order" },
+            { "object[PU].cpuset", "bitmap", "the PU's own CPU" },
+            { "object[Core]", "element", "the PUs under one core are SMT siblings (none: each PU its own core)" },
+            { "object[Package]", "element", "the package above each PU" },
+            { "object[L3Cache].depth", "integer", "the deepest data cache above a PU is its LLC (none: its package)" },
+            { "object[NUMANode].cpuset", "bitmap", "the node whose cpuset holds a PU" },
+            { "distances2[NUMANode].u64values", "array",
+                "latencies between the nodes that hold CPUs, clamped to 1..1000000; another matrix is not used" },
+        } };
+    return table;
+}
+
 Result<Topology> TopologyLoader::fromHwlocXml(const std::string& path)
 {
     // Read and checked here (regular file, size) so hwloc never opens a FIFO or a device.

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "io/FieldTable.h"
 #include "sim/Result.h"
 #include "topo/Topology.h"
 
@@ -36,6 +37,9 @@ public:
     static Result<Topology> load(const std::string& what);
 
     static const std::vector<TopologyPreset>& presets();
+    // What the hwloc XML importer reads, element by element (blkmqlab-cli fields hwloc): everything
+    // else in the file is hwloc's to check, and is not used.
+    static const FieldTable& hwlocFields();
 };
 
 } // namespace blkmq

@@ -9,6 +9,10 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "HostileJson.h"
+
+#include <nlohmann/json.hpp>
+
 #include <csignal>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -291,7 +295,7 @@ private slots:
             << u"axes[0].values[0]: contains a control character (U+001B)"_qs;
         QTest::newRow("preset name of 100 KB")
             << QByteArray() << QStringList { u"run"_qs, u"--preset"_qs, QString(100000, u'x') } << 2
-            << u"unknown preset 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...' (presets:"_qs;
+            << u"--preset: unknown preset 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...' (blkmqlab-cli presets"_qs;
         QTest::newRow("first seed of 19 digits")
             << QByteArray()
             << QStringList { u"explore"_qs, u"--seeds"_qs, u"1"_qs, u"--first-seed"_qs, u"9999999999999999999"_qs } << 2
@@ -1111,6 +1115,177 @@ private slots:
             cli({ u"sweep"_qs, grid, u"--chart"_qs, u"/nonexistent/c.png"_qs, u"--metric"_qs, u"iops"_qs }).code, 1);
     }
 
+    // Every field of the sweep file's table (blkmqlab-cli fields sweep) fed the hostile values of
+    // JSON: refused with exit 2 and one line naming the field, or accepted only where its kind takes
+    // it; never a crash or a hang. A field of one form (base.file, axes[].factor) is tried on a
+    // document of that form.
+    void everySweepFieldRefusesHostileValues()
+    {
+        using json = nlohmann::json;
+        const auto inventory = cli({ u"fields"_qs, u"sweep"_qs });
+        QCOMPARE(inventory.code, 0);
+        std::vector<blkmq::FieldInfo> rows;
+        for (const QString& line : inventory.out.split(u'\n')) {
+            const QStringList cells = line.split(u" | "_qs);
+            if (cells.size() == 3 && line.startsWith(u"| `"_qs))
+                rows.push_back({ cells[0].mid(3, cells[0].size() - 4).toStdString(), cells[1].toStdString(),
+                    cells[2].chopped(2).toStdString() });
+        }
+        QVERIFY(rows.size() >= 14);
+        QTemporaryDir dir;
+        QFile scenario(QStringLiteral(BLKMQLAB_SOURCE_DIR "/resources/scenarios/default.json"));
+        QVERIFY(scenario.open(QIODevice::ReadOnly));
+        const QByteArray scenarioText = scenario.readAll();
+        QVERIFY(writeFile(dir.filePath(u"base.json"_qs), scenarioText));
+        const json set = json::array({ "duration=\"50us\"" });
+        const json full = { { "base", { { "preset", "default" }, { "set", set } } },
+            { "axes", json::array({ { { "path", "seed" }, { "values", { 1, 2 } } } }) }, { "metrics", { "iops" } },
+            { "comment", "c" } };
+        const QString file = dir.filePath(u"grid.json"_qs);
+        int tried = 0;
+        for (const blkmq::FieldInfo& f : rows) {
+            json doc = full; // the form the field belongs to
+            if (f.path == "base.file")
+                doc["base"] = { { "file", "base.json" }, { "set", set } };
+            else if (f.path == "base.scenario")
+                doc["base"] = { { "scenario", json::parse(scenarioText.toStdString()) }, { "set", set } };
+            else if (f.path == "axes[].from" || f.path == "axes[].to" || f.path == "axes[].step")
+                doc["axes"][0] = { { "path", "seed" }, { "from", 1 }, { "to", 2 }, { "step", 1 } };
+            else if (f.path == "axes[].factor")
+                doc["axes"][0] = { { "path", "seed" }, { "from", 1 }, { "to", 2 }, { "factor", 2 } };
+            QVERIFY2(!blkmq::test::at(doc, blkmq::test::firstElement(f.path)).is_null(), f.path.c_str());
+            QVERIFY(writeFile(file, QByteArray::fromStdString(doc.dump())));
+            QVERIFY2(cli({ u"sweep"_qs, file }).code == 0, f.path.c_str()); // the form itself runs
+            for (const auto& [name, value] : blkmq::test::hostileJson()) {
+                json hostile = doc;
+                // Broken UTF-8 is written as the bytes themselves (a JSON library refuses to).
+                const bool broken = name == "broken UTF-8";
+                blkmq::test::at(hostile, blkmq::test::firstElement(f.path)) = broken ? json("BROKEN") : value;
+                std::string text = hostile.dump();
+                if (broken)
+                    text.replace(text.find("\"BROKEN\""), 8, "\"a\xff\"");
+                QVERIFY(writeFile(file, QByteArray::fromStdString(text)));
+                ++tried;
+                const std::string what = f.path + " = " + name;
+                const auto r = cli({ u"sweep"_qs, file });
+                QVERIFY2(r.code == 0 || r.code == 2, (what + ": exit " + std::to_string(r.code)).c_str());
+                if (r.code == 2) {
+                    const std::string err = r.err.trimmed().toStdString();
+                    if (!broken) {
+                        const std::string why = blkmq::test::badRefusal(f, err);
+                        QVERIFY2(why.empty(), (what + ": " + why + ": " + err.substr(0, 300)).c_str());
+                    }
+                    QVERIFY2(err.find('\n') == std::string::npos && err.size() < 700,
+                        (what + ": " + err.substr(0, 300)).c_str());
+                    continue;
+                }
+                QVERIFY2(!broken, (what + ": accepted").c_str());
+                const std::string why = blkmq::test::badAcceptance(f, name, value);
+                QVERIFY2(why.empty(), (what + ": accepted, " + why).c_str());
+            }
+        }
+        QVERIFY(tried >= 14 * static_cast<int>(blkmq::test::hostileJson().size()));
+    }
+
+    // Every option of every command (blkmqlab-cli fields options) given the hostile values of its
+    // kind, and given without its value: exit 0-4, never a crash, a hang or an escape on the
+    // terminal; a refusal is one line naming the option (or, for a setting, its field). A command
+    // added to the table without its base arguments here fails the test.
+    void everyOptionRefusesHostileValues()
+    {
+        const auto inventory = cli({ u"fields"_qs, u"options"_qs });
+        QCOMPARE(inventory.code, 0);
+        const QMap<QString, QStringList> base {
+            { u"run"_qs, { u"--preset"_qs, u"default"_qs, u"--duration"_qs, u"20us"_qs } },
+            { u"explore"_qs, { u"--preset"_qs, u"default"_qs, u"--duration"_qs, u"20us"_qs, u"--seeds"_qs, u"2"_qs } },
+            { u"sweep"_qs,
+                { u"--preset"_qs, u"default"_qs, u"--duration"_qs, u"20us"_qs, u"--vary"_qs, u"seed=1,2"_qs } },
+            { u"ab"_qs,
+                { u"--preset"_qs, u"default"_qs, u"--duration"_qs, u"20us"_qs, u"--seeds"_qs, u"2"_qs, u"--b"_qs,
+                    u"kernel.threadirqs=true"_qs } },
+            { u"oracle"_qs, { u"--figures"_qs } },
+            { u"merge"_qs, { u"shard.csv"_qs } },
+            { u"lesson"_qs, { u"shared-hctx-stall"_qs } },
+        };
+        const QString escape = QString::fromUtf8("\x1b[2J");
+        const QString control = QString::fromUtf8("a\x01b");
+        const QString big = QString(100000, u'7');
+        const QMap<QString, QStringList> hostile {
+            { u"count"_qs,
+                { u"-1"_qs, u"0"_qs, u"0.5"_qs, u"1e300"_qs, u"nan"_qs, u"18446744073709551616"_qs, u""_qs, control,
+                    big } },
+            { u"duration"_qs,
+                { u"-1ms"_qs, u"0"_qs, u"nan"_qs, u"1e300s"_qs, u"inf"_qs, u"18446744073709551616ns"_qs, u""_qs,
+                    escape } },
+            { u"file"_qs, { u""_qs, u"/nonexistent/x"_qs, u"."_qs, escape, big } },
+            { u"output"_qs, { u""_qs, u"/nonexistent/x"_qs, u"."_qs, escape } },
+            { u"folder"_qs, { u""_qs, u"/nonexistent"_qs, escape } },
+            { u"name"_qs, { u""_qs, u"nope"_qs, escape, big } },
+            { u"setting"_qs, { u""_qs, u"="_qs, u"a..b=1"_qs, escape + u"=1"_qs, u"seed=nan"_qs, u"seed="_qs + big } },
+            { u"condition"_qs, { u""_qs, u"nope:1"_qs, u"time:-1"_qs, escape } },
+            { u"text"_qs, { u""_qs, u":"_qs, u"1/0"_qs, escape, big } },
+        };
+        QTemporaryDir dir; // outputs that are accepted land here
+        const auto runIn = [&](const QStringList& args) {
+            QProcess p;
+            p.setWorkingDirectory(dir.path());
+            p.start(QStringLiteral(BLKMQLAB_CLI), args);
+            Result r;
+            if (!p.waitForFinished(120000)) {
+                p.kill();
+                p.waitForFinished();
+                return r; // code -1: a hang
+            }
+            r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
+            r.out = QString::fromUtf8(p.readAllStandardOutput());
+            r.err = QString::fromUtf8(p.readAllStandardError());
+            return r;
+        };
+        QCOMPARE(runIn({ u"sweep"_qs, u"--preset"_qs, u"default"_qs, u"--duration"_qs, u"20us"_qs, u"--vary"_qs,
+                           u"seed=1"_qs, u"--csv"_qs, u"shard.csv"_qs })
+                     .code,
+            0); // what merge reads
+        int tried = 0;
+        for (const QString& line : inventory.out.split(u'\n')) {
+            const QStringList cells = line.split(u" | "_qs);
+            if (cells.size() != 3 || !line.startsWith(u"| `"_qs))
+                continue;
+            const QString cell = cells[0].mid(3, cells[0].size() - 4); // "--seed (run explore ...)"
+            const QString option = cell.section(u' ', 0, 0);
+            const QStringList commands = cell.section(u'(', 1).chopped(1).split(u' ');
+            const QString kind = cells[1];
+            QVERIFY2(kind == u"flag"_qs || hostile.contains(kind), qPrintable(kind));
+            for (const QString& command : commands) {
+                QVERIFY2(base.contains(command), qPrintable(command + u": no base arguments in the test"_qs));
+                QStringList values = kind == u"flag"_qs ? QStringList { QString() } : hostile[kind];
+                values.append(u"(missing)"_qs);
+                for (const QString& value : values) {
+                    QStringList args { command };
+                    args += base[command];
+                    args += option;
+                    if (value != u"(missing)"_qs && kind != u"flag"_qs)
+                        args += value;
+                    ++tried;
+                    const auto r = runIn(args);
+                    const QString what = command + u" "_qs + option + u" "_qs + value.left(30);
+                    QVERIFY2(r.code >= 0 && r.code <= 4, qPrintable(what + u": exit "_qs + QString::number(r.code)));
+                    QVERIFY2(!r.err.contains(u'\x1b') && !r.out.contains(u'\x1b') && !r.err.contains(u'\x01'),
+                        qPrintable(what + u": an escape reached the terminal"_qs));
+                    if (r.code != 2)
+                        continue;
+                    const QString err = r.err.trimmed();
+                    QVERIFY2(!err.contains(u'\n') && err.size() < 700, qPrintable(what + u": "_qs + err.left(300)));
+                    const QString key = value.section(u'=', 0, 0).section(u'.', 0, 0);
+                    QVERIFY2(err.contains(option)
+                            || (kind == u"setting"_qs && !key.isEmpty() && err.contains(key.left(20)))
+                            || (kind == u"setting"_qs && err.contains(u"--set"_qs)),
+                        qPrintable(what + u": "_qs + err.left(300)));
+                }
+            }
+        }
+        QVERIFY(tried > 250);
+    }
+
     void sweepRefusesBadGridsBeforeRunning_data()
     {
         QTest::addColumn<QByteArray>("file");
@@ -1119,7 +1294,7 @@ private slots:
         QTest::newRow("unknown axis") << QByteArray(R"({"axes": [{"path": "kernel.nope", "values": [1]}]})")
                                       << QStringList() << u"kernel.nope"_qs;
         QTest::newRow("empty range") << QByteArray(R"({"axes": [{"path": "seed", "from": 5, "to": 1}]})")
-                                     << QStringList() << u"axes[0]: the range 5 to 1 is empty"_qs;
+                                     << QStringList() << u"axes[0].to: the range 5 to 1 is empty"_qs;
         QTest::newRow("empty list") << QByteArray(R"({"axes": [{"path": "seed", "values": []}]})") << QStringList()
                                     << u"axes[0].values"_qs;
         QTest::newRow("bad log range") << QByteArray(R"({"axes": [{"path": "seed", "from": 0, "to": 8, "factor": 2}]})")

@@ -5,6 +5,10 @@
 
 #include "engine/Engine.h"
 
+#include "HostileJson.h"
+
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <QtTest>
 
@@ -236,6 +240,37 @@ private slots:
         QVERIFY(!Lesson::load("no-such-lesson").ok());
         QVERIFY(!Lesson::load("/nonexistent/dir/lesson.json").ok());
         QVERIFY(QString::fromStdString(Lesson::load("no-such-lesson").error()).contains(u"shared-hctx-stall"_qs));
+    }
+
+    // Every field of the lesson table fed the hostile values of JSON: each is refused with one line
+    // that names the field, or accepted only where its kind takes it. The full document gives every
+    // field a value.
+    void everyFieldRefusesHostileValues()
+    {
+        const nlohmann::json base = nlohmann::json::parse(Lesson::fullDocument());
+        const auto full = Lesson::fromJson(base, "full");
+        QVERIFY2(full.ok(), full.ok() ? "" : full.error().c_str());
+        int tried = 0;
+        for (const FieldInfo& f : Lesson::fields().rows) {
+            nlohmann::json probe = base;
+            QVERIFY2(!test::at(probe, test::firstElement(f.path)).is_null(),
+                (f.path + ": not in the full document").c_str());
+            for (const auto& [name, value] : test::hostileJson()) {
+                nlohmann::json doc = base;
+                test::at(doc, test::firstElement(f.path)) = value;
+                ++tried;
+                const std::string what = f.path + " = " + name;
+                const auto r = Lesson::fromJson(doc, "lesson.json");
+                if (!r.ok()) {
+                    const std::string why = test::badRefusal(f, r.error());
+                    QVERIFY2(why.empty(), (what + ": " + why + ": " + r.error()).c_str());
+                    continue;
+                }
+                const std::string why = test::badAcceptance(f, name, value);
+                QVERIFY2(why.empty(), (what + ": accepted, " + why).c_str());
+            }
+        }
+        QVERIFY(tried >= 15 * static_cast<int>(test::hostileJson().size()));
     }
 };
 

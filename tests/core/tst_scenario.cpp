@@ -1,4 +1,7 @@
 #include "scenario/ScenarioLoader.h"
+#include "io/Text.h"
+
+#include "HostileJson.h"
 
 #include "sim/Duration.h"
 
@@ -166,52 +169,13 @@ private slots:
     {
         using json = nlohmann::json;
         const json base = ScenarioLoader::fullDocument();
-        std::vector<std::pair<std::string, json>> hostile {
-            { "null", nullptr },
-            { "true", true },
-            { "-1", -1 },
-            { "0.5", 0.5 },
-            { "1e300", 1e300 },
-            { "2^63", json(std::uint64_t(1) << 63) },
-            { "2^64 as a float", 18446744073709551616.0 },
-            { "empty string", "" },
-            { "control character", "a\u0001b" },
-            { "terminal escape", "\u001b[31mred" },
-            { "newline", "a\nb" },
-            { "broken UTF-8", std::string("a\xff") },
-            { "100 KB", std::string(100000, 'x') },
-            { "path", "../x/y" },
-            { "empty array", json::array() },
-            { "repeated array", json::array({ 1, 1 }) },
-            { "empty object", json::object() },
-            { "unknown key", json::object({ { "zz", 1 } }) },
-        };
+        const auto& hostile = test::hostileJson();
         int tried = 0;
         for (const FieldInfo& f : ScenarioLoader::fields()) {
-            std::string at; // the field's path with [0] for []
-            for (std::size_t i = 0; i < f.path.size(); ++i) {
-                at.push_back(f.path[i]);
-                if (f.path[i] == '[')
-                    at.push_back('0');
-            }
+            const std::string at = test::firstElement(f.path);
             for (const auto& [name, value] : hostile) {
                 json doc = base;
-                json* node = &doc;
-                std::string key;
-                for (std::size_t i = 0; i <= at.size(); ++i) { // walk "a.b[0].c", setting the last key
-                    const char c = i < at.size() ? at[i] : '.';
-                    if (c == '.' || c == '[') {
-                        if (!key.empty())
-                            node = &(*node)[key];
-                        key.clear();
-                    } else if (c == ']') {
-                        node = &(*node)[std::stoul(key)];
-                        key.clear();
-                    } else {
-                        key.push_back(c);
-                    }
-                }
-                *node = value;
+                test::at(doc, at) = value;
                 ++tried;
                 const auto r = ScenarioLoader::fromJson(doc);
                 const std::string what = f.path + " = " + name;
@@ -252,6 +216,66 @@ private slots:
             }
         }
         QVERIFY(tried > 60 * static_cast<int>(hostile.size()));
+    }
+
+    // --set PATH=VALUE on every field of the inventory, the value written as a user types it (JSON
+    // when it parses, else a string), and hostile paths: each is refused with one line naming the
+    // path, or accepted only where the field's kind takes the value. Never a crash or a hang.
+    void everySetPathRefusesHostileValues()
+    {
+        using json = nlohmann::json;
+        const std::vector<std::string> texts { "nan", "inf", "-inf", "-0", "1e300", "-1", "0.5", "9223372036854775808",
+            "18446744073709551616", "", "a\x01b", "\x1b[31mred", "a\nb", "a\xff", std::string(100000, '7'), "../x/y",
+            "[]", "[1,1]", "{}", "{\"zz\":1}", "null", "true", std::string(200, '[') };
+        int tried = 0;
+        for (const FieldInfo& f : ScenarioLoader::fields()) {
+            std::string path; // "devices[].x" as --set writes it: "devices.0.x"
+            for (char c : f.path)
+                path += c == '[' ? std::string(".0") : c == ']' ? std::string() : std::string(1, c);
+            for (const std::string& text : texts) {
+                ++tried;
+                const auto r = ScenarioLoader::fromPreset("default", { path + "=" + text });
+                const std::string what = path + "=" + printable(text, 40);
+                if (!r.ok()) {
+                    const std::string& e = r.error();
+                    QVERIFY2(
+                        e.find('\n') == std::string::npos && e.size() < 700, (what + ": " + e.substr(0, 300)).c_str());
+                    QVERIFY2(e.find('\x1b') == std::string::npos, (what + ": an escape reached the message").c_str());
+                    const std::string bare = path.substr(path.find_last_of('.') + 1);
+                    QVERIFY2(
+                        e.find(path) != std::string::npos || e.find(bare) != std::string::npos || f.kind == "string",
+                        (what + ": " + e).c_str());
+                    continue;
+                }
+                json value = json::parse(text, nullptr, false);
+                if (value.is_discarded())
+                    value = text;
+                const std::string name = text == "a\x01b" ? "control character"
+                    : text.rfind("\x1b", 0) == 0          ? "terminal escape"
+                    : text == "a\nb"                      ? "newline"
+                    : text == "a\xff"                     ? "broken UTF-8"
+                                                          : text;
+                FieldInfo asTyped = f;
+                if (f.kind != "integer" && f.kind != "boolean")
+                    asTyped.kind = "any"; // durations, cpulists, choices: their own tests
+                if (f.path == "description")
+                    asTyped.kind = "text";
+                const std::string why = test::badAcceptance(asTyped, name, value);
+                QVERIFY2(why.empty(), (what + ": accepted, " + why).c_str());
+            }
+        }
+        // Paths that name nothing, or that would reach the terminal: refused, one line, no escape.
+        for (const std::string& path : std::vector<std::string> { "", ".", "a..b", "devices.99.rq_affinity",
+                 "devices.-1.rq_affinity", "devices.0.\x1b[2J", "kernel.patches.\x01", std::string(100000, 'k'),
+                 "workload.jobs.0.0.0", "costs.__proto__", "seed.x" }) {
+            const auto r = ScenarioLoader::fromPreset("default", { path + "=1" });
+            QVERIFY2(!r.ok(), printable(path).c_str());
+            QVERIFY2(
+                r.error().find('\n') == std::string::npos && r.error().size() < 700, r.error().substr(0, 300).c_str());
+            QVERIFY2(r.error().find('\x1b') == std::string::npos && r.error().find('\x01') == std::string::npos,
+                printable(r.error()).c_str());
+        }
+        QVERIFY(tried > 60 * static_cast<int>(texts.size()));
     }
 };
 

@@ -7,6 +7,8 @@
 #include "scenario/ScenarioLoader.h"
 #include "session/Session.h"
 
+#include "HostileJson.h"
+
 #include <QtTest>
 
 #include <memory>
@@ -220,6 +222,46 @@ private slots:
         }
         QVERIFY2(error.find(message.toStdString()) != std::string::npos, error.c_str());
         QVERIFY2(error.find('\n') == std::string::npos, error.c_str());
+    }
+
+    // Every field of the session table fed the hostile values of JSON: each is refused with one line
+    // that names the field, or accepted only where its kind takes it, and what is accepted replays
+    // or is refused by the replay, never a crash. The full document gives every field a value.
+    void everyFieldRefusesHostileValues()
+    {
+        auto s = ScenarioLoader::fromPreset("default", { "duration=\"1ms\"" });
+        const auto live = liveRun(*s, 100, usec(300));
+        Session full = Session::of(*live, s->sourceJson);
+        full.bookmarks = { { 1000, "ok" } };
+        full.lesson = "shared-hctx-stall";
+        full.lessonStep = 1;
+        full.view = { { "plots_hidden", { 1 } }, { "plot_columns", 2 } };
+        const nlohmann::json base = nlohmann::json::parse(full.toText());
+        QVERIFY(Session::fromJson(base, "full").ok());
+        int tried = 0;
+        for (const FieldInfo& f : Session::fields().rows) {
+            nlohmann::json probe = base;
+            QVERIFY2(!test::at(probe, test::firstElement(f.path)).is_null(),
+                (f.path + ": not in the full document").c_str());
+            for (const auto& [name, value] : test::hostileJson()) {
+                nlohmann::json doc = base;
+                test::at(doc, test::firstElement(f.path)) = value;
+                ++tried;
+                const std::string what = f.path + " = " + name;
+                const auto r = Session::fromJson(doc, "s.blkmqlab");
+                if (!r.ok()) {
+                    const std::string why = test::badRefusal(f, r.error());
+                    QVERIFY2(why.empty(), (what + ": " + why + ": " + r.error()).c_str());
+                    continue;
+                }
+                const std::string why = test::badAcceptance(f, name, value);
+                QVERIFY2(why.empty(), (what + ": accepted, " + why).c_str());
+                if (auto replayed = r->replay(); !replayed.ok())
+                    QVERIFY2(
+                        replayed.error().find('\n') == std::string::npos, (what + ": " + replayed.error()).c_str());
+            }
+        }
+        QVERIFY(tried >= 18 * static_cast<int>(test::hostileJson().size()));
     }
 };
 

@@ -1,6 +1,8 @@
 #include "topo/Costs.h"
 #include "topo/Spinlock.h"
 #include "topo/TopologyLoader.h"
+#include "io/Text.h"
+#include "io/Limits.h"
 
 #include <QtTest>
 
@@ -110,6 +112,86 @@ private slots:
         QCOMPARE(t->distance(0, 1), Distance::Smt);
         QCOMPARE(t->distance(0, 2), Distance::Llc);
         QCOMPARE(t->distance(0, 8), Distance::Remote);
+    }
+
+    // Every element the hwloc importer reads (TopologyLoader::hwlocFields()) given hostile values,
+    // removed, repeated or renamed, in a file with a NUMA distance matrix: each is refused in one
+    // line with no control character, or accepted as a topology whose every CPU has a node, package,
+    // LLC and core and whose distances stay in 1..1000000. hwloc checks the rest itself.
+    void everyHwlocFieldRefusesHostileValues()
+    {
+        QFile file(QStringLiteral(BLKMQLAB_TEST_DATA "/synthetic-2p4c2t.xml"));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QString base = QString::fromUtf8(file.readAll());
+        base.insert(base.lastIndexOf(u"</topology>"_qs),
+            QStringLiteral(
+                "  <distances2 type=\"NUMANode\" nbobjs=\"2\" kind=\"5\" indexing=\"os\">\n"
+                "    <indexes length=\"4\">0 1 </indexes>\n    <u64values length=\"12\">10 33 33 10 </u64values>\n"
+                "  </distances2>\n"));
+        const auto full = TopologyLoader::fromHwlocXmlText(base.toStdString(), "full", "full.xml");
+        QVERIFY2(full.ok(), full.ok() ? "" : full.error().c_str());
+        QCOMPARE(full->numaDistance(0, 8), 33); // every field is in use
+        const QStringList values { u"-1"_qs, u""_qs, u"abc"_qs, u"4294967296"_qs, u"18446744073709551616"_qs,
+            u"a\u0001b"_qs, QString(10000, u'f'), u"0x"_qs, u"0"_qs };
+        int tried = 0;
+        for (const FieldInfo& f : TopologyLoader::hwlocFields().rows) {
+            const QString path = QString::fromStdString(f.path);
+            const QString type = path.section(u'[', 1).section(u']', 0, 0);
+            const QString attribute = path.section(u"]."_qs, 1);
+            const QString element = path.section(u'[', 0, 0);
+            // The first element of the type, and its end (a self-closing one, or its closing tag).
+            const qsizetype at = base.indexOf(u"<"_qs + element + u" type=\""_qs + type + u"\""_qs);
+            QVERIFY2(at >= 0, qPrintable(path + u": not in the file"_qs));
+            std::vector<std::pair<QString, QString>> docs; // what was done, the document
+            if (!attribute.isEmpty()) {
+                for (const QString& v : values) {
+                    QString doc = base;
+                    if (attribute == u"u64values"_qs) {
+                        const qsizetype from = doc.indexOf(u'>', doc.indexOf(u"<u64values"_qs, at)) + 1;
+                        doc.replace(from, doc.indexOf(u'<', from) - from, v + u" 10 "_qs + v + u" 10 "_qs);
+                    } else {
+                        const QString key = u" "_qs + attribute + u"=\""_qs;
+                        const qsizetype from = doc.indexOf(key, at) + key.size();
+                        doc.replace(from, doc.indexOf(u'"', from) - from, v);
+                    }
+                    docs.emplace_back(path + u" = "_qs + v.left(20), doc);
+                }
+            } else {
+                QString renamed = base;
+                renamed.replace(at, element.size() + 8 + type.size(), u"<"_qs + element + u" type=\"Bogus\""_qs);
+                docs.emplace_back(path + u" renamed"_qs, renamed);
+                QString none = base; // every element of the type renamed
+                none.replace(u"type=\""_qs + type + u"\""_qs, u"type=\"Group\""_qs);
+                docs.emplace_back(path + u" none"_qs, none);
+                const qsizetype end = base.indexOf(u'>', at) + 1;
+                QString repeated = base; // its opening line twice (a PU's is its whole element)
+                repeated.insert(at, base.mid(at, end - at) + (type == u"PU"_qs ? u""_qs : u"</object>"_qs));
+                docs.emplace_back(path + u" repeated"_qs, repeated);
+            }
+            for (const auto& [what, doc] : docs) {
+                ++tried;
+                const auto t = TopologyLoader::fromHwlocXmlText(doc.toStdString(), "hostile", "hostile.xml");
+                const std::string name = what.toStdString();
+                if (!t.ok()) {
+                    QVERIFY2(t.error().find('\n') == std::string::npos && t.error().size() < 700,
+                        (name + ": " + t.error()).c_str());
+                    QVERIFY2(t.error().rfind("topology:", 0) == 0, (name + ": " + t.error()).c_str());
+                    QVERIFY2(textProblem(t.error(), false).empty(), (name + ": " + printable(t.error())).c_str());
+                    continue;
+                }
+                QVERIFY2(t->nrCpus() >= 1 && t->nrCpus() <= limits::kCpus, name.c_str());
+                for (int c = 0; c < t->nrCpus(); ++c) {
+                    const CpuInfo& cpu = t->cpu(c);
+                    QVERIFY2(cpu.node >= 0 && cpu.node < t->nrNodes() && cpu.package >= 0
+                            && cpu.package < t->nrPackages() && cpu.llc >= 0 && cpu.llc < t->nrLlcs() && cpu.core >= 0
+                            && cpu.core < t->nrCores(),
+                        name.c_str());
+                    for (int d = 0; d < t->nrCpus(); ++d)
+                        QVERIFY2(t->numaDistance(c, d) >= 1 && t->numaDistance(c, d) <= 1000000, name.c_str());
+                }
+            }
+        }
+        QVERIFY(tried >= 40);
     }
 
     void hostLoads()

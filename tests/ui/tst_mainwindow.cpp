@@ -860,9 +860,13 @@ private slots:
         // The status line says where it stopped and why: at 0.010 ms, RESTART was set.
         QVERIFY(w.loadPreset(QStringLiteral("shared-hctx-stall")));
         w.show();
+        w.statusBar()->clearMessage(); // the first run's last stop is not this one's
+        // The new run is in place (its snapshot at t = 0) before the first step.
+        QTRY_VERIFY_WITH_TIMEOUT(!w.runner()->busy() && w.runner()->snapshot()->now.ns() == 0, 5000);
         while (w.runner()->snapshot()->now.ns() < 10000) {
             w.stepToInteresting();
-            QTRY_VERIFY_WITH_TIMEOUT(w.statusBar()->currentMessage().startsWith(u"Next interesting: "_qs), 5000);
+            QTRY_VERIFY_WITH_TIMEOUT(
+                w.statusBar()->currentMessage().startsWith(u"Next interesting: "_qs) && !w.runner()->busy(), 5000);
             if (w.runner()->snapshot()->now.ns() < 10000)
                 w.statusBar()->clearMessage();
         }

@@ -131,4 +131,31 @@ inline std::string badAcceptance(const FieldInfo& f, const std::string& name, co
     return {};
 }
 
+// Every row of `rows` set, on `full`, to every hostile value: `load(doc)` returns "" when the document
+// is accepted (it may check more of it, returning the problem after "accepted: ") or the refusal.
+// Returns the first wrong outcome, "" when there is none; `tried` counts the documents.
+template<class Load>
+std::string everyFieldMeetsHostileValues(
+    const nlohmann::json& full, const std::vector<FieldInfo>& rows, const Load& load, int& tried)
+{
+    for (const FieldInfo& f : rows) {
+        nlohmann::json probe = full;
+        if (at(probe, firstElement(f.path)).is_null())
+            return f.path + ": not in the full document";
+        for (const auto& [name, value] : hostileJson()) {
+            nlohmann::json doc = full;
+            at(doc, firstElement(f.path)) = value;
+            ++tried;
+            const std::string what = f.path + " = " + name;
+            const std::string refusal = load(doc);
+            if (refusal.rfind("accepted: ", 0) == 0)
+                return what + ": " + refusal;
+            const std::string why = refusal.empty() ? badAcceptance(f, name, value) : badRefusal(f, refusal);
+            if (!why.empty())
+                return what + ": " + (refusal.empty() ? "accepted, " + why : why + ": " + refusal);
+        }
+    }
+    return {};
+}
+
 } // namespace blkmq::test

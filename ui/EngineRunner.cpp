@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <thread>
 
@@ -191,7 +192,7 @@ bool EngineRunner::busy() const
 
 void EngineRunner::setSpeed(double speed)
 {
-    m_speed = speed;
+    m_speed = std::isfinite(speed) && speed > 0 && speed <= 1e3 ? speed : 0.0; // beyond: as fast as it goes
     m_reanchor = true;
 }
 

@@ -12,6 +12,7 @@
 #include "WheelGuard.h"
 #include "io/Limits.h"
 #include "io/SafeFile.h"
+#include "io/Text.h"
 #include "engine/ChromeTrace.h"
 #include "engine/Engine.h"
 #include "experiment/Experiment.h"
@@ -666,7 +667,7 @@ QString MainWindow::compareWith(const std::vector<std::string>& sets)
 {
     for (const auto& set : sets)
         if (set.rfind("kernel.", 0) != 0)
-            return tr("%1: run B differs from A in kernel settings only (kernel.*)").arg(q(set));
+            return tr("%1: run B differs from A in kernel settings only (kernel.*)").arg(q(printable(set)));
     auto b = ScenarioLoader::fromText(m_runner->scenario().sourceJson, "scenario", sets);
     if (!b)
         return q(b.error());
@@ -986,7 +987,7 @@ QString MainWindow::inspect(const QString& what)
     const bool cpu = parts.value(0) == QLatin1String("cpu");
     const bool hctx = parts.value(0) == QLatin1String("hctx");
     if (!ok || (!cpu && !hctx))
-        return tr("takes cpu:N or hctx:N (got '%1')").arg(what);
+        return tr("takes cpu:N or hctx:N (got '%1')").arg(q(printable(what.toStdString())));
     const auto snap = m_runner->snapshot();
     const int count = !snap ? 0 : static_cast<int>(cpu ? snap->cpus.size() : snap->hctxs.size());
     if (index < 0 || index >= count)

@@ -8,6 +8,7 @@
 #include "PlotPanel.h"
 #include "io/Outputs.h"
 #include "io/SafeFile.h"
+#include "io/Text.h"
 #include "scenario/ScenarioLoader.h"
 #include "sim/Duration.h"
 
@@ -24,9 +25,16 @@
 using namespace blkmq;
 
 namespace {
+// One line on standard error, with anything a terminal would act on escaped: a message may quote
+// what the user gave.
+void say(const QString& message)
+{
+    std::fprintf(stderr, "blkmqlab: %s\n", terminalSafe(message.toStdString()).c_str());
+}
+
 int fail(const QString& message)
 {
-    std::fprintf(stderr, "blkmqlab: %s\n", qPrintable(message));
+    say(message);
     return 2;
 }
 
@@ -106,15 +114,25 @@ int main(int argc, char** argv)
     if (isSession) {
         auto read = Session::fromFile(files.first().toStdString());
         if (!read)
-            return fail(QString::fromStdString(read.error()));
+            return fail(QStringLiteral("FILE: ") + QString::fromStdString(read.error()));
         session = std::move(*read);
     }
-    auto scenario = isSession ? session->scenarioOf()
-        : files.isEmpty()
-        ? ScenarioLoader::fromPreset(parser.isSet(preset) ? parser.value(preset).toStdString() : "default", sets)
-        : ScenarioLoader::fromFile(files.first().toStdString(), sets);
+    // The scenario as named, then with the --set overrides: a message says which of them is wrong.
+    const auto loadScenario = [&](const std::vector<std::string>& overrides) {
+        return isSession      ? session->scenarioOf()
+            : files.isEmpty() ? ScenarioLoader::fromPreset(
+                  parser.isSet(preset) ? parser.value(preset).toStdString() : "default", overrides)
+                              : ScenarioLoader::fromFile(files.first().toStdString(), overrides);
+    };
+    auto scenario = loadScenario({});
     if (!scenario)
-        return fail(QString::fromStdString(scenario.error()));
+        return fail((isSession || !files.isEmpty() ? QStringLiteral("FILE: ")
+                            : parser.isSet(preset) ? QStringLiteral("--preset: ")
+                                                   : QString())
+            + QString::fromStdString(scenario.error()));
+    if (!sets.empty() && !(scenario = loadScenario(sets))) // its messages name the --set path
+        return fail((scenario.error().find("--set") == std::string::npos ? QStringLiteral("--set: ") : QString())
+            + QString::fromStdString(scenario.error()));
     const auto duration = [&](const QCommandLineOption& o) -> std::optional<SimTime> {
         if (!parser.isSet(o))
             return SimTime(-1);
@@ -123,7 +141,8 @@ int main(int argc, char** argv)
     auto afterTime = duration(after);
     const auto quitTime = duration(quit);
     if (!afterTime || !quitTime)
-        return fail(QStringLiteral("--after and --quit-after take a duration such as 5ms"));
+        return fail(QStringLiteral("%1 takes a duration such as 5ms (ns, us, ms or s)")
+                        .arg(!afterTime ? QStringLiteral("--after") : QStringLiteral("--quit-after")));
 
     // Outputs that cannot be written are refused before anything runs (exit 1).
     int outputCode = 1;
@@ -142,7 +161,7 @@ int main(int argc, char** argv)
         return {};
     }();
     if (!outputError.isEmpty()) {
-        std::fprintf(stderr, "blkmqlab: %s\n", qPrintable(outputError));
+        say(outputError);
         return outputCode;
     }
 
@@ -157,10 +176,13 @@ int main(int argc, char** argv)
 
     MainWindow window;
     window.loadScenario(*scenario);
+    if (parser.isSet(inspect)) // checked against the machine at once; shown again at the output's moment
+        if (const QString err = window.inspect(parser.value(inspect)); !err.isEmpty())
+            return fail(QStringLiteral("--inspect: ") + err);
     const int chartIndex = window.chartIndex(parser.isSet(chartId) ? parser.value(chartId) : QStringLiteral("all"));
     if (chartIndex < -1)
         return fail(QStringLiteral("--chart: '%1' is not all, a chart number (1 to %2) or a plotted metric id")
-                        .arg(parser.value(chartId))
+                        .arg(QString::fromStdString(printable(parser.value(chartId).toStdString())))
                         .arg(window.plotPanel()->plots().size()));
     if (parser.isSet(compare)) {
         std::vector<std::string> bSets;
@@ -173,8 +195,10 @@ int main(int argc, char** argv)
         const QString v = parser.value(speed);
         bool ok = false;
         const double x = v == QLatin1String("max") ? 0.0 : v.toDouble(&ok);
-        if (v != QLatin1String("max") && (!ok || x <= 0))
-            return fail(QStringLiteral("--speed takes simulated seconds per wall second (e.g. 1e-4) or max"));
+        // Faster than 1000 simulated seconds a wall second is as fast as it goes: say max.
+        if (v != QLatin1String("max") && (!ok || !(x >= 1e-9 && x <= 1e3)))
+            return fail(
+                QStringLiteral("--speed takes simulated seconds per wall second, 1e-9 to 1000 (e.g. 1e-4), or max"));
         window.setSpeed(x);
     }
     if (!parser.isSet(shot)) // screenshots keep the default layout, whatever was saved last time
@@ -223,7 +247,7 @@ int main(int argc, char** argv)
             wait->stop();
             const QString err = window.saveScreenshot(parser.value(shot));
             if (!err.isEmpty())
-                std::fprintf(stderr, "blkmqlab: --screenshot: %s\n", qPrintable(err));
+                say(QStringLiteral("--screenshot: ") + err);
             QApplication::exit(err.isEmpty() ? 0 : 1);
         });
         wait->start(50);
@@ -270,18 +294,18 @@ int main(int argc, char** argv)
                 window.frame();
             if (parser.isSet(inspect))
                 if (const QString err = window.inspect(parser.value(inspect)); !err.isEmpty()) {
-                    std::fprintf(stderr, "blkmqlab: --inspect: %s\n", qPrintable(err));
+                    say(QStringLiteral("--inspect: ") + err);
                     pending->exitCode = 2;
                 }
             if (parser.isSet(chart))
                 if (const QString err = window.exportChart(parser.value(chart), chartIndex, exportSize);
                     !err.isEmpty()) {
-                    std::fprintf(stderr, "blkmqlab: --export-chart: %s\n", qPrintable(err));
+                    say(QStringLiteral("--export-chart: ") + err);
                     pending->exitCode = 1;
                 }
             if (parser.isSet(shot))
                 if (const QString err = window.saveScreenshot(parser.value(shot)); !err.isEmpty()) {
-                    std::fprintf(stderr, "blkmqlab: --screenshot: %s\n", qPrintable(err));
+                    say(QStringLiteral("--screenshot: ") + err);
                     pending->exitCode = 1;
                 }
         }

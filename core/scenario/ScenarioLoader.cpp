@@ -818,7 +818,7 @@ Result<bool> ScenarioLoader::applySet(json& doc, const std::string& assignment)
 {
     const auto eq = assignment.find('=');
     if (eq == std::string::npos || eq == 0)
-        return Result<bool>::failure("--set '" + shortened(assignment, 120)
+        return Result<bool>::failure("--set '" + printable(assignment, 120)
             + "': expected key=value with a dotted key such as kernel.threadirqs=true");
     const std::string path = assignment.substr(0, eq);
     const std::string text = assignment.substr(eq + 1);

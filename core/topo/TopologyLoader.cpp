@@ -204,8 +204,27 @@ struct HwlocShape {
     std::vector<std::vector<int>> numa;
 };
 
-Result<HwlocShape> readHwloc(hwloc_topology_t topo, const std::string& name)
+// Each read of an hwloc topology names its row of TopologyLoader::hwlocFields(). `rows`, when given,
+// collects the names read, so a test can hold the table and the reads to each other.
+class HwlocReads {
+public:
+    explicit HwlocReads(std::vector<std::string>* rows = nullptr)
+        : m_rows(rows)
+    {
+    }
+    void operator()(const char* row) const
+    {
+        if (m_rows && std::find(m_rows->begin(), m_rows->end(), row) == m_rows->end())
+            m_rows->push_back(row);
+    }
+
+private:
+    std::vector<std::string>* m_rows;
+};
+
+Result<HwlocShape> readHwloc(hwloc_topology_t topo, const std::string& name, const HwlocReads& read = HwlocReads())
 {
+    read("object[PU]");
     const int nPu = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
     if (nPu <= 0)
         return Result<HwlocShape>::failure("topology: " + quoted(name) + " has no processing units");
@@ -225,12 +244,17 @@ Result<HwlocShape> readHwloc(hwloc_topology_t topo, const std::string& name)
     };
     for (int i = 0; i < nPu; ++i) {
         hwloc_obj_t pu = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, static_cast<unsigned>(i));
+        read("object[Core]");
         hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, pu);
+        read("object[Package]");
         hwloc_obj_t pkg = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, pu);
+        read("object[L3Cache].depth");
         hwloc_obj_t llc = nullptr;
         for (hwloc_obj_t a = pu->parent; a; a = a->parent)
             if (hwloc_obj_type_is_dcache(a->type) && (!llc || a->attr->cache.depth > llc->attr->cache.depth))
                 llc = a;
+        read("object[PU].cpuset");
+        read("object[NUMANode].cpuset");
         hwloc_obj_t node = hwloc_get_next_obj_covering_cpuset_by_type(topo, pu->cpuset, HWLOC_OBJ_NUMANODE, nullptr);
         if (!node) {
             // hwloc 2 attaches NUMA nodes as memory children: find the one whose cpuset covers the PU.
@@ -240,6 +264,7 @@ Result<HwlocShape> readHwloc(hwloc_topology_t topo, const std::string& name)
                     break;
                 }
         }
+        read("object[PU].os_index");
         Pu p { pu->os_index, {} };
         p.info.node = idOf(nodeIds, node);
         p.info.package = idOf(pkgIds, pkg);
@@ -261,6 +286,7 @@ Result<HwlocShape> readHwloc(hwloc_topology_t topo, const std::string& name)
     const int nNodes = static_cast<int>(nodeIds.size());
     unsigned nr = 1;
     hwloc_distances_s* dist = nullptr;
+    read("distances2[NUMANode].u64values");
     if (hwloc_distances_get_by_type(topo, HWLOC_OBJ_NUMANODE, &nr, &dist, HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0) == 0
         && nr == 1 && dist && static_cast<int>(dist->nbobjs) == nNodes) {
         // Only a matrix over exactly the nodes that hold CPUs is used; anything else keeps the default.
@@ -355,6 +381,18 @@ const FieldTable& TopologyLoader::hwlocFields()
                 "latencies between the nodes that hold CPUs, clamped to 1..1000000; another matrix is not used" },
         } };
     return table;
+}
+
+std::vector<std::string> TopologyLoader::hwlocRowsRead(const std::string& xml)
+{
+    std::vector<std::string> rows;
+    hwloc_topology_t topo;
+    hwloc_topology_init(&topo);
+    if (hwloc_topology_set_xmlbuffer(topo, xml.c_str(), static_cast<int>(xml.size() + 1)) == 0
+        && hwloc_topology_load(topo) == 0)
+        readHwloc(topo, "rows", HwlocReads(&rows));
+    hwloc_topology_destroy(topo);
+    return rows;
 }
 
 Result<Topology> TopologyLoader::fromHwlocXml(const std::string& path)

@@ -6,6 +6,8 @@
 
 #include <QtTest>
 
+#include <algorithm>
+
 using namespace blkmq;
 
 class TestTopology : public QObject {
@@ -131,6 +133,20 @@ private slots:
         const auto full = TopologyLoader::fromHwlocXmlText(base.toStdString(), "full", "full.xml");
         QVERIFY2(full.ok(), full.ok() ? "" : full.error().c_str());
         QCOMPARE(full->numaDistance(0, 8), 33); // every field is in use
+        // The importer reads exactly the table's rows: a read with no row, or a row nothing reads, fails.
+        std::vector<std::string> rows;
+        for (const FieldInfo& f : TopologyLoader::hwlocFields().rows)
+            rows.push_back(f.path);
+        std::vector<std::string> read = TopologyLoader::hwlocRowsRead(base.toStdString());
+        std::sort(rows.begin(), rows.end());
+        std::sort(read.begin(), read.end());
+        const auto joined = [](const std::vector<std::string>& v) {
+            std::string text;
+            for (const auto& r : v)
+                text += r + " ";
+            return text;
+        };
+        QVERIFY2(read == rows, ("read: " + joined(read) + "\ntable: " + joined(rows)).c_str());
         const QStringList values { u"-1"_qs, u""_qs, u"abc"_qs, u"4294967296"_qs, u"18446744073709551616"_qs,
             u"a\u0001b"_qs, QString(10000, u'f'), u"0x"_qs, u"0"_qs };
         int tried = 0;

@@ -8,6 +8,7 @@
 
 #include <sys/stat.h>
 
+#include <map>
 #include <string_view>
 
 class TestGuiCli : public QObject {
@@ -120,6 +121,127 @@ private slots:
         const auto bad = gui({ session, u"--screenshot"_qs, shot });
         QCOMPARE(bad.code, 2);
         QVERIFY2(bad.err.contains(u"the replay diverged"_qs), qPrintable(bad.err));
+    }
+
+    // Every option --help lists, and the FILE argument, given the hostile values of the kind of value
+    // it takes (its <VALUE> in --help): each is refused (exit 2, or 1 for an output that cannot be
+    // written) in one terminal-safe line that names the option, or is one of the row's documented
+    // acceptances; never a crash or a hang. An option whose kind of value has no row here fails the
+    // test until it has one, so a new option meets the hostile values without a test of its own.
+    void everyOptionRefusesHostileValues()
+    {
+        QProcess help;
+        help.start(QStringLiteral(BLKMQLAB_GUI), { u"--help"_qs });
+        QVERIFY(help.waitForFinished(60000));
+        const QString text = QString::fromUtf8(help.readAllStandardOutput());
+        // The values every kind meets, then each kind's own; "\xff" stands for a byte that is not UTF-8.
+        const QStringList common { u""_qs, u"a\u0001b"_qs, u"\u001b[31mred"_qs, u"\\xff"_qs, QString(100000, u'f'),
+            u"../../x"_qs, u"--run"_qs };
+        const QStringList numbers { u"nan"_qs, u"inf"_qs, u"-inf"_qs, u"-0"_qs, u"1e308"_qs, u"9223372036854775808"_qs,
+            u"0.5"_qs, u"-1"_qs, u"0x10"_qs };
+        const std::map<QString, QStringList> kinds {
+            // besides the common ones
+            { u"NAME"_qs, { u"default/../x"_qs } },
+            { u"key=value"_qs, { u"=1"_qs, u"seed="_qs, u"seed=nan"_qs, u"seed=1e308"_qs, u"devices.-1.x=1"_qs } },
+            { u"kernel.key=value"_qs,
+                { u"kernel.=1"_qs, u"kernel.rq_affinity=nan"_qs, u"kernel.rq_affinity=9223372036854775808"_qs,
+                    u"seed=2"_qs } },
+            { u"X"_qs, numbers + QStringList { u"1e-300"_qs, u"1e4"_qs } },
+            { u"DUR"_qs, numbers + QStringList { u"nanms"_qs, u"1e308s"_qs, u"-1ms"_qs, u"9223372036854775808ns"_qs } },
+            { u"ID"_qs, numbers + QStringList { u"0"_qs, u"99"_qs, u"all2"_qs } },
+            { u"WxH"_qs,
+                { u"x"_qs, u"0x0"_qs, u"49x50"_qs, u"10001x50"_qs, u"-50x-50"_qs, u"9223372036854775808x50"_qs,
+                    u"50x50x50"_qs, u"nanxnan"_qs } },
+            { u"cpu:N|hctx:N"_qs,
+                { u"cpu:"_qs, u"cpu:-1"_qs, u"cpu:99999"_qs, u"hctx:99999"_qs, u"cpu:nan"_qs,
+                    u"cpu:9223372036854775808"_qs, u"disk:0"_qs } },
+            { u"NAME[:STEP]"_qs,
+                { u"shared-hctx-stall:0"_qs, u"shared-hctx-stall:99"_qs, u"shared-hctx-stall:-1"_qs,
+                    u"shared-hctx-stall:nan"_qs, u"shared-hctx-stall:"_qs, u":1"_qs } },
+            // An output: refused when it cannot be written; any name the file system takes is the user's.
+            { u"FILE"_qs, { u"/"_qs, u"/nonexistent/x.png"_qs, u"x.bmpx"_qs, u"a\u0001b.svg"_qs, u"../../x.pdf"_qs } },
+            // The scenario or session FILE argument.
+            { u"[FILE]"_qs, { u"/"_qs, u"/dev/zero"_qs, u"x.blkmqlab"_qs } },
+        };
+        // What each option takes of those (exit 0), when a kind's values mean something to it: a
+        // duration without a unit is in nanoseconds (-0 is 0); a screenshot is a PNG whatever the name;
+        // a chart takes any name with the format's ending.
+        const std::map<QString, QStringList> accepted {
+            { u"--speed"_qs, { u"0.5"_qs } },
+            { u"--after"_qs, { u"-0"_qs, u"0.5"_qs } },
+            { u"--quit-after"_qs, { u"-0"_qs, u"0.5"_qs } },
+            { u"--screenshot"_qs,
+                { u"a\u0001b"_qs, u"\u001b[31mred"_qs, u"\\xff"_qs, u"../../x"_qs, u"--run"_qs, u"x.bmpx"_qs,
+                    u"a\u0001b.svg"_qs, u"../../x.pdf"_qs } },
+            { u"--export-chart"_qs, { u"a\u0001b.svg"_qs, u"../../x.pdf"_qs } },
+        };
+        static const QRegularExpression row(u"^  (?:-\\w, )?(--[\\w-]+)(?: <([^>]+)>)?"_qs);
+        std::vector<std::pair<QString, QString>> options; // --option, its kind ("" for a flag)
+        for (const QString& line : text.split(u'\n')) {
+            const auto m = row.match(line);
+            if (m.hasMatch()
+                && !QStringList { u"--help"_qs, u"--help-all"_qs, u"--version"_qs }.contains(m.captured(1)))
+                options.emplace_back(m.captured(1), m.captured(2));
+        }
+        QVERIFY2(options.size() >= 13, qPrintable(text));
+        options.emplace_back(QString(), u"[FILE]"_qs); // the argument
+        QTemporaryDir dir; // outputs a value names land here, "../../x" too
+        QVERIFY(QDir(dir.path()).mkpath(u"a/b"_qs));
+        int tried = 0;
+        QStringList problems;
+        for (const auto& [option, kind] : options) {
+            if (kind.isEmpty())
+                continue; // a flag takes no value
+            const auto k = kinds.find(kind);
+            QVERIFY2(
+                k != kinds.end(), qPrintable(option + u" takes <"_qs + kind + u">: add its hostile values here"_qs));
+            for (const QString& value : common + k->second) {
+                ++tried;
+                QStringList args { u"--preset"_qs, u"default"_qs, u"--quit-after"_qs, u"1us"_qs };
+                if (!option.isEmpty())
+                    args << option;
+                else
+                    args = QStringList { u"--"_qs }; // the argument, even when it looks like an option
+                const QString what = (option.isEmpty() ? u"FILE"_qs : option) + u" "_qs + value.left(30);
+                QProcess p;
+                p.setWorkingDirectory(dir.filePath(u"a/b"_qs));
+                if (value == u"\\xff"_qs) // through a shell: QProcess passes only UTF-8
+                    p.start(u"/bin/sh"_qs,
+                        QStringList {
+                            u"-c"_qs, u"exec \"$0\" \"$@\" \"$(printf 'a\\377b')\""_qs, QStringLiteral(BLKMQLAB_GUI) }
+                            + args);
+                else
+                    p.start(QStringLiteral(BLKMQLAB_GUI), args << value);
+                if (!p.waitForFinished(20000)) {
+                    p.kill();
+                    p.waitForFinished();
+                    problems << what + u": did not finish within 20 s"_qs;
+                    continue;
+                }
+                if (p.exitStatus() != QProcess::NormalExit) {
+                    problems << what + u": crashed"_qs;
+                    continue;
+                }
+                QString err;
+                for (const QString& line : QString::fromUtf8(p.readAllStandardError()).split(u'\n', Qt::SkipEmptyParts))
+                    if (line.startsWith(u"blkmqlab:"_qs))
+                        err += line + u'\n';
+                const bool safe = std::all_of(err.begin(), err.end(),
+                    [](QChar c) { return c == u'\n' || (c.unicode() >= 0x20 && c.unicode() != 0x7f); });
+                if (accepted.count(option) && accepted.at(option).contains(value)) {
+                    if (p.exitCode() != 0)
+                        problems << what + u": refused: "_qs + err;
+                } else if (p.exitCode() != 2 && !(p.exitCode() == 1 && kind == u"FILE"_qs))
+                    problems << what + u": exit "_qs + QString::number(p.exitCode()) + u" "_qs + err;
+                else if (err.count(u'\n') != 1 || err.size() > 800 || !safe
+                    || !err.contains(option.isEmpty() ? u"FILE"_qs : option))
+                    problems << what + u": "_qs + err.left(300);
+            }
+        }
+        for (const QString& problem : problems)
+            qWarning("%s", qPrintable(problem));
+        QVERIFY2(problems.isEmpty(), "the values above were not refused in one line naming the option");
+        QVERIFY(tried >= 150);
     }
 
     // --help and --version need no display.

@@ -7,6 +7,7 @@ const RestartVariant& ownHctxRestart();
 const RestartVariant& rrSharedRestart();
 const RestartVariant& rrSharedQueueCounterRestart();
 const RestartVariant& rrSharedTagsCounterRestart();
+const RestartVariant& queueFlagRestart();
 
 const std::vector<const RestartVariant*>& RestartRegistry::all()
 {
@@ -15,6 +16,7 @@ const std::vector<const RestartVariant*>& RestartRegistry::all()
         &rrSharedRestart(),
         &rrSharedQueueCounterRestart(),
         &rrSharedTagsCounterRestart(),
+        &queueFlagRestart(),
     };
     return list;
 }

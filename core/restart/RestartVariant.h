@@ -48,7 +48,15 @@ struct RestartFreed {
 
 // What one blk_mq_sched_restart() call decided, for the stall detector's explanation.
 struct RestartNote {
-    enum class Outcome : std::uint8_t { None, NotMarked, Restarted, CounterZero, WalkFoundNone } outcome = Outcome::None;
+    enum class Outcome : std::uint8_t {
+        None,
+        NotMarked,
+        Restarted,
+        CounterZero,
+        WalkFoundNone,
+        QueueFlagClear, // queue-flag: the completing queue's QUEUE_FLAG_RESTART was not set
+        QueueNoneRestarted, // queue-flag: the queue's hctxs were looked at, none restarted
+    } outcome = Outcome::None;
     SimTime at;
     RestartFreed freed;
     int hctx = -1; // the completing hctx

@@ -18,6 +18,8 @@ SchedRestart::SchedRestart(Sim& sim, Machine& machine, RestartShape shape, Resta
     , m_ownOnly(m_variant->ownOnly())
     , m_hctx(m_shape.hctxs.size())
     , m_queueCounter(m_shape.queues.size(), 0)
+    , m_queueFlag(m_shape.queues.size(), 0)
+    , m_queueFlagLine(m_shape.queues.size())
     , m_tagSet(m_shape.tagSets.size())
 {
     m_profile.resize(m_machine.nrCpus());
@@ -48,9 +50,52 @@ void SchedRestart::mark(int h, MarkReason why)
     ++m_sim.counters.restart_marks;
     m_sim.trace(TraceKind::RestartMark, m_machine.executingCpu(), -1, h, m.since);
     if (m_shape.hctx(h).tagShared) {
-        ++m_queueCounter[static_cast<std::size_t>(m_shape.hctx(h).queue)];
+        const auto q = static_cast<std::size_t>(m_shape.hctx(h).queue);
+        ++m_queueCounter[q];
         ++m_tagSet[static_cast<std::size_t>(m_shape.queueOf(h).tagSet)].counter;
+        // v4.11's blk_mq_sched_mark_restart(): with shared tags the queue is marked too (test, then set).
+        if (!m_queueFlag[q]) {
+            m_queueFlag[q] = 1;
+            m_queueFlagLine[q].write(m_machine.executingCpu());
+        }
     }
+}
+
+void SchedRestart::restartQueue(int h, RestartNote& note)
+{
+    const RestartShape::QueuePlace& q = m_shape.queueOf(h);
+    const auto qi = static_cast<std::size_t>(m_shape.hctx(h).queue);
+    const int cpu = m_machine.executingCpu();
+    HctxLines& lines = m_host.hctxLines();
+    // test_bit(QUEUE_FLAG_RESTART): one line of the request queue, written by every mark of its hctxs.
+    std::int64_t ns = m_queueFlagLine[qi].read(cpu, false, m_sim.topo, m_sim.costs);
+    note.visits = 0;
+    if (!m_queueFlag[qi]) {
+        note.outcome = RestartNote::Outcome::QueueFlagClear;
+    } else {
+        m_queueFlag[qi] = 0;
+        ns += m_queueFlagLine[qi].own(cpu, m_sim.topo, m_sim.costs); // clear_bit()
+        note.outcome = RestartNote::Outcome::QueueNoneRestarted;
+        // queue_for_each_hw_ctx: blk_mq_sched_restart_hctx() of each, its state line read; every
+        // marked one is restarted (the charge so far is in before a run starts at opNow()).
+        for (int i = 0; i < q.nrHwQueues; ++i) {
+            const int hctx = q.firstHctx + i;
+            ns += m_sim.costs.restart_visit_ns + lines.state(hctx).read(cpu, false, m_sim.topo, m_sim.costs);
+            ++note.visits;
+            if (!marked(hctx))
+                continue;
+            m_machine.charge(ns);
+            m_sim.counters.restart_cpu_ns += static_cast<std::uint64_t>(ns);
+            ns = 0;
+            if (restartHctx(hctx) && note.outcome != RestartNote::Outcome::Restarted) {
+                note.outcome = RestartNote::Outcome::Restarted;
+                note.restarted = hctx;
+            }
+        }
+        m_sim.counters.restart_hctx_visits += static_cast<std::uint64_t>(note.visits);
+    }
+    m_machine.charge(ns);
+    m_sim.counters.restart_cpu_ns += static_cast<std::uint64_t>(ns);
 }
 
 bool SchedRestart::restartMarked(int h)
@@ -236,6 +281,14 @@ std::string SchedRestart::explainLast(int h, const std::string& freedName, Phras
         break;
     case RestartNote::Outcome::WalkFoundNone:
         out += "walked " + std::to_string(n.visits) + " hctx(s) without restarting any";
+        break;
+    case RestartNote::Outcome::QueueFlagClear:
+        out += "returned at once: " + m_shape.queueOf(n.hctx).name
+            + "'s QUEUE_FLAG_RESTART was clear, and another queue's hctx is never restarted";
+        break;
+    case RestartNote::Outcome::QueueNoneRestarted:
+        out += "looked at the " + std::to_string(n.visits) + " hctx(s) of " + m_shape.queueOf(n.hctx).name
+            + " without restarting any (another queue's hctx is never restarted)";
         break;
     case RestartNote::Outcome::None:
         break;

@@ -90,6 +90,9 @@ public:
     }
     // Starts the round-robin walk over the tag set (6d8c6c0f97ad).
     void startWalk(int hctx);
+    // The completing queue's hctxs, if its QUEUE_FLAG_RESTART is set (queue-flag, before 6d8c6c0f97ad).
+    void restartQueue(int hctx, RestartNote& note);
+    bool queueFlag(int queue) const { return m_queueFlag[static_cast<std::size_t>(queue)] != 0; }
     int queueCounter(int queue) const { return m_queueCounter[static_cast<std::size_t>(queue)]; }
     int tagSetCounter(int tagSet) const { return m_tagSet[static_cast<std::size_t>(tagSet)].counter; }
 
@@ -125,6 +128,8 @@ private:
     bool m_ownOnly = false; // m_variant's restart() is visitOwn(): onFree calls it itself
     std::vector<HctxMark> m_hctx;
     std::vector<int> m_queueCounter; // q->shared_hctx_restart (8e8320c9315c)
+    std::vector<std::uint8_t> m_queueFlag; // QUEUE_FLAG_RESTART in q->queue_flags (before 6d8c6c0f97ad)
+    std::vector<Cacheline> m_queueFlagLine; // the line of q->queue_flags
     std::vector<bool> m_walkEvicts; // per tag set: a full walk reads more lines than a private cache holds
     std::vector<TagSetState> m_tagSet;
     // Calls whose walk is still running: the stack it runs on, its CPU and its entry time.

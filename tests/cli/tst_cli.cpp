@@ -167,7 +167,7 @@ private slots:
         } << u"known: complete-no-remote-threaded, complete-remote-softirq, complete-llist"_qs;
         QTest::newRow("unknown restart variant") << QStringList {
             u"run"_qs, u"--set"_qs, u"kernel.restart=never"_qs
-        } << u"kernel.restart: must be one of own-hctx, rr-shared, rr-shared-queue-counter, rr-shared-tags-counter"_qs;
+        } << u"kernel.restart: must be one of own-hctx, rr-shared, rr-shared-queue-counter, rr-shared-tags-counter, queue-flag"_qs;
         QTest::newRow("undeclared tag set") << QStringList { u"run"_qs, u"--preset"_qs, u"shared-hctx-stall"_qs,
             u"--set"_qs, u"devices.nullb1.tag_set=other"_qs }
                                             << u"devices[1].tag_set: names tag set 'other'"_qs;

@@ -33,6 +33,7 @@ private slots:
         QTest::newRow("rr-shared") << u"rr-shared"_qs << false;
         QTest::newRow("rr-shared-tags-counter") << u"rr-shared-tags-counter"_qs << false;
         QTest::newRow("own-hctx") << u"own-hctx"_qs << false;
+        QTest::newRow("queue-flag") << u"queue-flag"_qs << false;
     }
     void stallOnlyWithTheQueueCounter()
     {
@@ -321,6 +322,26 @@ private slots:
         for (const auto& c : p["per_cpu"])
             QVERIFY2(c["total_ns"].get<std::int64_t>() <= e.now().ns(), c.dump().c_str());
         QVERIFY(u(p["total_ns"]) <= u(s["restart"]["cpu_ns"]));
+    }
+
+    // queue-flag (before 6d8c6c0f97ad): nothing marked, so every call returns at the queue's flag; on
+    // restart-128x64, a call whose queue is flagged looks at that queue's 64 hctxs and no other, and
+    // restarts every marked one; the call costs the flag's line and the hctxs' state lines.
+    void queueFlagRestartsOnlyTheCompletingQueue()
+    {
+        const auto idle = run(kThreeQueues, { variant("queue-flag") });
+        QVERIFY(u(idle["restart"]["calls"]) > 100);
+        QCOMPARE(u(idle["restart"]["hctx_visits"]), std::uint64_t(0));
+        const auto s = run("restart-128x64", { variant("queue-flag"), "duration=\"5ms\"" });
+        const auto calls = u(s["restart"]["calls"]), visits = u(s["restart"]["hctx_visits"]);
+        const auto restarts = u(s["restart"]["restarts"]);
+        QVERIFY(calls > 1000 && visits > 0 && restarts > 0);
+        QCOMPARE(visits % 64, std::uint64_t(0)); // whole queues only
+        QVERIFY2(visits < calls * 64, qPrintable(QString::number(visits))); // some calls find the flag clear
+        QVERIFY(u(s["restart"]["cpu_ns"]) > 0);
+        QCOMPARE(u(s["restart"]["cpu_ns"]), u(s["function_profile"]["blk_mq_sched_restart"]["total_ns"]));
+        const auto walk = run("restart-128x64", { variant("rr-shared-queue-counter"), "duration=\"5ms\"" });
+        QVERIFY(u(walk["restart"]["cpu_ns"]) > 100 * u(s["restart"]["cpu_ns"]));
     }
 
     void walkCostsCpuAndThroughput()

@@ -18,6 +18,7 @@
 #include "experiment/Experiment.h"
 #include "experiment/SeedComparison.h"
 #include "experiment/TbbHandoff.h"
+#include "scenario/FioJobFile.h"
 #include "scenario/ScenarioLoader.h"
 #include "sim/Duration.h"
 #include "tags/TagRegistry.h"
@@ -281,7 +282,7 @@ void MainWindow::buildActions()
     tb->addWidget(m_presets);
 
     auto* file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("&Open scenario…"), QKeySequence::Open, this, &MainWindow::openScenario);
+    file->addAction(tr("&Open scenario or fio job…"), QKeySequence::Open, this, &MainWindow::openScenario);
     file->addAction(tr("&Save scenario…"), QKeySequence::Save, this, &MainWindow::saveScenario);
     file->addAction(tr("Open session…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this, [this] {
         const QString path = QFileDialog::getOpenFileName(
@@ -320,11 +321,8 @@ void MainWindow::buildActions()
         recent->clear();
         for (const auto& path : QSettings().value(QStringLiteral("recent")).toStringList())
             recent->addAction(path, this, [this, path] {
-                auto s = ScenarioLoader::fromFile(path.toStdString());
-                if (s)
-                    loadScenario(*s);
-                else
-                    QMessageBox::warning(this, tr("Cannot open scenario"), q(s.error()));
+                if (const QString err = openFile(path); !err.isEmpty())
+                    QMessageBox::warning(this, tr("Cannot open %1").arg(QFileInfo(path).fileName()), err);
             });
     });
     file->addSeparator();
@@ -1577,16 +1575,49 @@ void MainWindow::exportChartDialog()
 
 void MainWindow::openScenario()
 {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open scenario"), QString(), tr("Scenario (*.json)"));
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open scenario"), QString(),
+        tr("Scenarios and fio job files (*.json *.fio);;Scenario (*.json);;fio job file (*.fio)"));
     if (path.isEmpty())
         return;
-    auto s = ScenarioLoader::fromFile(path.toStdString());
-    if (!s) {
-        QMessageBox::warning(this, tr("Cannot open scenario"), q(s.error()));
+    if (const QString err = openFile(path); !err.isEmpty()) {
+        QMessageBox::warning(this, tr("Cannot open %1").arg(QFileInfo(path).fileName()), err);
         return;
     }
     addRecent(path);
+}
+
+QString MainWindow::openFile(const QString& path)
+{
+    if (path.endsWith(QStringLiteral(".fio")))
+        return openFioJob(path);
+    auto s = ScenarioLoader::fromFile(path.toStdString());
+    if (!s)
+        return q(s.error());
     loadScenario(*s);
+    return {};
+}
+
+// The job file replaces the workload of the scenario the window shows (its runtime the duration),
+// as `blkmqlab-cli run --preset NAME job.fio` does; filename=/dev/NAME names one of its devices.
+QString MainWindow::openFioJob(const QString& path, const std::vector<std::string>& sets)
+{
+    std::string text;
+    if (const std::string err = SafeFile::read(path.toStdString(), limits::kScenarioFileBytes, text); !err.empty())
+        return q(err);
+    const Scenario& base = m_runner->scenario();
+    std::vector<std::string> devices;
+    for (const DeviceSpec& d : base.devices)
+        devices.push_back(d.name);
+    const auto job = FioJobFile::read(text, path.toStdString(), devices);
+    if (!job)
+        return q(job.error());
+    std::vector<std::string> all = job->sets;
+    all.insert(all.end(), sets.begin(), sets.end()); // after the job's, so they can change a job
+    auto s = ScenarioLoader::fromText(base.sourceJson, "scenario", all);
+    if (!s)
+        return q(FioJobFile::explain(job.value(), s.error()));
+    loadScenario(*s);
+    return {};
 }
 
 void MainWindow::saveScenario()

@@ -122,6 +122,10 @@ public:
     // sessionOpened(error).
     QString saveSession(const QString& path);
     QString openSession(const QString& path);
+    // A scenario (.json), or a fio job file (.fio) run on the scenario the window shows; "" or why not.
+    QString openFile(const QString& path);
+    // The job file's workload (and runtime) on the scenario shown, then `sets` (--set); "" or why not.
+    QString openFioJob(const QString& path, const std::vector<std::string>& sets = {});
     // Step back (Shift+.): the run one event earlier, replayed from t = 0 with its live commands.
     void stepBack();
     // A note at the shown time (B): a marker on every plot, kept in session files.

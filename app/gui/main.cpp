@@ -1,5 +1,5 @@
 // blkmqlab: the desktop laboratory.
-//   blkmqlab [FILE | SESSION.blkmqlab | --preset NAME] [--set k=v]... [--run] [--speed X]
+//   blkmqlab [FILE | SESSION.blkmqlab | [--preset NAME] JOB.fio | --preset NAME] [--set k=v]... [--run] [--speed X]
 //            [--screenshot FILE --after DUR] [--export-chart FILE] [--quit-after DUR] [--inspect cpu:N|hctx:N]
 //            [--lesson NAME[:STEP]] [--chart all|N|METRIC] [--size WxH]
 #include "EngineRunner.h"
@@ -64,7 +64,8 @@ int main(int argc, char** argv)
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("FILE"),
-        QStringLiteral("a scenario file (JSON), or a session file (.blkmqlab) to open at its moment"),
+        QStringLiteral("a scenario file (JSON), a session file (.blkmqlab) to open at its moment, or a fio job file "
+                       "(.fio) to run on --preset"),
         QStringLiteral("[FILE]"));
     const QCommandLineOption preset(
         QStringLiteral("preset"), QStringLiteral("start on a built-in scenario"), QStringLiteral("NAME"));
@@ -104,7 +105,9 @@ int main(int argc, char** argv)
     for (const QString& s : parser.values(set))
         sets.push_back(s.toStdString());
     const QStringList files = parser.positionalArguments();
-    if (files.size() > 1 || (!files.isEmpty() && parser.isSet(preset)))
+    // A fio job file (.fio) runs on --preset (or the default scenario), as blkmqlab-cli run does.
+    const bool isFio = !files.isEmpty() && files.first().endsWith(QStringLiteral(".fio"));
+    if (files.size() > 1 || (!files.isEmpty() && !isFio && parser.isSet(preset)))
         return fail(QStringLiteral("give one scenario FILE or --preset, not both"));
     // A session file (.blkmqlab) carries its scenario and the moment the window opens at.
     const bool isSession = !files.isEmpty() && files.first().endsWith(QStringLiteral(".blkmqlab"));
@@ -119,18 +122,18 @@ int main(int argc, char** argv)
     }
     // The scenario as named, then with the --set overrides: a message says which of them is wrong.
     const auto loadScenario = [&](const std::vector<std::string>& overrides) {
-        return isSession      ? session->scenarioOf()
-            : files.isEmpty() ? ScenarioLoader::fromPreset(
+        return isSession               ? session->scenarioOf()
+            : files.isEmpty() || isFio ? ScenarioLoader::fromPreset(
                   parser.isSet(preset) ? parser.value(preset).toStdString() : "default", overrides)
-                              : ScenarioLoader::fromFile(files.first().toStdString(), overrides);
+                                       : ScenarioLoader::fromFile(files.first().toStdString(), overrides);
     };
     auto scenario = loadScenario({});
     if (!scenario)
-        return fail((isSession || !files.isEmpty() ? QStringLiteral("FILE: ")
-                            : parser.isSet(preset) ? QStringLiteral("--preset: ")
-                                                   : QString())
+        return fail((isSession || (!files.isEmpty() && !isFio) ? QStringLiteral("FILE: ")
+                            : parser.isSet(preset)             ? QStringLiteral("--preset: ")
+                                                               : QString())
             + QString::fromStdString(scenario.error()));
-    if (!sets.empty() && !(scenario = loadScenario(sets))) // its messages name the --set path
+    if (!sets.empty() && !isFio && !(scenario = loadScenario(sets))) // its messages name the --set path
         return fail((scenario.error().find("--set") == std::string::npos ? QStringLiteral("--set: ") : QString())
             + QString::fromStdString(scenario.error()));
     const auto duration = [&](const QCommandLineOption& o) -> std::optional<SimTime> {
@@ -176,6 +179,9 @@ int main(int argc, char** argv)
 
     MainWindow window;
     window.loadScenario(*scenario);
+    if (isFio) // the job's workload, then the --set overrides
+        if (const QString err = window.openFioJob(files.first(), sets); !err.isEmpty())
+            return fail(QStringLiteral("FILE: ") + err);
     if (parser.isSet(inspect)) // checked against the machine at once; shown again at the output's moment
         if (const QString err = window.inspect(parser.value(inspect)); !err.isEmpty())
             return fail(QStringLiteral("--inspect: ") + err);

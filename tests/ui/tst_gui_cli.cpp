@@ -244,6 +244,26 @@ private slots:
         QVERIFY(tried >= 150);
     }
 
+    // blkmqlab [--preset NAME] JOB.fio: the job on the preset, then --set; a bad job is exit 2 naming its line.
+    void fioJobFilesRunOnThePreset()
+    {
+        QTemporaryDir dir;
+        const QString job = dir.filePath(u"job.fio"_qs), shot = dir.filePath(u"x.png"_qs);
+        QFile f(job);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("[global]\nfilename=/dev/nullb0\nruntime=1ms\n[a]\nnumjobs=2\niodepth=2\n");
+        f.close();
+        auto r = gui({ u"--preset"_qs, u"shared-hctx-stall"_qs, job, u"--set"_qs, u"workload.jobs.0.iodepth=4"_qs,
+            u"--screenshot"_qs, shot, u"--after"_qs, u"100us"_qs });
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY(QFile::exists(shot));
+        r = gui({ job, u"--quit-after"_qs, u"1us"_qs }); // the default scenario has no nullb0
+        QVERIFY2(r.code == 2 && r.err.contains(u"FILE: "_qs) && r.err.contains(u"job.fio:2"_qs), qPrintable(r.err));
+        r = gui({ job, u"--set"_qs, u"workload.jobs.0.iodepth=0"_qs, u"--preset"_qs, u"shared-hctx-stall"_qs,
+            u"--quit-after"_qs, u"1us"_qs });
+        QVERIFY2(r.code == 2 && r.err.contains(u"iodepth"_qs), qPrintable(r.err));
+    }
+
     // --help and --version need no display.
     void helpNeedsNoDisplay()
     {

@@ -1,5 +1,6 @@
 #include "EventLogModel.h"
 
+#include "cpu/Op.h"
 #include "sim/ExecContext.h"
 
 #include <algorithm>
@@ -139,22 +140,26 @@ QString EventLogModel::describe(const TraceRecord& r) const
     case TraceKind::TagMissed:
         return QStringLiteral("CPU %1's cached tags hidden from cpus_have_tags").arg(r.arg);
     case TraceKind::SoftirqRaise:
-        return r.arg == 5 ? QStringLiteral("IRQ_POLL")
-            : r.arg == 4  ? QStringLiteral("BLOCK")
-            : r.arg == 3  ? QStringLiteral("NET_RX")
-                          : QString::number(r.arg);
+        return QString::fromLatin1(softirqName(r.arg));
     case TraceKind::SoftirqRun:
-        return QStringLiteral("pending mask 0x%1").arg(r.arg, 0, 16);
+        return QStringLiteral("pending: %1").arg(softirqNames(static_cast<unsigned>(r.arg)));
     case TraceKind::Complete:
         return QStringLiteral("in %1").arg(QString::fromLatin1(execContextName(static_cast<ExecContext>(r.arg))));
     case TraceKind::IrqEnter:
     case TraceKind::IrqExit:
-        return r.arg == 0 ? QStringLiteral("device vector")
-            : r.arg == 1  ? QStringLiteral("IPI")
-                          : QStringLiteral("kind %1").arg(r.arg);
+        return QString::fromLatin1(irqKindName(r.arg));
     default:
         return QString();
     }
+}
+
+QString EventLogModel::softirqNames(unsigned mask)
+{
+    QStringList names;
+    for (int nr = 0; nr < NR_SOFTIRQS_MODELLED; ++nr)
+        if (mask & (1u << nr))
+            names << QString::fromLatin1(softirqName(nr));
+    return names.isEmpty() ? QStringLiteral("none") : names.join(u' ');
 }
 
 QVariant EventLogModel::data(const QModelIndex& index, int role) const

@@ -35,6 +35,8 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
     static QString kindName(TraceKind k);
+    // A softirq pending mask by name, in __do_softirq's order ("NET_RX BLOCK"; "none").
+    static QString softirqNames(unsigned mask);
     // What happened, in words, with this scenario's names.
     QString describe(const TraceRecord& r) const;
     // The event in one line: "IPI on CPU 3 (request #12): to CPU 40".

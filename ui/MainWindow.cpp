@@ -1079,11 +1079,11 @@ void MainWindow::refreshInspector()
     switch (m_selection.kind) {
     case CanvasSelection::Kind::Cpu: {
         const CpuSnapshot& c = snap->cpus[static_cast<std::size_t>(m_selection.index)];
-        html = QStringLiteral("<h3>CPU %1</h3><p>%2</p><p>pending softirqs: 0x%3<br>blk_cpu_done: %4 request(s)<br>"
+        html = QStringLiteral("<h3>CPU %1</h3><p>%2</p><p>pending softirqs: %3<br>blk_cpu_done: %4 request(s)<br>"
                               "call-function queue: %5</p><table>")
                    .arg(m_selection.index)
                    .arg(c.idle ? tr("idle") : tr("running in %1").arg(QString::fromLatin1(execContextName(c.running))))
-                   .arg(c.softirqPending, 0, 16)
+                   .arg(EventLogModel::softirqNames(c.softirqPending))
                    .arg(c.doneListLen)
                    .arg(c.callSingleLen);
         for (int k = 0; k < kExecContexts; ++k)

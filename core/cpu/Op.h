@@ -42,6 +42,13 @@ private:
 
 enum class IrqKind : std::uint8_t { DeviceVector, CallFunction, Timer, NicRx, Usb, RdmaCq };
 inline constexpr int kIrqKinds = 6;
+// What the log and the inspector call each kind: the kernel's vector or the device's interrupt.
+inline const char* irqKindName(int kind)
+{
+    static const char* const names[kIrqKinds] = { "device vector", "CALL_FUNCTION_VECTOR (IPI)", "LOCAL_TIMER_VECTOR",
+        "NIC rx vector", "USB host controller", "RDMA completion vector" };
+    return kind >= 0 && kind < kIrqKinds ? names[kind] : "unknown vector";
+}
 
 enum SoftirqNr : std::uint8_t {
     HI_SOFTIRQ,
@@ -52,5 +59,11 @@ enum SoftirqNr : std::uint8_t {
     IRQ_POLL_SOFTIRQ,
     NR_SOFTIRQS_MODELLED
 };
+// softirq_to_name[] of kernel/softirq.c, for the softirqs modelled.
+inline const char* softirqName(int nr)
+{
+    static const char* const names[NR_SOFTIRQS_MODELLED] = { "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL" };
+    return nr >= 0 && nr < NR_SOFTIRQS_MODELLED ? names[nr] : "unknown softirq";
+}
 
 } // namespace blkmq

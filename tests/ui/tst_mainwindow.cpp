@@ -7,6 +7,7 @@
 #include "PlotPanel.h"
 #include "ScenarioPanel.h"
 #include "TimePlot.h"
+#include "cpu/Op.h"
 #include "engine/Engine.h"
 #include "scenario/ScenarioLoader.h"
 #include "session/Session.h"
@@ -543,6 +544,16 @@ private slots:
         QCOMPARE(model.data(model.index(99, EventLogModel::Kind), Qt::DisplayRole).toString(), QStringLiteral("IPI"));
         QCOMPARE(
             model.data(model.index(99, EventLogModel::Detail), Qt::DisplayRole).toString(), QStringLiteral("to CPU 1"));
+        // Every enumerated value by its kernel name: vectors, softirqs, a pending mask bit by bit.
+        model.clear();
+        model.append({ TraceRecord { 1, -1, static_cast<int>(IrqKind::CallFunction), 0, TraceKind::IrqEnter },
+            TraceRecord { 2, -1, static_cast<int>(IrqKind::RdmaCq), 0, TraceKind::IrqExit },
+            TraceRecord { 3, -1, IRQ_POLL_SOFTIRQ, 0, TraceKind::SoftirqRaise },
+            TraceRecord { 4, -1, (1 << NET_RX_SOFTIRQ) | (1 << BLOCK_SOFTIRQ), 0, TraceKind::SoftirqRun } });
+        const QStringList details { u"CALL_FUNCTION_VECTOR (IPI)"_qs, u"RDMA completion vector"_qs, u"IRQ_POLL"_qs,
+            u"pending: NET_RX BLOCK"_qs };
+        for (int row = 0; row < 4; ++row)
+            QCOMPARE(model.data(model.index(row, EventLogModel::Detail), Qt::DisplayRole).toString(), details[row]);
         model.clear();
         QCOMPARE(model.rowCount(), 0);
         // An operation stamps its start: a batch may begin before the last row shown (105.229 after

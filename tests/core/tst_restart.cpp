@@ -2,6 +2,8 @@
 #include "TestUtil.h"
 
 #include "block/BlockLayer.h"
+#include "restart/SchedRestart.h"
+#include "restart/RestartRegistry.h"
 #include "block/DriverPermits.h"
 #include "sim/Rng.h"
 #include "topo/Cacheline.h"
@@ -13,6 +15,80 @@ using namespace blkmq::test;
 
 namespace {
 std::string variant(const char* v) { return std::string("kernel.restart=") + v; }
+
+// A hand-built tag set of three queues with two hctxs each, on a bare machine of one CPU: hctx i of
+// every queue uses the tags of index i. Marks and pending work are set by hand; free(q, i) runs one
+// blk_mq_sched_restart() for a request of queue q's hctx i in a task, walk batches and all.
+struct WalkRig final : RestartHost, OpHandler {
+    enum class Code : std::uint8_t { Free, Sleep };
+    explicit WalkRig(const char* v)
+        : topo(*TopologyLoader::fromSpec("1c"))
+        , sim(topo, Costs::defaults(), 1)
+        , machine(sim)
+        , ops(machine.addHandler(this))
+        , restart(sim, machine, shape(), *this)
+    {
+        lines.resize(6);
+        restart.setVariant(*RestartRegistry::find(v));
+    }
+    static RestartShape shape()
+    {
+        RestartShape s;
+        for (int q = 0; q < 3; ++q) {
+            s.queues.push_back({ "q" + std::to_string(q), 2 * q, 2, 0, 0 });
+            for (int i = 0; i < 2; ++i)
+                s.hctxs.push_back({ q, i, i, true });
+        }
+        s.tagSets.push_back({ "t", { 0, 1, 2 } });
+        return s;
+    }
+    static int hctx(int q, int i) { return 2 * q + i; }
+    void mark(int q, int i, bool work)
+    {
+        restart.mark(hctx(q, i));
+        pending[static_cast<std::size_t>(hctx(q, i))] = work;
+    }
+    RestartNote free(int q, int i)
+    {
+        const int t = machine.createTask(TaskKind::Job, 0, ops(Code::Free, hctx(q, i)), false);
+        machine.wakeTask(t, -1);
+        while (!sim.queue.empty()) {
+            const Event e = sim.queue.pop();
+            sim.now = e.time;
+            if (e.kind == EventKind::CpuBoundary)
+                machine.onBoundary(e.a);
+            else if (e.kind == EventKind::TaskWake)
+                machine.onTaskWake(e.a);
+        }
+        return restart.lastDecision(0);
+    }
+    bool hasPending(int h) const override { return pending[static_cast<std::size_t>(h)]; }
+    void runHwQueueAsync(int h) override
+    {
+        ran.push_back(h);
+        pending[static_cast<std::size_t>(h)] = false;
+    }
+    HctxLines& hctxLines() override { return lines; }
+    void perform(int /*cpu*/, Op op, OpStack& stack) override
+    {
+        if (OpSet<Code>::code(op) == Code::Sleep) {
+            machine.sleepTask(machine.currentTask());
+            return;
+        }
+        stack.push_back(ops(Code::Sleep)); // after the walk's batches, which onFree pushes above it
+        restart.onFree(op.a, RestartFreed {});
+    }
+    OpName opName(std::uint8_t /*code*/) const override { return { "test", false }; }
+
+    Topology topo;
+    Sim sim;
+    Machine machine;
+    OpSet<Code> ops;
+    HctxLines lines;
+    std::array<bool, 6> pending {};
+    std::vector<int> ran;
+    SchedRestart restart;
+};
 
 // Three devices x 2 hctxs on one tag set with plenty of tags: nothing is ever marked.
 const char* kThreeQueues = R"({"topology":"2c","duration":"2ms","kernel":{"restart":"rr-shared"},
@@ -322,6 +398,74 @@ private slots:
         for (const auto& c : p["per_cpu"])
             QVERIFY2(c["total_ns"].get<std::int64_t>() <= e.now().ns(), c.dump().c_str());
         QVERIFY(u(p["total_ns"]) <= u(s["restart"]["cpu_ns"]));
+    }
+
+    // v4.14-rc4's walk (blk-mq-sched.c), freeing a request of queue 0's hctx 1: queues 1 and 2 in
+    // tag_list order, every hctx of each, then queue 0's hctxs from queue_num + 1, itself last. Only
+    // hctxs with the same tags (index 1) are restarted, and the walk stops at the first one that has
+    // work; a marked one without work loses its mark and the walk goes on.
+    void walkStopsWhereV414Does()
+    {
+        using O = RestartNote::Outcome;
+        {
+            WalkRig r("rr-shared");
+            r.mark(2, 1, true);
+            r.mark(1, 1, true);
+            const RestartNote n = r.free(0, 1);
+            QCOMPARE(n.outcome, O::Restarted);
+            QCOMPARE(n.restarted, WalkRig::hctx(1, 1)); // queue 1 comes first
+            QCOMPARE(n.visits, 2);
+            QVERIFY(r.restart.marked(WalkRig::hctx(2, 1))); // not reached
+        }
+        {
+            WalkRig r("rr-shared");
+            r.mark(1, 1, false); // marked, nothing to run: cleared, and on
+            r.mark(2, 0, true); // other tags: never restarted by this walk
+            r.mark(2, 1, true);
+            const RestartNote n = r.free(0, 1);
+            QCOMPARE(n.restarted, WalkRig::hctx(2, 1));
+            QCOMPARE(n.visits, 4);
+            QVERIFY(!r.restart.marked(WalkRig::hctx(1, 1)));
+            QVERIFY(r.restart.marked(WalkRig::hctx(2, 0)));
+            QCOMPARE(r.ran, std::vector<int>({ WalkRig::hctx(2, 1) }));
+        }
+        {
+            WalkRig r("rr-shared");
+            r.mark(0, 1, true); // the completing hctx itself: the walk's last look
+            const RestartNote n = r.free(0, 1);
+            QCOMPARE(n.restarted, WalkRig::hctx(0, 1));
+            QCOMPARE(n.visits, 6);
+        }
+        {
+            WalkRig r("rr-shared");
+            r.mark(1, 0, true);
+            const RestartNote n = r.free(0, 1);
+            QCOMPARE(n.outcome, O::WalkFoundNone);
+            QCOMPARE(n.visits, 6);
+        }
+        {
+            // 8e8320c9315c: queue 0 has no mark of its own, so its free returns at once (the stall).
+            WalkRig r("rr-shared-queue-counter");
+            r.mark(1, 1, true);
+            const RestartNote n = r.free(0, 1);
+            QCOMPARE(n.outcome, O::CounterZero);
+            QCOMPARE(n.visits, 0);
+            QVERIFY(r.ran.empty());
+        }
+        {
+            // Before 6d8c6c0f97ad: only the completing queue, every marked hctx of it.
+            WalkRig r("queue-flag");
+            r.mark(1, 1, true);
+            QCOMPARE(r.free(0, 1).outcome, O::QueueFlagClear);
+            r.mark(0, 0, true);
+            r.mark(0, 1, true);
+            const RestartNote n = r.free(0, 1);
+            QCOMPARE(n.outcome, O::Restarted);
+            QCOMPARE(n.visits, 2);
+            QCOMPARE(r.ran, std::vector<int>({ WalkRig::hctx(0, 0), WalkRig::hctx(0, 1) }));
+            QVERIFY(r.restart.marked(WalkRig::hctx(1, 1)));
+            QCOMPARE(r.free(0, 0).outcome, O::QueueFlagClear); // the flag was cleared
+        }
     }
 
     // queue-flag (before 6d8c6c0f97ad): nothing marked, so every call returns at the queue's flag; on

@@ -592,6 +592,16 @@ void MainWindow::applyCommand(const Command& c)
     wake();
 }
 
+void MainWindow::greet()
+{
+    if (!m_runner->isRunning())
+        runOrPause();
+    statusBar()->showMessage(tr("%1 is running. Space pauses, . steps one event, N runs to the next interesting "
+                                "one; the Lessons tab walks through the three threads, the Scenario box switches "
+                                "presets.")
+                                 .arg(q(m_runner->scenario().name)));
+}
+
 void MainWindow::runOrPause()
 {
     const bool running = m_runner->isRunning();

@@ -145,6 +145,9 @@ signals:
 
 public slots:
     void runOrPause();
+    // The first window of a bare start (no scenario, no option): the scenario shown runs at once and
+    // the status bar says what the keys do and where the lessons are.
+    void greet();
     void step();
     void stepToInteresting();
     void reset();

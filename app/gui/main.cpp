@@ -275,6 +275,8 @@ int main(int argc, char** argv)
     }
     if (parser.isSet(run) || waits)
         window.runOrPause(); // every run session
+    if (QCoreApplication::arguments().size() == 1) // a bare start: never a still first window
+        window.greet();
     if (!waits)
         return QApplication::exec();
 

@@ -110,6 +110,21 @@ private slots:
         QCOMPARE(w.runner()->scenario().jobs[0].numjobs, 2); // unchanged
     }
 
+    // A bare start greets: the scenario runs and the status bar points at the keys and the lessons.
+    void bareStartRunsAndSaysWhatToDo()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(w.loadPreset(QStringLiteral("default")));
+        w.runner()->setSpeed(1e-3);
+        w.greet();
+        QVERIFY(w.runner()->isRunning());
+        const QString said = w.statusBar()->currentMessage();
+        QVERIFY2(said.startsWith(u"default is running"_qs) && said.contains(u"Lessons"_qs), qPrintable(said));
+        QTRY_VERIFY_WITH_TIMEOUT(w.shownTimeNs() > 0, 10000);
+        w.runOrPause();
+    }
+
     void runAdvancesSimulatedTime()
     {
         MainWindow w;

@@ -1611,21 +1611,14 @@ QString MainWindow::openFile(const QString& path)
 // as `blkmqlab-cli run --preset NAME job.fio` does; filename=/dev/NAME names one of its devices.
 QString MainWindow::openFioJob(const QString& path, const std::vector<std::string>& sets)
 {
-    std::string text;
-    if (const std::string err = SafeFile::read(path.toStdString(), limits::kScenarioFileBytes, text); !err.empty())
-        return q(err);
     const Scenario& base = m_runner->scenario();
-    std::vector<std::string> devices;
-    for (const DeviceSpec& d : base.devices)
-        devices.push_back(d.name);
-    const auto job = FioJobFile::read(text, path.toStdString(), devices);
-    if (!job)
-        return q(job.error());
-    std::vector<std::string> all = job->sets;
-    all.insert(all.end(), sets.begin(), sets.end()); // after the job's, so they can change a job
-    auto s = ScenarioLoader::fromText(base.sourceJson, "scenario", all);
+    auto s = FioJobFile::run(path.toStdString(), base, [&](const std::vector<std::string>& settings) {
+        std::vector<std::string> all = settings;
+        all.insert(all.end(), sets.begin(), sets.end()); // after the job's, so they can change a job
+        return ScenarioLoader::fromText(base.sourceJson, "scenario", all);
+    });
     if (!s)
-        return q(FioJobFile::explain(job.value(), s.error()));
+        return q(s.error());
     loadScenario(*s);
     return {};
 }

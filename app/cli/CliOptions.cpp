@@ -47,19 +47,7 @@ Result<Scenario> ScenarioOptions::load(const std::vector<std::string>& more) con
         = !hasFile ? ScenarioLoader::fromPreset(preset.empty() ? "default" : preset) : ScenarioLoader::fromFile(file);
     if (!plain.ok())
         return plain;
-    std::string text;
-    if (const std::string e = SafeFile::read(fio, limits::kScenarioFileBytes, text); !e.empty())
-        return Result<Scenario>::failure("--fio: " + e);
-    std::vector<std::string> devices;
-    for (const DeviceSpec& d : plain->devices)
-        devices.push_back(d.name);
-    const auto job = FioJobFile::read(text, fio, devices);
-    if (!job.ok())
-        return Result<Scenario>::failure(job.error());
-    const Result<Scenario> s = loadWith(job->sets);
-    if (!s.ok())
-        return Result<Scenario>::failure(FioJobFile::explain(job.value(), s.error()));
-    return s;
+    return FioJobFile::run(fio, plain.value(), loadWith, "--fio: ");
 }
 
 const std::vector<OptionInfo>& options()

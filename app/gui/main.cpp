@@ -120,22 +120,25 @@ int main(int argc, char** argv)
             return fail(QStringLiteral("FILE: ") + QString::fromStdString(read.error()));
         session = std::move(*read);
     }
-    // The scenario as named, then with the --set overrides: a message says which of them is wrong.
+    // The scenario with the --set overrides (a fio job's come after the job: openFioJob).
     const auto loadScenario = [&](const std::vector<std::string>& overrides) {
         return isSession               ? session->scenarioOf()
             : files.isEmpty() || isFio ? ScenarioLoader::fromPreset(
                   parser.isSet(preset) ? parser.value(preset).toStdString() : "default", overrides)
                                        : ScenarioLoader::fromFile(files.first().toStdString(), overrides);
     };
-    auto scenario = loadScenario({});
-    if (!scenario)
-        return fail((isSession || (!files.isEmpty() && !isFio) ? QStringLiteral("FILE: ")
-                            : parser.isSet(preset)             ? QStringLiteral("--preset: ")
-                                                               : QString())
-            + QString::fromStdString(scenario.error()));
-    if (!sets.empty() && !isFio && !(scenario = loadScenario(sets))) // its messages name the --set path
+    const bool withSets = !sets.empty() && !isFio;
+    auto scenario = loadScenario(withSets ? sets : std::vector<std::string>());
+    if (!scenario) { // whose fault: the scenario as named, or a --set (whose messages name its path)
+        const auto plain = withSets ? loadScenario({}) : scenario;
+        if (!plain)
+            return fail((isSession || (!files.isEmpty() && !isFio) ? QStringLiteral("FILE: ")
+                                : parser.isSet(preset)             ? QStringLiteral("--preset: ")
+                                                                   : QString())
+                + QString::fromStdString(plain.error()));
         return fail((scenario.error().find("--set") == std::string::npos ? QStringLiteral("--set: ") : QString())
             + QString::fromStdString(scenario.error()));
+    }
     const auto duration = [&](const QCommandLineOption& o) -> std::optional<SimTime> {
         if (!parser.isSet(o))
             return SimTime(-1);

@@ -1,5 +1,8 @@
 #include "scenario/FioJobFile.h"
 
+#include "io/Limits.h"
+#include "io/SafeFile.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
@@ -273,6 +276,24 @@ std::string FioJobFile::explain(const Import& import, const std::string& loaderE
     if (it == import.origin.end())
         return loaderError;
     return it->second + ": " + loaderError.substr(colon + 2);
+}
+
+Result<Scenario> FioJobFile::run(
+    const std::string& path, const Scenario& base, const Loader& loader, const std::string& readErrorPrefix)
+{
+    std::string text;
+    if (const std::string e = SafeFile::read(path, limits::kScenarioFileBytes, text); !e.empty())
+        return Result<Scenario>::failure(readErrorPrefix + e);
+    std::vector<std::string> devices;
+    for (const DeviceSpec& d : base.devices)
+        devices.push_back(d.name);
+    const auto job = read(text, path, devices);
+    if (!job)
+        return Result<Scenario>::failure(job.error());
+    Result<Scenario> s = loader(job->sets);
+    if (!s)
+        return Result<Scenario>::failure(explain(job.value(), s.error()));
+    return s;
 }
 
 } // namespace blkmq

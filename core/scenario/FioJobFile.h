@@ -1,9 +1,11 @@
 #pragma once
 
+#include "scenario/Scenario.h"
 #include "sim/Result.h"
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -37,6 +39,14 @@ public:
     // The loader's error for a field that came from the file, told by the file's line; other
     // errors as they are.
     static std::string explain(const Import& import, const std::string& loaderError);
+
+    // The job file at `path` run on `base` (whose device names filename= may give): read (a regular
+    // file within limits::kScenarioFileBytes; a read error is prefixed with `readErrorPrefix`), then
+    // `loader(settings)` builds the scenario with the job's settings first, the caller's own (--set)
+    // after them; a loader error for a field the file gave is told by the file's line.
+    using Loader = std::function<Result<Scenario>(const std::vector<std::string>& settings)>;
+    static Result<Scenario> run(
+        const std::string& path, const Scenario& base, const Loader& loader, const std::string& readErrorPrefix = {});
 };
 
 } // namespace blkmq

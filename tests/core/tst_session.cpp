@@ -53,6 +53,18 @@ std::string simulated(const Engine& e)
     return j.dump();
 }
 
+// A session of the default scenario with a live change, a bookmark and a lesson step.
+Session fullSession()
+{
+    auto s = ScenarioLoader::fromPreset("default", { "duration=\"1ms\"" });
+    const auto live = liveRun(*s, 100, usec(300));
+    Session full = Session::of(*live, s->sourceJson);
+    full.bookmarks = { { 1000, "ok" } };
+    full.lesson = "shared-hctx-stall";
+    full.lessonStep = 1;
+    return full;
+}
+
 Session roundTrip(const Session& s)
 {
     auto back = Session::fromText(s.toText(), "test");
@@ -197,12 +209,7 @@ private slots:
     {
         QFETCH(QString, edit);
         QFETCH(QString, message);
-        auto s = ScenarioLoader::fromPreset("default", { "duration=\"1ms\"" });
-        const auto live = liveRun(*s, 100, usec(300));
-        Session good = Session::of(*live, s->sourceJson);
-        good.bookmarks = { { 1000, "ok" } };
-        good.lesson = "shared-hctx-stall";
-        good.lessonStep = 1;
+        Session good = fullSession();
         std::string text;
         if (edit.startsWith(u"TEXT:"_qs)) {
             text = edit.mid(5).toStdString();
@@ -229,12 +236,7 @@ private slots:
     // or is refused by the replay, never a crash. The full document gives every field a value.
     void everyFieldRefusesHostileValues()
     {
-        auto s = ScenarioLoader::fromPreset("default", { "duration=\"1ms\"" });
-        const auto live = liveRun(*s, 100, usec(300));
-        Session full = Session::of(*live, s->sourceJson);
-        full.bookmarks = { { 1000, "ok" } };
-        full.lesson = "shared-hctx-stall";
-        full.lessonStep = 1;
+        Session full = fullSession();
         full.view = { { "plots_hidden", { 1 } }, { "plot_columns", 2 } };
         const nlohmann::json base = nlohmann::json::parse(full.toText());
         QVERIFY(Session::fromJson(base, "full").ok());

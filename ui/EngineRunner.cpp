@@ -20,6 +20,9 @@
 
 namespace blkmq {
 
+// Trace records the window's engine keeps for the event log (TraceRing).
+constexpr std::size_t kTraceCapacity = 1 << 16;
+
 // One arena slot, none reserved for the GUI thread: the simulation always
 // runs on a TBB worker, and the GUI thread only ever waits for it to stop.
 // A runner keeps its worker for as long as it runs, so the process asks TBB
@@ -47,8 +50,9 @@ void EngineRunner::load(const Scenario& scenario)
     stopWorker();
     m_scenario = scenario;
     m_engine = std::make_unique<Engine>(m_scenario);
-    m_engine->enableTrace(1 << 16);
+    m_engine->enableTrace(kTraceCapacity);
     m_engine->publishSnapshot();
+    m_checkpoints.clear();
     ++m_generation;
     m_running = false;
     m_steps = 0;
@@ -158,8 +162,13 @@ void EngineRunner::adoptReplayed()
     TbbHandoff::pass();
     if (!m_replayed)
         return;
+    Checkpoints kept = std::move(m_checkpoints);
     load(m_replayedScenario); // resets what the window has taken, then the replayed engine takes its place
     m_engine = std::move(m_replayed);
+    if (m_replayedIsThisRun) { // those after it belong to a future the run may not take again
+        m_checkpoints = std::move(kept);
+        m_checkpoints.dropAfter(m_engine->events());
+    }
     m_engine->publishSnapshot();
     m_simNs = m_engine->now().ns();
     collect();
@@ -233,6 +242,7 @@ RunnerOutput EngineRunner::drain()
 
 void EngineRunner::collect()
 {
+    m_checkpoints.offer(*m_engine);
     m_simNs = m_engine->now().ns();
     m_engine->publishSnapshot();
     const auto& rows = m_engine->series().rows();
@@ -343,11 +353,13 @@ void EngineRunner::workerLoop(std::uint64_t generation)
             std::string error = scenario ? std::string() : scenario.error();
             if (error.empty()) {
                 auto engine = std::make_unique<Engine>(*scenario);
-                engine->enableTrace(1 << 16);
-                error = job.session->replayInto(*engine, job.to, {}, job.event);
+                engine->enableTrace(kTraceCapacity);
+                // From a checkpoint far enough back that the event log shows what a replay from t = 0 would.
+                error = job.session->replayInto(*engine, job.to, {}, job.event, &m_checkpoints, kTraceCapacity);
                 if (error.empty()) {
                     m_replayed = std::move(engine);
                     m_replayedScenario = *scenario;
+                    m_replayedIsThisRun = job.to == Session::To::Event;
                 }
             }
             notify(5, QString::fromStdString(error)); // its hand-off orders m_replayed for the GUI thread

@@ -8,6 +8,7 @@
 #include "engine/Snapshot.h"
 #include "sim/TraceRecord.h"
 
+#include "engine/Checkpoints.h"
 #include "session/Session.h"
 
 #include <QObject>
@@ -123,6 +124,10 @@ private:
     };
     SessionJob m_sessionJob; // likewise
     std::unique_ptr<Engine> m_replayed; // the worker's replay, until adoptReplayed() takes it
+    bool m_replayedIsThisRun = false; // a step back: the checkpoints stay (those before it)
+    // Copies of the run to replay from (engine/Checkpoints.h): offered by collect(), read by
+    // replays; the worker's, or the GUI thread's while the worker is stopped.
+    Checkpoints m_checkpoints;
     Scenario m_replayedScenario;
     int m_lessonStep = -1; // the step the last job played to
     std::atomic<double> m_speed { 1e-4 };

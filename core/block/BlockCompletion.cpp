@@ -18,9 +18,9 @@ std::int64_t BlockLayer::serviceTime(int dev)
     const CompletionDist& d = m_queues[static_cast<std::size_t>(dev)].spec.completion;
     switch (d.kind) {
     case CompletionDist::Kind::Uniform:
-        return d.a + static_cast<std::int64_t>(m_sim.rng.below(static_cast<std::uint64_t>(d.b - d.a + 1)));
+        return d.a + static_cast<std::int64_t>(m_sim->rng.below(static_cast<std::uint64_t>(d.b - d.a + 1)));
     case CompletionDist::Kind::Exponential:
-        return std::llround(m_sim.rng.exponential(static_cast<double>(d.a)));
+        return std::llround(m_sim->rng.exponential(static_cast<double>(d.a)));
     case CompletionDist::Kind::Fixed:
         break;
     }
@@ -43,18 +43,18 @@ void BlockLayer::startDevice(int cpu, int rq)
         blkMqCompleteRequest(cpu, rq);
         break;
     case IrqMode::Timer: // an hrtimer on this CPU ends it in hardirq
-        m_machine.raiseIrq(cpu, IrqKind::Timer, rq, m_machine.opNow() + SimTime(serviceTime(r.dev)));
+        m_machine->raiseIrq(cpu, IrqKind::Timer, rq, m_machine->opNow() + SimTime(serviceTime(r.dev)));
         break;
     case IrqMode::Nvme:
     case IrqMode::Virtio:
     case IrqMode::Napi:
     case IrqMode::Rdma:
-        m_sim.schedule(
-            m_machine.opNow() + SimTime(serviceTime(r.dev)), EventKind::DeviceDone, EventPriority::Hardware, rq);
+        m_sim->schedule(
+            m_machine->opNow() + SimTime(serviceTime(r.dev)), EventKind::DeviceDone, EventPriority::Hardware, rq);
         break;
     case IrqMode::Kthread: // queued for the driver thread, which issues one command at a time
         q.kthreadPending.pushBack(m_pool, rq);
-        m_machine.wakeTask(q.kthread, cpu);
+        m_machine->wakeTask(q.kthread, cpu);
         break;
     }
 }
@@ -68,13 +68,13 @@ void BlockLayer::release(int rq)
         return; // it starts normally once it reaches the device
     const IrqMode mode = m_queues[static_cast<std::size_t>(r.dev)].spec.irqmode;
     if (mode == IrqMode::Timer)
-        m_machine.raiseIrq(r.cpu, IrqKind::Timer, rq, m_sim.now);
+        m_machine->raiseIrq(r.cpu, IrqKind::Timer, rq, m_sim->now);
     else if (mode == IrqMode::Kthread) {
         RequestQueue& q = m_queues[static_cast<std::size_t>(r.dev)];
         q.kthreadPending.pushBack(m_pool, rq);
-        m_machine.wakeTask(q.kthread, -1);
+        m_machine->wakeTask(q.kthread, -1);
     } else
-        m_sim.schedule(m_sim.now, EventKind::DeviceDone, EventPriority::Hardware, rq);
+        m_sim->schedule(m_sim->now, EventKind::DeviceDone, EventPriority::Hardware, rq);
 }
 
 void BlockLayer::onDeviceDone(int rq)
@@ -84,7 +84,7 @@ void BlockLayer::onDeviceDone(int rq)
     RequestQueue& q = m_queues[static_cast<std::size_t>(r.dev)];
     --hctx.atDevice;
     r.state = RqState::Complete; // the device is done; the completion path has it now
-    m_sim.trace(TraceKind::DeviceDone, hctx.vectorCpu, rq, r.hctx);
+    m_sim->trace(TraceKind::DeviceDone, hctx.vectorCpu, rq, r.hctx);
     switch (q.spec.irqmode) {
     case IrqMode::Napi: {
         // nvme-tcp: the completion PDU arrives on the queue's TCP connection,
@@ -93,7 +93,7 @@ void BlockLayer::onDeviceDone(int rq)
         const std::uint64_t flow = (static_cast<std::uint64_t>(r.dev) << 32 | static_cast<std::uint32_t>(hctx.index))
             * 0x9e3779b97f4a7c15ULL;
         const int target = rss.empty()
-            ? static_cast<int>((flow >> 32) % static_cast<std::uint64_t>(m_sim.topo.nrCpus()))
+            ? static_cast<int>((flow >> 32) % static_cast<std::uint64_t>(m_sim->topo.nrCpus()))
             : rss[static_cast<std::size_t>((flow >> 32) % rss.size())];
         m_cpu[static_cast<std::size_t>(target)].rx.entries.push_back(rq);
         raiseRx(target);
@@ -106,13 +106,13 @@ void BlockLayer::onDeviceDone(int rq)
         b.ibCq.entries.push_back(rq);
         if (!b.ibCq.polling) { // ib_req_notify_cq: one interrupt, then irq_poll until the CQ is empty
             b.ibCq.polling = true;
-            m_machine.raiseIrq(r.cpu, IrqKind::RdmaCq, r.cpu, m_sim.now + SimTime(m_sim.costs.irq_delivery_ns));
+            m_machine->raiseIrq(r.cpu, IrqKind::RdmaCq, r.cpu, m_sim->now + SimTime(m_sim->costs.irq_delivery_ns));
         }
         return;
     }
     case IrqMode::Kthread:
         q.kthreadDone = true;
-        m_machine.raiseIrq(hctx.vectorCpu, IrqKind::Usb, r.dev, m_sim.now + SimTime(m_sim.costs.irq_delivery_ns));
+        m_machine->raiseIrq(hctx.vectorCpu, IrqKind::Usb, r.dev, m_sim->now + SimTime(m_sim->costs.irq_delivery_ns));
         return;
     default:
         break;
@@ -124,8 +124,8 @@ void BlockLayer::onDeviceDone(int rq)
     hctx.cq.pushBack(m_pool, rq);
     if (!hctx.irqRaised) {
         hctx.irqRaised = true;
-        m_machine.raiseIrq(
-            hctx.vectorCpu, IrqKind::DeviceVector, r.hctx, m_sim.now + SimTime(m_sim.costs.irq_delivery_ns));
+        m_machine->raiseIrq(
+            hctx.vectorCpu, IrqKind::DeviceVector, r.hctx, m_sim->now + SimTime(m_sim->costs.irq_delivery_ns));
     }
 }
 
@@ -133,10 +133,10 @@ int BlockLayer::poll(int cpu, int dev)
 {
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(
         m_queues[static_cast<std::size_t>(dev)].cpuToHctx[static_cast<std::size_t>(cpu)])];
-    m_machine.charge(m_sim.costs.poll_ns);
+    m_machine->charge(m_sim->costs.poll_ns);
     int found = 0;
     while (!hctx.pollCq.empty()) {
-        m_machine.charge(m_sim.costs.cqe_ns);
+        m_machine->charge(m_sim->costs.cqe_ns);
         blkMqCompleteRequest(cpu, hctx.pollCq.popFront(m_pool));
         ++found;
     }
@@ -157,7 +157,7 @@ void BlockLayer::raiseRx(int cpu)
     if (b.rx.polling)
         return; // NAPI is polling: the NIC interrupt stays masked
     b.rx.polling = true;
-    m_machine.raiseIrq(cpu, IrqKind::NicRx, cpu, m_sim.now + SimTime(m_sim.costs.irq_delivery_ns));
+    m_machine->raiseIrq(cpu, IrqKind::NicRx, cpu, m_sim->now + SimTime(m_sim->costs.irq_delivery_ns));
 }
 
 // One entry of a softirq poll, one per action (op.a = budget left, 0 = a new poll). The next
@@ -179,22 +179,22 @@ void BlockLayer::pollEntry(int cpu, Op op, OpStack& stack, PollQueue& q, int bud
         stack.push_back(op);
     }
     if (rq < 0) {
-        m_machine.charge(q.loadCost);
+        m_machine->charge(q.loadCost);
     } else {
-        m_machine.charge(entryNs);
+        m_machine->charge(entryNs);
         blkMqCompleteRequest(cpu, rq);
     }
     if (!more)
         q.polling = false;
     else if (budget <= 1)
-        m_machine.__raise_softirq_irqoff(cpu, softirq);
+        m_machine->__raise_softirq_irqoff(cpu, softirq);
 }
 
 void BlockLayer::blkMqCompleteRequest(int cpu, int rq)
 {
     Request& r = request(rq);
     r.state = RqState::Complete;
-    r.completeCalled = m_machine.opNow();
+    r.completeCalled = m_machine->opNow();
     if (!completeRemote(cpu, rq))
         completeRq(cpu, rq);
 }
@@ -209,10 +209,10 @@ bool BlockLayer::completeRemote(int cpu, int rq)
         return false;
     if (m_patches.singleCtxLocal && m_hctxs[static_cast<std::size_t>(r.hctx)].cpus.size() == 1)
         return false; // rq->mq_hctx->nr_ctx == 1: pointless to redirect
-    if (m_patches.processDirect && !m_machine.in_interrupt(cpu) && m_machine.context() != ExecContext::Hardirq)
+    if (m_patches.processDirect && !m_machine->in_interrupt(cpu) && m_machine->context() != ExecContext::Hardirq)
         return false; // Christoph Hellwig: from process context just call ->complete
-    if (CompletionPolicy::needIpi(m_sim.topo, m_patches, m_machine.threadirqs(), cpu, r.cpu, q.spec.rq_affinity)) {
-        ++m_sim.counters.remote;
+    if (CompletionPolicy::needIpi(m_sim->topo, m_patches, m_machine->threadirqs(), cpu, r.cpu, q.spec.rq_affinity)) {
+        ++m_sim->counters.remote;
         r.redirected = true;
         if (m_patches.llist) {
             // blk_mq_complete_send_ipi(): the IPI only if the target's list was empty
@@ -245,18 +245,18 @@ void BlockLayer::sendCompletionIpi(int cpu, int target, int rq)
     touchListHead(t.callSingleOwner, cpu);
     if (!wasEmpty)
         return; // the target's queue was not empty: its IPI is on the way
-    m_machine.charge(m_sim.costs.ipi_send_ns);
-    ++m_sim.counters.ipis;
-    m_sim.trace(TraceKind::IpiSend, cpu, rq, target, m_machine.opNow());
-    m_machine.raiseIrq(
-        target, IrqKind::CallFunction, 0, m_machine.opNow() + SimTime(m_sim.costs.ipiLatency(m_sim.topo, cpu, target)));
+    m_machine->charge(m_sim->costs.ipi_send_ns);
+    ++m_sim->counters.ipis;
+    m_sim->trace(TraceKind::IpiSend, cpu, rq, target, m_machine->opNow());
+    m_machine->raiseIrq(target, IrqKind::CallFunction, 0,
+        m_machine->opNow() + SimTime(m_sim->costs.ipiLatency(m_sim->topo, cpu, target)));
 }
 
 // Moving a list head's cacheline to the CPU that writes it.
 void BlockLayer::touchListHead(int& owner, int cpu)
 {
     if (owner >= 0 && owner != cpu)
-        m_machine.charge(m_sim.costs.cacheline(m_sim.topo, owner, cpu));
+        m_machine->charge(m_sim->costs.cacheline(m_sim->topo, owner, cpu));
     owner = cpu;
 }
 
@@ -267,33 +267,33 @@ bool BlockLayer::pushDone(int cpu, int target, int rq)
     const bool wasEmpty = t.done.empty();
     t.done.pushBack(m_pool, rq);
     touchListHead(t.doneOwner, cpu);
-    m_sim.trace(TraceKind::DoneListAdd, cpu, rq, target, m_machine.opNow());
+    m_sim->trace(TraceKind::DoneListAdd, cpu, rq, target, m_machine->opNow());
     return wasEmpty;
 }
 
 // The single-queue path: complete through this CPU's BLOCK softirq.
 void BlockLayer::completeLocalSoftirq(int cpu, int rq)
 {
-    const bool processContext = !m_machine.in_interrupt(cpu) && m_machine.context() != ExecContext::Hardirq;
+    const bool processContext = !m_machine->in_interrupt(cpu) && m_machine->context() != ExecContext::Hardirq;
     const bool bh = m_patches.localBh && processContext;
     if (bh)
-        m_machine.localBhDisable(cpu);
+        m_machine->localBhDisable(cpu);
     if (m_patches.llist) {
         // preempt_disable(); llist_add(); raise_softirq() if it was empty; preempt_enable()
         if (pushDone(cpu, cpu, rq))
-            m_machine.raise_softirq(cpu, BLOCK_SOFTIRQ);
+            m_machine->raise_softirq(cpu, BLOCK_SOFTIRQ);
     } else {
         triggerSoftirq(cpu, rq);
     }
     if (bh)
-        m_machine.localBhEnable(cpu); // the softirq runs here, in this task
+        m_machine->localBhEnable(cpu); // the softirq runs here, in this task
 }
 
 // blk_mq_trigger_softirq(): irqs off, append to blk_cpu_done, raise if it was empty.
 void BlockLayer::triggerSoftirq(int cpu, int rq)
 {
     if (pushDone(cpu, cpu, rq))
-        m_machine.raise_softirq_irqoff(cpu, BLOCK_SOFTIRQ);
+        m_machine->raise_softirq_irqoff(cpu, BLOCK_SOFTIRQ);
 }
 
 void BlockLayer::completeRq(int cpu, int rq)
@@ -301,24 +301,24 @@ void BlockLayer::completeRq(int cpu, int rq)
     Request& r = request(rq);
     if (r.permit) { // ibnbd_clt_rdma_ev(): ibnbd_put_tag() before blk_mq_end_request()
         r.permit = false;
-        m_machine.charge(m_sim.costs.tag_put_ns);
+        m_machine->charge(m_sim->costs.tag_put_ns);
         m_permits[static_cast<std::size_t>(m_queues[static_cast<std::size_t>(r.dev)].tagSet)].put(
             cpu, [&](int h) { delayQueue(cpu, h); });
     }
-    m_machine.charge(m_sim.costs.complete_ns);
+    m_machine->charge(m_sim->costs.complete_ns);
     if (cpu != r.cpu)
-        m_machine.charge(m_sim.costs.rq_cachelines * m_sim.costs.cacheline(m_sim.topo, r.cpu, cpu));
-    ++m_sim.counters.complete_by_context[static_cast<int>(m_machine.context())];
-    const SimTime now = m_machine.opNow();
-    m_sim.trace(TraceKind::Complete, cpu, rq, static_cast<int>(m_machine.context()), now);
+        m_machine->charge(m_sim->costs.rq_cachelines * m_sim->costs.cacheline(m_sim->topo, r.cpu, cpu));
+    ++m_sim->counters.complete_by_context[static_cast<int>(m_machine->context())];
+    const SimTime now = m_machine->opNow();
+    m_sim->trace(TraceKind::Complete, cpu, rq, static_cast<int>(m_machine->context()), now);
     m_clat.record((now - r.dispatched).ns());
     if (r.completeCalled.ns() >= 0)
         m_completionDelay.record((now - r.completeCalled).ns());
     if (r.job < 0)
         m_scriptLat.record((now - r.submitted).ns());
-    ++m_sim.counters.completed;
-    m_sim.counters.completed_redirected += r.redirected ? 1 : 0;
-    m_sim.counters.bytes += static_cast<std::uint64_t>(r.bytes);
+    ++m_sim->counters.completed;
+    m_sim->counters.completed_redirected += r.redirected ? 1 : 0;
+    m_sim->counters.bytes += static_cast<std::uint64_t>(r.bytes);
     if (m_endIo)
         m_endIo->endIo(cpu, r);
     freeRequest(cpu, rq);
@@ -337,8 +337,8 @@ void BlockLayer::freeRequest(int cpu, int rq)
         if (!hctx.schedWaiters.empty()) {
             const int t = hctx.schedWaiters.front();
             hctx.schedWaiters.erase(hctx.schedWaiters.begin());
-            m_machine.charge(m_sim.costs.wakeup_ns);
-            m_machine.wakeTask(t, cpu);
+            m_machine->charge(m_sim->costs.wakeup_ns);
+            m_machine->wakeTask(t, cpu);
         }
     }
     r.state = RqState::Free;
@@ -368,7 +368,7 @@ void BlockLayer::performCompletionOp(int cpu, Op op, OpStack& stack)
             break;
         }
         const int rq = hctx.cq.popFront(m_pool);
-        m_machine.charge(m_sim.costs.cqe_ns);
+        m_machine->charge(m_sim->costs.cqe_ns);
         // The next CQE goes under what this completion pushes (a restart walk): the kernel
         // returns from blk_mq_sched_restart() before it looks at the next one.
         const bool more = !hctx.cq.empty();
@@ -398,7 +398,7 @@ void BlockLayer::performCompletionOp(int cpu, Op op, OpStack& stack)
     }
     case BlockOp::CsdRunOne: { // __blk_mq_complete_request_remote() for one request
         const int rq = b.csdBatch.popFront(m_pool);
-        m_machine.charge(m_sim.costs.csd_ns);
+        m_machine->charge(m_sim->costs.csd_ns);
         if (!b.csdBatch.empty()) // the next one after this one's completion has returned
             stack.push_back(op);
         if (m_patches.remoteSoftirq || m_queues[static_cast<std::size_t>(request(rq).dev)].nrHwQueues == 1)
@@ -408,8 +408,8 @@ void BlockLayer::performCompletionOp(int cpu, Op op, OpStack& stack)
         break;
     }
     case BlockOp::CsdRaiseBlock: // complete-llist: the IPI only raises the softirq
-        m_machine.charge(m_sim.costs.csd_ns);
-        m_machine.__raise_softirq_irqoff(cpu, BLOCK_SOFTIRQ);
+        m_machine->charge(m_sim->costs.csd_ns);
+        m_machine->__raise_softirq_irqoff(cpu, BLOCK_SOFTIRQ);
         break;
     case BlockOp::BlockSoftirq: { // blk_done_softirq(): take the whole list
         RqList taken = b.done.take();
@@ -429,21 +429,21 @@ void BlockLayer::performCompletionOp(int cpu, Op op, OpStack& stack)
         break;
     }
     case BlockOp::NapiSchedule: // the NIC's hardirq: napi_schedule()
-        m_machine.__raise_softirq_irqoff(cpu, NET_RX_SOFTIRQ);
+        m_machine->__raise_softirq_irqoff(cpu, NET_RX_SOFTIRQ);
         break;
     case BlockOp::NetRxPoll: // net_rx_action() → the driver's poll; nvme-tcp completes in the receive path
-        pollEntry(cpu, op, stack, b.rx, kNapiBudget, NET_RX_SOFTIRQ, m_sim.costs.net_rx_pkt_ns);
+        pollEntry(cpu, op, stack, b.rx, kNapiBudget, NET_RX_SOFTIRQ, m_sim->costs.net_rx_pkt_ns);
         break;
     case BlockOp::IbCqIrq: // ib_cq_completion_softirq(): irq_poll_sched()
-        m_machine.__raise_softirq_irqoff(cpu, IRQ_POLL_SOFTIRQ);
+        m_machine->__raise_softirq_irqoff(cpu, IRQ_POLL_SOFTIRQ);
         break;
     case BlockOp::IrqPoll: // irq_poll_softirq() → ib_poll_handler(); the ULP's ->done completes right here
-        pollEntry(cpu, op, stack, b.ibCq, kIbPollBudget, IRQ_POLL_SOFTIRQ, m_sim.costs.cqe_ns);
+        pollEntry(cpu, op, stack, b.ibCq, kIbPollBudget, IRQ_POLL_SOFTIRQ, m_sim->costs.cqe_ns);
         break;
     case BlockOp::UsbIrq: { // the host controller's interrupt: wake the driver thread
         const RequestQueue& q = m_queues[static_cast<std::size_t>(op.a)];
-        m_machine.charge(m_sim.costs.wakeup_ns);
-        m_machine.wakeTask(q.kthread, cpu);
+        m_machine->charge(m_sim->costs.wakeup_ns);
+        m_machine->wakeTask(q.kthread, cpu);
         break;
     }
     case BlockOp::UsbStep: { // usb_stor_control_thread(): one command at a time
@@ -456,12 +456,12 @@ void BlockLayer::performCompletionOp(int cpu, Op op, OpStack& stack)
             blkMqCompleteRequest(cpu, rq); // from preemptible process context
         } else if (q.kthreadCurrent < 0 && !q.kthreadPending.empty()) {
             q.kthreadCurrent = q.kthreadPending.popFront(m_pool);
-            m_machine.charge(m_sim.costs.queue_rq_ns);
-            m_sim.schedule(m_machine.opNow() + SimTime(serviceTime(op.a)), EventKind::DeviceDone,
+            m_machine->charge(m_sim->costs.queue_rq_ns);
+            m_sim->schedule(m_machine->opNow() + SimTime(serviceTime(op.a)), EventKind::DeviceDone,
                 EventPriority::Hardware, q.kthreadCurrent);
-            m_machine.sleepTask(m_machine.currentTask()); // wait for the command to finish
+            m_machine->sleepTask(m_machine->currentTask()); // wait for the command to finish
         } else {
-            m_machine.sleepTask(m_machine.currentTask());
+            m_machine->sleepTask(m_machine->currentTask());
         }
         break;
     }

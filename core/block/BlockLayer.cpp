@@ -12,8 +12,8 @@
 namespace blkmq {
 
 BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
-    : m_sim(sim)
-    , m_machine(machine)
+    : m_sim(&sim)
+    , m_machine(&machine)
     , m_cpu(static_cast<std::size_t>(sim.topo.nrCpus()))
 {
     m_ops = OpSet<BlockOp>(machine.addHandler(this));
@@ -29,8 +29,8 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
     const int nrCpus = sim.topo.nrCpus();
     for (int c = 0; c < nrCpus; ++c) {
         // kblockd is WQ_HIGHPRI: its workers run at nice -20.
-        const int kworker = m_machine.createTask(TaskKind::Kworker, c, m_ops(BlockOp::KworkerStep, c), false);
-        m_machine.task(kworker).weight = Task::kNiceMinus20Weight;
+        const int kworker = m_machine->createTask(TaskKind::Kworker, c, m_ops(BlockOp::KworkerStep, c), false);
+        m_machine->task(kworker).weight = Task::kNiceMinus20Weight;
         m_cpu[static_cast<std::size_t>(c)].kblockd.reserve(16);
     }
     for (const auto& spec : scenario.devices) {
@@ -93,12 +93,12 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
             const int vector = static_cast<int>(m_hctxs.size()) - 1;
             // Every vector gets its irq thread so threadirqs can be switched live.
             if (completesByVector(spec.irqmode))
-                m_machine.createIrqThread(m_hctxs.back().vectorCpu, vector);
+                m_machine->createIrqThread(m_hctxs.back().vectorCpu, vector);
         }
         for (int c = 0; c < nrCpus; ++c)
             q.cpuToHctx[static_cast<std::size_t>(c)] = q.firstHctx + map[static_cast<std::size_t>(c)];
         if (spec.irqmode == IrqMode::Kthread)
-            q.kthread = m_machine.createTask(TaskKind::Kthread,
+            q.kthread = m_machine->createTask(TaskKind::Kthread,
                 m_hctxs[static_cast<std::size_t>(q.firstHctx)].vectorCpu, m_ops(BlockOp::UsbStep, dev), false);
         m_queues.push_back(std::move(q));
     }
@@ -121,10 +121,28 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
         shape.queues.push_back({ rq.spec.name, rq.firstHctx, rq.nrHwQueues, rq.tagSet });
     for (const TagSet& t : m_tagSets)
         shape.tagSets.push_back({ t.name, t.queues });
-    m_restart = std::make_unique<SchedRestart>(sim, machine, std::move(shape), static_cast<RestartHost&>(*this));
+    m_restart = Cloned<SchedRestart>(
+        std::make_unique<SchedRestart>(sim, machine, std::move(shape), static_cast<RestartHost&>(*this)));
     setKernel(scenario.kernel);
     m_pool.reserve(1024);
     m_freeRqs.reserve(1024);
+}
+
+BlockLayer::BlockLayer(const BlockLayer& o, Sim& sim, Machine& machine)
+    : BlockLayer(o)
+{
+    m_sim = &sim;
+    m_machine = &machine;
+    m_endIo = nullptr;
+    machine.replaceHandler(&o, this);
+    m_tags.clear(); // by global index: the sets' tags in order, as the constructor made them
+    for (TagSet& set : m_tagSets)
+        for (BlkMqTags& tags : set.tags) {
+            tags.rebind(
+                sim, machine, [this](int h) -> TagUser& { return m_hctxs[static_cast<std::size_t>(h)].tagUse; });
+            m_tags.push_back(&tags);
+        }
+    m_restart->rebind(*o.m_restart, sim, machine, *this);
 }
 
 void BlockLayer::setKernel(const KernelSpec& k)
@@ -183,7 +201,7 @@ int BlockLayer::getRequest(int cpu, int dev, int task, int bytes, TagAlloc* prog
         if (hctx.schedInUse >= hctx.nrRequests) {
             if (task >= 0)
                 hctx.schedWaiters.push_back(task);
-            ++m_sim.counters.tag_sleeps;
+            ++m_sim->counters.tag_sleeps;
             return -1;
         }
         ++hctx.schedInUse;
@@ -194,7 +212,7 @@ int BlockLayer::getRequest(int cpu, int dev, int task, int bytes, TagAlloc* prog
         if (tag < 0) {
             if (task >= 0)
                 m_tags[static_cast<std::size_t>(hctx.tags)]->sleep(task, hctx.tagUse);
-            ++m_sim.counters.tag_sleeps;
+            ++m_sim->counters.tag_sleeps;
             return -1;
         }
     }
@@ -207,9 +225,9 @@ int BlockLayer::getRequest(int cpu, int dev, int task, int bytes, TagAlloc* prog
     r.cpu = static_cast<std::int16_t>(cpu);
     r.dev = static_cast<std::int16_t>(dev);
     r.bytes = bytes;
-    r.submitted = m_machine.opNow();
+    r.submitted = m_machine->opNow();
     ++m_inFlight;
-    ++m_sim.counters.submitted;
+    ++m_sim->counters.submitted;
     return rq;
 }
 
@@ -219,8 +237,8 @@ void BlockLayer::submit(int cpu, int rq, bool bypassScheduler, bool runQueue)
     const int h = r.hctx;
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
     RequestQueue& q = m_queues[static_cast<std::size_t>(r.dev)];
-    r.waitSince = m_machine.opNow();
-    m_sim.trace(TraceKind::Submit, cpu, rq, h, r.waitSince, r.script);
+    r.waitSince = m_machine->opNow();
+    m_sim->trace(TraceKind::Submit, cpu, rq, h, r.waitSince, r.script);
     if (bypassScheduler || q.spec.scheduler != SchedulerKind::None) {
         // blk_mq_request_bypass_insert() / blk_mq_sched_insert_request(..., async = true)
         if (bypassScheduler) {
@@ -228,7 +246,7 @@ void BlockLayer::submit(int cpu, int rq, bool bypassScheduler, bool runQueue)
             hctx.dispatch.pushBack(m_pool, rq);
             stateLine(hctx).write(cpu); // under hctx->lock
         } else {
-            m_machine.charge(m_sim.costs.sched_insert_ns);
+            m_machine->charge(m_sim->costs.sched_insert_ns);
             r.state = RqState::Sched;
             hctx.schedFifo.pushBack(m_pool, rq);
             ++q.schedQueued;
@@ -291,7 +309,7 @@ void BlockLayer::dispatch(int cpu, int h)
         // issued on its own hctx (blk_mq_get_driver_tag() takes rq->mq_hctx's tags).
         RequestQueue& q = m_queues[static_cast<std::size_t>(hctx.dev)];
         while (q.schedQueued > 0) {
-            m_machine.charge(m_sim.costs.sched_dispatch_ns);
+            m_machine->charge(m_sim->costs.sched_dispatch_ns);
             Hctx& from = m_hctxs[static_cast<std::size_t>(schedOldest(q))];
             const int rq = from.schedFifo.popFront(m_pool);
             --q.schedQueued;
@@ -354,8 +372,8 @@ bool BlockLayer::tagWait(int h)
     }
     const bool parked = tags.park(hctx.tagUse);
     if (parked) { // TAG_WAITING in the state, dispatch_wait on a wait queue
-        stateLine(hctx).write(m_machine.executingCpu());
-        writeTagsLine(h, m_machine.executingCpu());
+        stateLine(hctx).write(m_machine->executingCpu());
+        writeTagsLine(h, m_machine->executingCpu());
     }
     return parked;
 }
@@ -365,8 +383,8 @@ void BlockLayer::unpark(int h)
 {
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
     hctx.tagUse.parked = false;
-    stateLine(hctx).write(m_machine.executingCpu());
-    writeTagsLine(h, m_machine.executingCpu());
+    stateLine(hctx).write(m_machine->executingCpu());
+    writeTagsLine(h, m_machine->executingCpu());
 }
 
 // blk_mq_dispatch_rq_list(): issue in order; on the first failure the rest
@@ -394,13 +412,13 @@ BlockLayer::Dispatched BlockLayer::dispatchList(int cpu, int h, RqList& list)
         rest.pushBack(m_pool, rq);
         while (!list.empty())
             rest.pushBack(m_pool, list.popFront(m_pool));
-        const SimTime now = m_machine.opNow();
+        const SimTime now = m_machine->opNow();
         for (int i = rest.head; i >= 0; i = request(i).next) {
             if (request(i).state != RqState::Dispatch)
                 request(i).waitSince = now;
             request(i).state = RqState::Dispatch;
-            ++m_sim.counters.requeued;
-            m_sim.trace(TraceKind::Requeue, cpu, i, h, now);
+            ++m_sim->counters.requeued;
+            m_sim->trace(TraceKind::Requeue, cpu, i, h, now);
         }
         hctx.dispatch.spliceFront(m_pool, rest);
         stateLine(hctx).write(cpu); // under hctx->lock
@@ -428,22 +446,22 @@ BlockLayer::Issue BlockLayer::issue(int cpu, int rq)
         if (r.tag < 0)
             return Issue::NoTag;
     }
-    m_machine.charge(m_sim.costs.queue_rq_ns);
+    m_machine->charge(m_sim->costs.queue_rq_ns);
     RequestQueue& q = m_queues[static_cast<std::size_t>(r.dev)];
     if (q.spec.queue_limit && hctx.atDevice >= q.spec.queue_limit) {
-        ++m_sim.counters.dispatch_busy;
+        ++m_sim->counters.dispatch_busy;
         return Issue::Busy;
     }
     DriverPermits& permits = m_permits[static_cast<std::size_t>(q.tagSet)];
     if (permits.enabled() && !r.permit) {
-        m_machine.charge(m_sim.costs.tag_get_ns);
+        m_machine->charge(m_sim->costs.tag_get_ns);
         if (!permits.get()) {
             // ibnbd_clt_dev_kick_mq_queue(IBNBD_DELAY_IFBUSY): stop the hctx and wait on this CPU's
             // requeue list. A failed get means every permit is in flight, so the list is always taken.
             hctx.stopped = true;
             stateLine(hctx).write(cpu);
             permits.addToRequeue(cpu, r.hctx);
-            ++m_sim.counters.dispatch_busy;
+            ++m_sim->counters.dispatch_busy;
             return Issue::Busy;
         }
         r.permit = true;
@@ -451,18 +469,18 @@ BlockLayer::Issue BlockLayer::issue(int cpu, int rq)
     if (!q.cmdIssueLocks.empty()) {
         // mtip_issue_ncq_command(): spin_lock(&port->cmd_issue_lock[tag >> 5]), write SACT and CI, unlock.
         Spinlock& lock = q.cmdIssueLocks[static_cast<std::size_t>(r.tag >> 5)];
-        const std::int64_t asked = m_machine.opNow().ns();
+        const std::int64_t asked = m_machine->opNow().ns();
         std::int64_t spin = 0;
-        const std::int64_t got = lock.lock(cpu, asked, m_sim.topo, m_sim.costs, spin);
-        const std::int64_t held = 2 * m_sim.costs.mmio_write_ns;
+        const std::int64_t got = lock.lock(cpu, asked, m_sim->topo, m_sim->costs, spin);
+        const std::int64_t held = 2 * m_sim->costs.mmio_write_ns;
         lock.unlock(got + held);
-        m_machine.charge(got - asked + held);
-        m_machine.lockTime(cpu, LockCaller::QueueRq, got - asked);
+        m_machine->charge(got - asked + held);
+        m_machine->lockTime(cpu, LockCaller::QueueRq, got - asked);
     }
-    r.dispatched = m_machine.opNow();
+    r.dispatched = m_machine->opNow();
     r.state = RqState::AtDevice;
     ++hctx.atDevice;
-    m_sim.trace(TraceKind::Dispatch, cpu, rq, r.hctx, r.dispatched);
+    m_sim->trace(TraceKind::Dispatch, cpu, rq, r.hctx, r.dispatched);
     startDevice(cpu, rq);
     return Issue::Ok;
 }
@@ -508,7 +526,7 @@ void BlockLayer::queueRunWork(int fromCpu, int h)
         hctx.nextRunCpu = (hctx.nextRunCpu + 1) % static_cast<int>(hctx.cpus.size());
     }
     m_cpu[static_cast<std::size_t>(target)].kblockd.push_back(h);
-    m_machine.wakeTask(m_machine.cpu(target).kworker, fromCpu < 0 ? m_machine.executingCpu() : fromCpu);
+    m_machine->wakeTask(m_machine->cpu(target).kworker, fromCpu < 0 ? m_machine->executingCpu() : fromCpu);
 }
 
 OpName BlockLayer::opName(std::uint8_t code) const
@@ -558,7 +576,7 @@ void BlockLayer::perform(int cpu, Op op, OpStack& stack)
             stack.push_back(m_ops(BlockOp::KworkerStep, cpu));
             stack.push_back(m_ops(BlockOp::RunHctx, h));
         } else {
-            m_machine.sleepTask(m_machine.currentTask());
+            m_machine->sleepTask(m_machine->currentTask());
         }
         break;
     case BlockOp::RunHctx: { // blk_mq_run_work_fn()

@@ -7,6 +7,7 @@
 #include "block/StallStep.h"
 #include "complete/CompletionPolicy.h"
 #include "restart/SchedRestart.h"
+#include "sim/Cloned.h"
 #include "cpu/Machine.h"
 #include "metrics/LatencyHistogram.h"
 #include "scenario/Scenario.h"
@@ -99,6 +100,9 @@ enum class BlockOp : std::uint8_t {
 class BlockLayer final : public OpHandler, private RestartHost, private TagWakeHost {
 public:
     BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario);
+    // A copy of `o` on `sim` and `machine` (Engine::clone); the copied workload sets its end_io sink.
+    BlockLayer(const BlockLayer& o, Sim& sim, Machine& machine);
+    BlockLayer& operator=(const BlockLayer&) = delete;
     void setEndIoSink(EndIoSink* sink) { m_endIo = sink; }
 
     // --- live settings (engine commands) ---
@@ -165,6 +169,7 @@ public:
     [[gnu::hot]] void onDeviceDone(int rq);
 
 private:
+    BlockLayer(const BlockLayer&) = default; // the copy constructor above, before its fix-ups
     // Why a submitter asleep on hw queue `index` of `set` longer than maxAge is stuck: what became of
     // the tags (findStalls).
     void explainSleeper(std::ostringstream& why, std::vector<StallStep>& steps, const TagSet& set, int index,
@@ -219,8 +224,8 @@ private:
     }
     int growPool();
 
-    Sim& m_sim;
-    Machine& m_machine;
+    Sim* m_sim;
+    Machine* m_machine;
     OpSet<BlockOp> m_ops;
     EndIoSink* m_endIo = nullptr;
     std::vector<RequestQueue> m_queues;
@@ -240,7 +245,7 @@ private:
     LatencyHistogram m_scriptLat;
     LatencyHistogram m_completionDelay;
     CompletionPatches m_patches;
-    std::unique_ptr<SchedRestart> m_restart;
+    Cloned<SchedRestart> m_restart;
     DispatchMode m_dispatchMode = DispatchMode::V4_11;
     std::vector<std::string> m_scriptIds;
 };

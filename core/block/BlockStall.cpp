@@ -60,7 +60,7 @@ void BlockLayer::explainSleeper(std::ostringstream& why, std::vector<StallStep>&
         StallStep::Object::Tags, mapHctx });
     std::ostringstream hiddenCpus;
     int hidden = 0;
-    for (int cpu = 0; cpu < m_machine.nrCpus(); ++cpu)
+    for (int cpu = 0; cpu < m_machine->nrCpus(); ++cpu)
         if (const int n = alloc.hiddenOn(cpu); n > 0) {
             hiddenCpus << (hidden ? ", " : "") << "CPU " << cpu << " (" << n << ")";
             hidden += n;
@@ -70,7 +70,7 @@ void BlockLayer::explainSleeper(std::ostringstream& why, std::vector<StallStep>&
     std::string state = std::to_string(alloc.inUse()) + " of its " + std::to_string(alloc.depth()) + " tags are in use";
     if (lost + hidden == 0) {
         why << " and " << alloc.depth() - alloc.inUse() << " free";
-        steps.push_back({ m_sim.now,
+        steps.push_back({ m_sim->now,
             state.append(" and ")
                 .append(std::to_string(alloc.depth() - alloc.inUse()))
                 .append(" free, yet it sleeps longer than the stall_age of ")
@@ -82,7 +82,7 @@ void BlockLayer::explainSleeper(std::ostringstream& why, std::vector<StallStep>&
         why << ", " << lost
             << " were lost when steal_tags() copied a victim's stack over a cache an interrupt had "
                "refilled (tags.lost_tags)";
-        steps.push_back({ m_sim.now,
+        steps.push_back({ m_sim->now,
             std::string(state)
                 .append("; ")
                 .append(std::to_string(lost))
@@ -93,9 +93,9 @@ void BlockLayer::explainSleeper(std::ostringstream& why, std::vector<StallStep>&
         why << ", " << hidden << " sit in the cache of " << hiddenCpus.str()
             << " whose cpus_have_tags bit a second stealer cleared after a free had set it, so steal_tags() on "
                "another CPU does not look there (tags.missed_wakeups)";
-        for (int cpu = 0; cpu < m_machine.nrCpus(); ++cpu)
+        for (int cpu = 0; cpu < m_machine->nrCpus(); ++cpu)
             if (const int n = alloc.hiddenOn(cpu); n > 0)
-                steps.push_back({ m_sim.now,
+                steps.push_back({ m_sim->now,
                     std::to_string(n)
                         .append(" tag(s) sit in CPU ")
                         .append(std::to_string(cpu))
@@ -129,8 +129,8 @@ StallReport BlockLayer::findStalls(SimTime maxAge, const std::vector<bool>& live
                 busySet[static_cast<std::size_t>(m_queues[static_cast<std::size_t>(h.dev)].tagSet)] = 1;
     // Only a structural tag set, or a wait that may have grown older than maxAge, makes the
     // requests worth looking at; otherwise the lists are left alone (the floor bounds every wait).
-    const bool walkLists = anyStructural() || m_sim.now - m_waitFloor > maxAge;
-    SimTime floor = m_sim.now;
+    const bool walkLists = anyStructural() || m_sim->now - m_waitFloor > maxAge;
+    SimTime floor = m_sim->now;
     for (std::size_t h = 0; h < m_hctxs.size() && walkLists; ++h) {
         const Hctx& hctx = m_hctxs[h];
         if (hctx.dispatch.empty() && hctx.schedFifo.empty())
@@ -151,7 +151,7 @@ StallReport BlockLayer::findStalls(SimTime maxAge, const std::vector<bool>& live
         for (int rq = nextWaiting(-1, inFifo); rq >= 0; rq = nextWaiting(rq, inFifo)) {
             const Request& r = request(rq);
             floor = std::min(floor, r.waitSince);
-            const bool old = m_sim.now - r.waitSince > maxAge;
+            const bool old = m_sim->now - r.waitSince > maxAge;
             if (!structural && !old)
                 continue;
             report.stuck.push_back(rq);
@@ -208,7 +208,7 @@ StallReport BlockLayer::findStalls(SimTime maxAge, const std::vector<bool>& live
             if (structural) {
                 why << "no request holds a tag of tag set '" << set.name << "', no run of its hctxs is queued and "
                     << "nothing is left to submit to its devices, so no completion will ever restart " << hname;
-                report.steps.push_back({ m_sim.now,
+                report.steps.push_back({ m_sim->now,
                     "No request holds a tag of tag set '" + set.name
                         + "', no run of its hctxs is queued and nothing is left to submit: no completion will ever "
                           "restart "
@@ -216,9 +216,9 @@ StallReport BlockLayer::findStalls(SimTime maxAge, const std::vector<bool>& live
                     StallStep::Object::Tags, hi });
             } else {
                 why << "it has waited longer than the stall_age of " << formatDuration(maxAge);
-                report.steps.push_back(
-                    { m_sim.now, requestName(rq) + " has waited longer than the stall_age of " + formatDuration(maxAge),
-                        StallStep::Object::Request, rq });
+                report.steps.push_back({ m_sim->now,
+                    requestName(rq) + " has waited longer than the stall_age of " + formatDuration(maxAge),
+                    StallStep::Object::Request, rq });
             }
             if (!last.empty())
                 why << ". " << last;
@@ -233,7 +233,7 @@ StallReport BlockLayer::findStalls(SimTime maxAge, const std::vector<bool>& live
         for (int i = 0; i < set.nrHwQueues; ++i)
             for (const int task : set.tags[static_cast<std::size_t>(i)].sleepers()) {
                 const Sleeper who = sleeper(task);
-                if (m_sim.now - who.since <= maxAge)
+                if (m_sim->now - who.since <= maxAge)
                     continue;
                 if (report.stuck.empty() && report.stuckSubmitters.empty())
                     explainSleeper(why, report.steps, set, i, who, maxAge);

@@ -6,7 +6,7 @@
 namespace blkmq {
 
 Machine::Machine(Sim& sim)
-    : m_sim(sim)
+    : m_sim(&sim)
     , m_cpus(static_cast<std::size_t>(sim.topo.nrCpus()))
 {
     for (int c = 0; c < nrCpus(); ++c) {
@@ -16,6 +16,36 @@ Machine::Machine(Sim& sim)
         cpu.irqs.reserve(64);
         cpu.ksoftirqd = createTask(TaskKind::Ksoftirqd, c, m_ops(MachineOp::KsoftirqdStep, c), false);
     }
+}
+
+Machine::Machine(const Machine& o, Sim& sim)
+    : Machine(o)
+{
+    m_sim = &sim;
+    for (CpuState& c : m_cpus) {
+        c.picked = nullptr;
+        c.repick = true;
+    }
+    m_currentStack = nullptr;
+}
+
+void Machine::replaceHandler(const OpHandler* from, OpHandler* to)
+{
+    std::replace(m_handlers.begin(), m_handlers.end(), const_cast<OpHandler*>(from), to);
+}
+
+const void* Machine::sameStack(const Machine& from, const void* stack) const
+{
+    for (std::size_t i = 0; i < m_cpus.size(); ++i) {
+        if (stack == &from.m_cpus[i].hardirq)
+            return &m_cpus[i].hardirq;
+        if (stack == &from.m_cpus[i].softirq)
+            return &m_cpus[i].softirq;
+    }
+    for (std::size_t i = 0; i < m_tasks.size(); ++i)
+        if (stack == &from.m_tasks[i].stack)
+            return &m_tasks[i].stack;
+    return nullptr;
 }
 
 std::uint8_t Machine::addHandler(OpHandler* handler)
@@ -73,7 +103,7 @@ int Machine::vectorThread(int vector) const
 
 void Machine::raiseIrq(int cpu, IrqKind kind, int arg, SimTime at)
 {
-    m_sim.schedule(at, EventKind::IrqRaise, EventPriority::Hardware, cpu, static_cast<int>(kind), arg);
+    m_sim->schedule(at, EventKind::IrqRaise, EventPriority::Hardware, cpu, static_cast<int>(kind), arg);
 }
 
 bool Machine::in_interrupt(int cpu) const
@@ -90,9 +120,9 @@ bool Machine::in_interrupt(int cpu) const
 void Machine::__raise_softirq_irqoff(int cpu, int nr)
 {
     m_cpus[static_cast<std::size_t>(cpu)].softirqPending |= 1u << nr;
-    ++m_sim.counters.softirq_raises;
-    charge(m_sim.costs.softirq_raise_ns);
-    m_sim.trace(TraceKind::SoftirqRaise, cpu, -1, nr, opNow());
+    ++m_sim->counters.softirq_raises;
+    charge(m_sim->costs.softirq_raise_ns);
+    m_sim->trace(TraceKind::SoftirqRaise, cpu, -1, nr, opNow());
 }
 
 void Machine::raise_softirq_irqoff(int cpu, int nr)
@@ -125,9 +155,9 @@ void Machine::wakeup_softirqd(int cpu)
     Task& ks = task(t);
     if (ks.runnable || ks.wakePending)
         return;
-    ++m_sim.counters.ksoftirqd_wakeups;
-    charge(m_sim.costs.wakeup_ns);
-    m_sim.trace(TraceKind::KsoftirqdWake, cpu, -1, 0, opNow());
+    ++m_sim->counters.ksoftirqd_wakeups;
+    charge(m_sim->costs.wakeup_ns);
+    m_sim->trace(TraceKind::KsoftirqdWake, cpu, -1, 0, opNow());
     makeRunnable(t);
 }
 
@@ -140,7 +170,7 @@ void Machine::makeRunnable(int id)
     if (t.stack.empty())
         t.stack.push_back(t.loop);
     if (!t.fifo) // CFS place_entity(): a sleeper gets at most one granularity of credit against min_vruntime
-        t.vruntime = std::max(t.vruntime, minVruntime(t.cpu) - m_sim.costs.sched_granularity_ns);
+        t.vruntime = std::max(t.vruntime, minVruntime(t.cpu) - m_sim->costs.sched_granularity_ns);
     enqueueTask(id);
 }
 
@@ -181,7 +211,7 @@ int Machine::selectTaskRq(const Task& t) const
     const int prev = t.cpu;
     if (cpuIdle(prev))
         return prev;
-    const Topology& topo = m_sim.topo;
+    const Topology& topo = m_sim->topo;
     const int n = topo.nrCpus();
     const auto allowed = [&](int c) { return std::binary_search(t.allowed.begin(), t.allowed.end(), c); };
     int idleCpu = -1;
@@ -217,7 +247,7 @@ void Machine::migrate(int id, int to)
     f.repick = dst.repick = true;
     t.vruntime += minVruntime(to) - minVruntime(from); // vruntime is relative to the runqueue it is on
     t.cpu = to;
-    ++m_sim.counters.migrations;
+    ++m_sim->counters.migrations;
 }
 
 namespace {
@@ -281,7 +311,7 @@ void Machine::wakeTask(int id, int fromCpu)
     }
     t.wakePending = true;
     ++m_cpus[static_cast<std::size_t>(t.cpu)].wakesPending;
-    m_sim.schedule(opNow() + SimTime(m_sim.costs.ipiLatency(m_sim.topo, fromCpu, t.cpu)), EventKind::TaskWake,
+    m_sim->schedule(opNow() + SimTime(m_sim->costs.ipiLatency(m_sim->topo, fromCpu, t.cpu)), EventKind::TaskWake,
         EventPriority::Cpu, id);
 }
 
@@ -301,7 +331,7 @@ void Machine::kick(int cpu)
     if (c.boundaryPending || cpu == m_executingCpu)
         return;
     c.boundaryPending = true;
-    m_sim.schedule(m_sim.now, EventKind::CpuBoundary, EventPriority::Cpu, cpu);
+    m_sim->schedule(m_sim->now, EventKind::CpuBoundary, EventPriority::Cpu, cpu);
 }
 
 void Machine::onIrqRaise(int cpu, IrqKind kind, int arg)
@@ -339,7 +369,7 @@ int Machine::pickTask(int cpu) const
         return bestOther;
     // wakeup_preempt_entity(): the granularity is scaled by the weight of the task that would preempt.
     if (bestOther >= 0
-        && task(bestOther).vruntime + m_sim.costs.sched_granularity_ns * Task::kNice0Weight / task(bestOther).weight
+        && task(bestOther).vruntime + m_sim->costs.sched_granularity_ns * Task::kNice0Weight / task(bestOther).weight
             < task(cur).vruntime)
         return bestOther;
     return cur;
@@ -372,8 +402,8 @@ OpStack* Machine::pickStack(int cpu, ExecContext& ctx)
     if (t < 0)
         return nullptr;
     if (t != c.current) {
-        charge(m_sim.costs.context_switch_ns);
-        ++m_sim.counters.context_switches;
+        charge(m_sim->costs.context_switch_ns);
+        ++m_sim->counters.context_switches;
         c.current = t;
         c.currentIsJob = task(t).kind == TaskKind::Job;
     }
@@ -435,12 +465,12 @@ void Machine::onBoundary(int cpu)
         if (m_charge > 0) {
             c.busy[static_cast<int>(ctx)] += m_charge;
             if (jobCur) { // getrusage(): interrupts count as system time of the task they interrupt
-                m_sim.counters.job_user_ns += static_cast<std::uint64_t>(m_userCharge);
-                m_sim.counters.job_sys_ns += static_cast<std::uint64_t>(m_charge - m_userCharge);
+                m_sim->counters.job_user_ns += static_cast<std::uint64_t>(m_userCharge);
+                m_sim->counters.job_sys_ns += static_cast<std::uint64_t>(m_charge - m_userCharge);
             }
             const bool inTask = level == KernelFrame::Level::Task;
-            if (m_sim.tracing())
-                m_sim.slice({ m_sim.now.ns(), m_sim.now.ns() + m_charge, inTask ? m_currentTask : -1, op.a,
+            if (m_sim->tracing())
+                m_sim->slice({ m_sim->now.ns(), m_sim->now.ns() + m_charge, inTask ? m_currentTask : -1, op.a,
                     static_cast<std::int16_t>(cpu), ctx, op.owner, op.code });
             if (inTask)
                 addVruntime(m_currentTask, m_charge);
@@ -449,7 +479,7 @@ void Machine::onBoundary(int cpu)
         // pathological chain is cut so time always advances.
         if (m_charge > 0 || guard > 100000) {
             c.boundaryPending = true;
-            m_sim.schedule(m_sim.now + SimTime(std::max<std::int64_t>(m_charge, 1)), EventKind::CpuBoundary,
+            m_sim->schedule(m_sim->now + SimTime(std::max<std::int64_t>(m_charge, 1)), EventKind::CpuBoundary,
                 EventPriority::Cpu, cpu);
             break;
         }
@@ -549,18 +579,18 @@ void Machine::enterSoftirq(int cpu, OpStack& stack, bool on)
 void Machine::performMachineOp(int cpu, Op op, OpStack& stack)
 {
     auto& c = m_cpus[static_cast<std::size_t>(cpu)];
-    const Costs& k = m_sim.costs;
+    const Costs& k = m_sim->costs;
     switch (OpSet<MachineOp>::code(op)) {
     case MachineOp::IrqEntry:
         charge(k.irq_entry_ns);
         c.hardirqActive = true;
-        ++m_sim.counters.hardirqs;
-        m_sim.trace(TraceKind::IrqEnter, cpu, -1, op.a);
+        ++m_sim->counters.hardirqs;
+        m_sim->trace(TraceKind::IrqEnter, cpu, -1, op.a);
         break;
     case MachineOp::IrqExit:
         charge(k.irq_exit_ns);
         c.hardirqActive = false;
-        m_sim.trace(TraceKind::IrqExit, cpu, -1, op.a, opNow());
+        m_sim->trace(TraceKind::IrqExit, cpu, -1, op.a, opNow());
         // invoke_softirq() (v5.10)
         if (!in_interrupt(cpu) && c.softirqPending) {
             if (task(c.ksoftirqd).runnable)
@@ -573,7 +603,7 @@ void Machine::performMachineOp(int cpu, Op op, OpStack& stack)
         break;
     case MachineOp::SoftirqStart:
         enterSoftirq(cpu, stack, true);
-        c.softirqStart = m_sim.now;
+        c.softirqStart = m_sim->now;
         c.softirqRestarts = 0;
         stack.push_back(m_ops(MachineOp::SoftirqLoop, 0));
         break;
@@ -581,7 +611,7 @@ void Machine::performMachineOp(int cpu, Op op, OpStack& stack)
         charge(k.softirq_entry_ns);
         const std::uint32_t pending = c.softirqPending;
         c.softirqPending = 0;
-        m_sim.trace(TraceKind::SoftirqRun, cpu, -1, static_cast<int>(pending));
+        m_sim->trace(TraceKind::SoftirqRun, cpu, -1, static_cast<int>(pending));
         stack.push_back(m_ops(MachineOp::SoftirqAfter, 0));
         // Handlers run in bit order: push the highest first.
         for (int nr = NR_SOFTIRQS_MODELLED - 1; nr >= 0; --nr) {

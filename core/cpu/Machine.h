@@ -89,9 +89,16 @@ struct alignas(64) CpuState {
 class Machine {
 public:
     explicit Machine(Sim& sim);
-    // CpuState::picked and the tasks' stacks point into this object: never copied or moved.
-    Machine(const Machine&) = delete;
+    // A copy of `o` on `sim` (Engine::clone). The components copied after it give it their handlers
+    // (replaceHandler). CpuState::picked points into the machine, so the copy keeps no pick: each
+    // CPU picks afresh before its next op, as with setKeepPicks(false), which runs the same events.
+    Machine(const Machine& o, Sim& sim);
     Machine& operator=(const Machine&) = delete;
+    // A copied component's handler in place of the original's.
+    void replaceHandler(const OpHandler* from, OpHandler* to);
+    // The stack of this machine that is `stack` of `from` (the machine this one is a copy of): a
+    // CPU's hardirq or softirq stack or a task's; nullptr if it is none of them.
+    const void* sameStack(const Machine& from, const void* stack) const;
 
     // Registers a component that performs ops of its own; the number is the `owner` of its ops.
     std::uint8_t addHandler(OpHandler* handler);
@@ -138,13 +145,13 @@ public:
     // Time `cpu` spent in _raw_spin_lock for `who` (the lock profile; a job's share when it is current).
     void lockTime(int cpu, LockCaller who, std::int64_t ns)
     {
-        m_sim.counters.lock_ns[static_cast<std::size_t>(who)] += static_cast<std::uint64_t>(ns);
+        m_sim->counters.lock_ns[static_cast<std::size_t>(who)] += static_cast<std::uint64_t>(ns);
         if (jobCurrent(cpu))
-            m_sim.counters.job_lock_ns += static_cast<std::uint64_t>(ns);
+            m_sim->counters.job_lock_ns += static_cast<std::uint64_t>(ns);
     }
     // A job thread is the current task of `cpu` (the task any interrupt there is accounted to).
     bool jobCurrent(int cpu) const { return m_cpus[static_cast<std::size_t>(cpu)].currentIsJob; }
-    SimTime opNow() const { return m_sim.now + SimTime(m_charge); }
+    SimTime opNow() const { return m_sim->now + SimTime(m_charge); }
     ExecContext context() const { return m_context; }
     int currentTask() const { return m_currentTask; }
     int executingCpu() const { return m_executingCpu; }
@@ -182,6 +189,7 @@ public:
     void onTaskWake(int task);
 
 private:
+    Machine(const Machine&) = default; // the copy constructor above, before its fix-ups
     OpStack* pickStack(int cpu, ExecContext& ctx);
     int pickTask(int cpu) const;
     [[gnu::hot]] void perform(int cpu, Op op, OpStack& stack);
@@ -218,7 +226,7 @@ private:
         return op;
     }
 
-    Sim& m_sim;
+    Sim* m_sim;
     OpSet<MachineOp> m_ops { 0 };
     std::vector<OpHandler*> m_handlers { nullptr }; // by owner; 0 = this
     std::array<Op, kIrqKinds> m_irqHandler {};

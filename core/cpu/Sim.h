@@ -21,6 +21,19 @@ struct Sim {
         , rng(seed)
     {
     }
+    // A copy of `o` on `t` (its engine's topology, equal to o's), without observers (Engine::clone).
+    // Every member but the sinks is copied here: one added to Sim is added here too.
+    Sim(const Sim& o, const Topology& t)
+        : topo(t)
+        , costs(o.costs)
+        , rng(o.rng)
+        , queue(o.queue)
+        , now(o.now)
+        , counters(o.counters)
+    {
+    }
+    Sim(const Sim&) = delete;
+    Sim& operator=(const Sim&) = delete;
 
     void schedule(
         SimTime at, EventKind kind, EventPriority prio, std::int32_t a = 0, std::int32_t b = 0, std::int32_t c = 0)

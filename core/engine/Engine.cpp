@@ -27,9 +27,88 @@ Engine::Engine(const Scenario& scenario)
     m_sim->schedule(m_scenario.sample_interval, EventKind::Sample, EventPriority::Bookkeeping);
     m_workload->startNetRx();
     m_scenarioJson = std::make_shared<const std::string>(m_scenario.sourceJson);
+    m_loadedJson = m_scenarioJson;
 }
 
 Engine::~Engine() = default;
+
+Engine::Engine(const Engine& o, CloneOf) { copyRun(o); }
+
+std::unique_ptr<Engine> Engine::clone() const { return std::unique_ptr<Engine>(new Engine(*this, CloneOf {})); }
+
+void Engine::restore(const Engine& from)
+{
+    const auto sinks = m_sim->sinks;
+    const int nrSinks = m_sim->nrSinks;
+    copyRun(from);
+    m_sim->sinks = sinks;
+    m_sim->nrSinks = nrSinks;
+}
+
+void Engine::copyRun(const Engine& o)
+{
+    // The new components are built before the old ones go: each copy reads only o's.
+    m_scenario = o.m_scenario;
+    auto sim = std::make_unique<Sim>(*o.m_sim, m_scenario.topology);
+    auto machine = std::make_unique<Machine>(*o.m_machine, *sim);
+    auto block = std::make_unique<BlockLayer>(*o.m_block, *sim, *machine);
+    auto workload = std::make_unique<Workload>(*o.m_workload, *sim, *machine, *block);
+    m_workload = std::move(workload);
+    m_block = std::move(block);
+    m_machine = std::move(machine);
+    m_sim = std::move(sim);
+    m_applied = o.m_applied;
+    m_fingerprint = o.m_fingerprint;
+    m_events = o.m_events;
+    m_wallSeconds = o.m_wallSeconds;
+    m_series = o.m_series;
+    m_lastSample = o.m_lastSample;
+    m_lastSampleTime = o.m_lastSampleTime;
+    m_markers = o.m_markers;
+    m_stallDetected = o.m_stallDetected;
+    m_firstStall = o.m_firstStall;
+    m_stallEvents = o.m_stallEvents;
+    m_stuck = o.m_stuck;
+    m_stuckSubmitters = o.m_stuckSubmitters;
+    m_firstStuckNames = o.m_firstStuckNames;
+    m_firstStuckSubmitters = o.m_firstStuckSubmitters;
+    m_stallExplanation = o.m_stallExplanation;
+    m_stallSteps = o.m_stallSteps;
+    m_snapshotInterval = o.m_snapshotInterval;
+    m_nextSnapshot = o.m_nextSnapshot;
+    m_scenarioJson = o.m_scenarioJson;
+    m_loadedJson = o.m_loadedJson;
+    m_scriptIds = o.m_scriptIds;
+}
+
+std::size_t Engine::stateBytes() const
+{
+    std::size_t n = sizeof(Engine) + sizeof(Sim) + sizeof(Machine) + sizeof(BlockLayer) + sizeof(Workload)
+        + m_sim->queue.bytes() + m_scenario.sourceJson.size();
+    for (int c = 0; c < m_machine->nrCpus(); ++c) {
+        const CpuState& cpu = m_machine->cpu(c);
+        n += sizeof(CpuState) + heapBytes(cpu.hardirq) + heapBytes(cpu.softirq)
+            + cpu.irqs.capacity() * sizeof(PendingIrq) + heapBytes(cpu.tasks) + heapBytes(cpu.runnableFifo)
+            + heapBytes(cpu.runnableOther);
+        const BlkCpu& b = m_block->blkCpu(c);
+        n += sizeof(BlkCpu) + b.kblockd.capacity() * sizeof(int) + b.rx.entries.capacity() * sizeof(int)
+            + b.ibCq.entries.capacity() * sizeof(int);
+    }
+    for (int t = 0; t < m_machine->nrTasks(); ++t)
+        n += sizeof(Task) + heapBytes(m_machine->task(t).stack) + heapBytes(m_machine->task(t).allowed);
+    n += m_block->poolSize() * (sizeof(Request) + sizeof(int));
+    for (const Hctx& h : m_block->hctxs())
+        n += sizeof(Hctx) + sizeof(Cacheline) * 2 + heapBytes(h.cpus) + heapBytes(h.schedWaiters);
+    for (const RequestQueue& q : m_block->queues())
+        n += sizeof(RequestQueue) + heapBytes(q.cpuToHctx) + heapBytes(q.cmdIssueLocks);
+    for (const TagSet& set : m_block->tagSets())
+        for (const BlkMqTags& tags : set.tags)
+            n += sizeof(BlkMqTags) + tags.alloc().bytes();
+    for (const Job& j : m_workload->jobs())
+        n += sizeof(Job) + heapBytes(j.iouSubmitted) + heapBytes(j.freeIous) + heapBytes(j.completedIous);
+    n += heapBytes(m_series.rows()) + heapBytes(m_markers) + heapBytes(m_applied) + heapBytes(m_stallSteps);
+    return n;
+}
 
 bool Engine::addTraceSink(TraceSink* sink)
 {
@@ -200,7 +279,7 @@ bool Engine::isLivePath(const std::string& path)
 void Engine::applyCommands()
 {
     for (const Command& c : m_inbox.drain()) {
-        m_applied.push_back({ m_events, c });
+        m_applied.push_back({ m_events, c, m_sim->now.ns() });
         const std::string text = c.path + "=" + c.value;
         if (!isLivePath(c.path)) {
             addMarker("rejected " + text + ": " + c.path + " cannot change during a run");

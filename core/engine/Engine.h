@@ -57,13 +57,32 @@ public:
     [[gnu::hot]] bool runUntil(StopCondition& stop, std::uint64_t maxEvents = UINT64_MAX);
     void run() { runUntil(m_scenario.duration); }
 
+    // --- checkpoints (docs/sessions.md) ---
+    // A copy of this run where it stands: the scenario as live commands left it, every simulated
+    // structure, the commands taken, series, markers and stall record. It has no observers, trace
+    // ring, snapshot or posted commands. Run on, it processes the same events as this engine would,
+    // to the same fingerprint.
+    std::unique_ptr<Engine> clone() const;
+    // Puts this engine where `from` (a run of the same scenario, a clone kept as a checkpoint)
+    // stands; it keeps its observers, trace ring (its records are the caller's to clear), posted
+    // commands and snapshot interval.
+    void restore(const Engine& from);
+    // The scenario as the engine was built on it, before any live command (clones share it): two
+    // engines are moments of one run when this and their commands agree (Session::replayInto).
+    const std::string& loadedScenarioJson() const { return *m_loadedJson; }
+    // An estimate of what clone() allocates: the simulated structures' heap and the run's records.
+    std::size_t stateBytes() const;
+
     CommandInbox& inbox() { return m_inbox; }
     // Every command the engine has taken from its inbox (applied, or rejected with a marker), with
     // the number of events processed before it: replayed at the same indices, a run is the same run
     // (session/Session.h).
+    // The clock when it was applied, too: a paused run's clock may stand past its last event, and a
+    // command's marker is at the clock's time.
     struct AppliedCommand {
         std::uint64_t event = 0;
         Command command;
+        std::int64_t t_ns = -1; // -1: at the event's time (a session file without time_ns)
     };
     const std::vector<AppliedCommand>& appliedCommands() const { return m_applied; }
     // Whether a field may change during a run (docs/scenario.md): a live kernel switch, a cost, a
@@ -124,6 +143,9 @@ public:
     const Workload& workload() const { return *m_workload; }
 
 private:
+    struct CloneOf { };
+    Engine(const Engine& o, CloneOf);
+    void copyRun(const Engine& o); // clone() and restore(): everything but observers and inbox
     // Applies posted commands; true if the next event is at or before `limit`.
     bool eventDue(SimTime limit);
     // Inline into the run loops (Engine.cpp): one call less per event, the loop's state in registers.
@@ -164,6 +186,7 @@ private:
     mutable std::mutex m_snapshotMutex; // guards only the pointer swap
     std::shared_ptr<const Snapshot> m_snapshot;
     std::shared_ptr<const std::string> m_scenarioJson; // m_scenario.sourceJson, shared with snapshots
+    std::shared_ptr<const std::string> m_loadedJson; // the first m_scenarioJson
     std::shared_ptr<const std::vector<std::string>> m_scriptIds; // the block layer's, shared with snapshots
 };
 

@@ -40,6 +40,8 @@ const std::vector<LimitInfo>& allLimits()
             "each is replayed at its event; a class's session holds a few patch switches" },
         { "session file: bookmarks", kSessionBookmarks, "", "each is a marker on every plot" },
         { "session file: bookmark note", kBookmarkNoteBytes, "bytes", "a note is a label on a plot" },
+        { "checkpoints of a run", kCheckpointBytes, "bytes",
+            "copies of the run to go back in it; over this, older ones are thinned" },
     };
     return table;
 }

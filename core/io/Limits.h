@@ -34,6 +34,7 @@ inline constexpr std::int64_t kTraceEvents = 2'000'000; // run --trace-cap
 inline constexpr std::int64_t kSessionCommands = 100000; // live commands in a session file
 inline constexpr std::int64_t kSessionBookmarks = 1000;
 inline constexpr std::int64_t kBookmarkNoteBytes = 500;
+inline constexpr std::int64_t kCheckpointBytes = std::int64_t(512) << 20; // a run's checkpoints together
 } // namespace limits
 
 struct LimitInfo {

@@ -5,6 +5,7 @@
 #include "restart/RestartVariant.h"
 #include "topo/Cacheline.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,10 @@ public:
 class SchedRestart final : public OpHandler {
 public:
     SchedRestart(Sim& sim, Machine& machine, RestartShape shape, RestartHost& host);
+    // A copy (Engine::clone) is wired by rebind() to its engine's Sim, Machine and host: it takes
+    // `original`'s place among the machine's handlers, and its open calls' stacks are found again.
+    std::unique_ptr<SchedRestart> clone() const { return std::make_unique<SchedRestart>(*this); }
+    void rebind(const SchedRestart& original, Sim& sim, Machine& machine, RestartHost& host);
 
     void setVariant(const RestartVariant& v)
     {
@@ -53,10 +58,10 @@ public:
     // at an unmarked hctx; a walk and a skipped call finish out of line.
     void onFree(int hctx, const RestartFreed& freed)
     {
-        ++m_sim.counters.restart_calls;
+        ++m_sim->counters.restart_calls;
         RestartNote& note = m_tagSet[static_cast<std::size_t>(m_shape.queueOf(hctx).tagSet)].last;
         note = RestartNote {};
-        note.at = m_machine.opNow();
+        note.at = m_machine->opNow();
         note.freed = freed;
         note.hctx = hctx;
         if (m_ownOnly)
@@ -69,7 +74,7 @@ public:
         }
         if (note.outcome == RestartNote::Outcome::CounterZero) [[unlikely]]
             countSkip(note);
-        m_profile.record(m_machine.executingCpu(), m_machine.opNow() - note.at);
+        m_profile.record(m_machine->executingCpu(), m_machine->opNow() - note.at);
     }
     const RestartNote& lastDecision(int tagSet) const { return m_tagSet[static_cast<std::size_t>(tagSet)].last; }
     // Why the last decision on hctx's tag set did not reach it (one sentence, or empty); a step
@@ -83,7 +88,7 @@ public:
     // The completing hctx alone: one visit, no walk.
     void visitOwn(int hctx, RestartNote& note)
     {
-        ++m_sim.counters.restart_hctx_visits;
+        ++m_sim->counters.restart_hctx_visits;
         note.visits = 1;
         note.outcome = restartHctx(hctx) ? RestartNote::Outcome::Restarted : RestartNote::Outcome::NotMarked;
         note.restarted = note.outcome == RestartNote::Outcome::Restarted ? hctx : -1;
@@ -119,10 +124,10 @@ private:
         int counter = 0; // shared_hctx_restart of the tag set (Roman Pen's RFC)
         RestartNote last;
     };
-    Sim& m_sim;
-    Machine& m_machine;
+    Sim* m_sim;
+    Machine* m_machine;
     RestartShape m_shape;
-    RestartHost& m_host;
+    RestartHost* m_host;
     OpSet<RestartOp> m_ops;
     const RestartVariant* m_variant;
     bool m_ownOnly = false; // m_variant's restart() is visitOwn(): onFree calls it itself

@@ -42,10 +42,23 @@ bool onlyKeys(const json& o, std::string_view parent, const std::string& at, std
     return error.empty();
 }
 
-// Applies the commands taken at exactly `events` events processed, from `next` on.
-std::string applyAt(Engine& e, const std::vector<Engine::AppliedCommand>& commands, std::size_t& next)
+// Applies the commands taken at exactly `events` events processed, from `next` on, each at its
+// clock time (no event comes between: the run that took it had processed every event up to it);
+// one whose time is after `limit` is left.
+std::string applyAt(
+    Engine& e, const std::vector<Engine::AppliedCommand>& commands, std::size_t& next, SimTime limit = SimTime::max())
 {
     for (; next < commands.size() && commands[next].event == e.events(); ++next) {
+        const std::int64_t t = commands[next].t_ns;
+        if (t > limit.ns())
+            break;
+        if (t > e.now().ns()) {
+            e.runUntil(SimTime(t));
+            if (e.events() != commands[next].event)
+                return "commands[" + std::to_string(next) + "].time_ns: the replay processed events between event "
+                    + std::to_string(commands[next].event) + " and " + std::to_string(t)
+                    + " ns; the session was written by another build of the lab, or edited";
+        }
         const std::size_t markers = e.markers().size();
         e.inbox().post(commands[next].command);
         e.applyPendingCommands();
@@ -71,8 +84,11 @@ Session Session::of(const Engine& engine, const std::string& scenarioJson)
 std::string Session::toText() const
 {
     json commandsJson = json::array();
-    for (const auto& c : commands)
+    for (const auto& c : commands) {
         commandsJson.push_back({ { "event", c.event }, { "set", c.command.path + "=" + c.command.value } });
+        if (c.t_ns >= 0)
+            commandsJson.back()["time_ns"] = c.t_ns;
+    }
     json marks = json::array();
     for (const Bookmark& b : bookmarks)
         marks.push_back({ { "time_ns", b.t_ns }, { "note", b.note } });
@@ -95,6 +111,7 @@ const FieldTable& Session::fields()
             { "commands", "array", "at most " + std::to_string(kMaxCommands) + ", in event order" },
             { "commands[].event", "integer", "events processed before it, 0..at.events" },
             { "commands[].set", "string", "path=value of a field that changes during a run" },
+            { "commands[].time_ns", "integer", "the clock when it was made, 0..at.time_ns; optional" },
             { "at", "object", "required" },
             { "at.time_ns", "integer", "0..the scenario's duration" },
             { "at.events", "integer", "0 or more" },
@@ -179,7 +196,16 @@ Result<Session> Session::fromJson(const nlohmann::json& doc, const std::string& 
             if (!s.commands.empty() && event < s.commands.back().event)
                 return fail(path + ".event: " + std::to_string(event) + " comes before the command above it ("
                     + std::to_string(s.commands.back().event) + ")");
-            s.commands.push_back({ event, { set.substr(0, eq), set.substr(eq + 1) } });
+            std::int64_t t = -1;
+            if (c.contains("time_ns")) {
+                if (!c["time_ns"].is_number_integer() || c["time_ns"].get<std::int64_t>() < 0)
+                    return fail(path + ".time_ns: must be the simulated time in ns when it was made, 0 or more");
+                t = c["time_ns"].get<std::int64_t>();
+                if (!s.commands.empty() && t < s.commands.back().t_ns)
+                    return fail(path + ".time_ns: " + std::to_string(t) + " comes before the command above it ("
+                        + std::to_string(s.commands.back().t_ns) + ")");
+            }
+            s.commands.push_back({ event, { set.substr(0, eq), set.substr(eq + 1) }, t });
         }
     }
     if (!doc.contains("at") || !doc["at"].is_object())
@@ -199,6 +225,9 @@ Result<Session> Session::fromJson(const nlohmann::json& doc, const std::string& 
     if (!s.commands.empty() && s.commands.back().event > s.events)
         return fail("commands[" + std::to_string(s.commands.size() - 1) + "].event: after at.events ("
             + std::to_string(s.events) + ")");
+    if (!s.commands.empty() && s.commands.back().t_ns > s.at_ns)
+        return fail("commands[" + std::to_string(s.commands.size() - 1) + "].time_ns: after at.time_ns ("
+            + std::to_string(s.at_ns) + ")");
     if (auto sc = ScenarioLoader::fromJson(s.scenario); sc && s.at_ns > sc->duration.ns())
         return fail("at.time_ns: past the scenario's duration");
     if (doc.contains("bookmarks")) {
@@ -275,6 +304,19 @@ Result<std::unique_ptr<Engine>> replayed(const Session& s, Session::To to, SimTi
     return e;
 }
 
+// A checkpoint is a moment of the run `e` replays when both were built on the same scenario and
+// the checkpoint's commands are where the session's begin.
+bool sameRun(const Engine& checkpoint, const Engine& e, const std::vector<Engine::AppliedCommand>& all)
+{
+    const auto& head = checkpoint.appliedCommands();
+    const auto doc = [](const std::string& text) { return nlohmann::json::parse(text, nullptr, false); };
+    return head.size() <= all.size() && doc(checkpoint.loadedScenarioJson()) == doc(e.loadedScenarioJson())
+        && std::equal(head.begin(), head.end(), all.begin(), [](const auto& a, const auto& b) {
+               return a.event == b.event && a.t_ns == b.t_ns && a.command.path == b.command.path
+                   && a.command.value == b.command.value;
+           });
+}
+
 } // namespace
 
 Result<std::unique_ptr<Engine>> Session::replay() const { return replayed(*this, To::Moment, {}, 0); }
@@ -284,10 +326,21 @@ Result<std::unique_ptr<Engine>> Session::replayToEvent(std::uint64_t n) const
     return replayed(*this, To::Event, {}, n);
 }
 
-std::string Session::replayInto(Engine& engine, To to, SimTime t, std::uint64_t n) const
+std::string Session::replayInto(
+    Engine& engine, To to, SimTime t, std::uint64_t n, const Checkpoints* from, std::uint64_t history) const
 {
     Engine* e = &engine;
     std::size_t next = 0;
+    const Engine* start = !from ? nullptr
+        : to == To::Time        ? from->atTime(t)
+        : to == To::Event       ? from->atEvent(n)
+                                : from->atEvent(events);
+    if (start && history > 0)
+        start = from->atEvent(start->events() > history ? start->events() - history : 0);
+    if (start && sameRun(*start, engine, commands)) {
+        e->restore(*start);
+        next = start->appliedCommands().size();
+    }
     if (std::string err = applyAt(*e, commands, next); !err.empty())
         return err;
     if (to == To::Time) {
@@ -295,8 +348,11 @@ std::string Session::replayInto(Engine& engine, To to, SimTime t, std::uint64_t 
             EventsReached stop(commands[next].event);
             if (!e->runUntil(t, stop))
                 break; // t comes first
-            if (std::string err = applyAt(*e, commands, next); !err.empty())
+            const std::size_t before = next;
+            if (std::string err = applyAt(*e, commands, next, t); !err.empty())
                 return err;
+            if (next == before)
+                break; // made after t
         }
         e->runUntil(t);
         return {};

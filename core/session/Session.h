@@ -1,5 +1,6 @@
 #pragma once
 
+#include "engine/Checkpoints.h"
 #include "engine/Engine.h"
 #include "io/FieldTable.h"
 #include "sim/Result.h"
@@ -55,9 +56,12 @@ struct Session {
     // replayToEvent(events - 1).
     Result<std::unique_ptr<Engine>> replayToEvent(std::uint64_t n) const;
     // The three on an engine the caller built from scenarioOf() (with its trace on, say), at t = 0;
-    // an error or empty.
+    // an error or empty. With `from`, checkpoints of the run it holds (the same scenario, their
+    // commands a prefix of `commands`), it starts at the latest one at least `history` events before
+    // the goal instead of at t = 0 (history: what the engine's trace ring should hold afterwards).
     enum class To { Moment, Time, Event };
-    std::string replayInto(Engine& e, To to, SimTime t = {}, std::uint64_t n = 0) const;
+    std::string replayInto(Engine& e, To to, SimTime t = {}, std::uint64_t n = 0, const Checkpoints* from = nullptr,
+        std::uint64_t history = 0) const;
     Result<Scenario> scenarioOf() const;
 };
 

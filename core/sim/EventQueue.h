@@ -1,5 +1,6 @@
 #pragma once
 
+#include "sim/Cloned.h"
 #include "sim/Event.h"
 
 #include <algorithm>
@@ -116,6 +117,14 @@ public:
     bool empty() const { return m_size == 0; }
     std::size_t size() const { return m_size; }
     void clear();
+    std::size_t bytes() const // on the heap: what a copy costs (Engine::stateBytes)
+    {
+        std::size_t n = heapBytes(m_heap) + heapBytes(m_calList) + heapBytes(m_calNode) + heapBytes(m_ring)
+            + heapBytes(m_overflow) + heapBytes(m_scratch) + heapBytes(m_payload) + heapBytes(m_free);
+        for (const auto& w : m_ring)
+            n += heapBytes(w);
+        return n;
+    }
     // As if n more events had been pushed and popped: lets a test reach the renumbering of a full
     // sequence field without 2^40 pushes.
     void skipSequence(std::uint64_t n) { m_nextSeq += n; }

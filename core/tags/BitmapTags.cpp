@@ -8,9 +8,8 @@
 namespace blkmq {
 
 BitmapTags::BitmapTags(Kind kind, int depth, const Topology& topo, const Costs& costs, Rng& rng)
-    : m_kind(kind)
-    , m_topo(topo)
-    , m_costs(costs)
+    : TagAllocator(topo, costs)
+    , m_kind(kind)
     , m_depth(depth)
     , m_hint(static_cast<std::size_t>(topo.nrCpus()))
 {
@@ -44,12 +43,12 @@ bool BitmapTags::isSet(int tag) const
 int BitmapTags::getWord(int w, int hintBit, int cpu, TagAccess& cost)
 {
     Word& word = m_words[static_cast<std::size_t>(w)];
-    cost.move(word.line.fetch(cpu, false, m_topo, m_costs)); // find_next_zero_bit
+    cost.move(word.line.fetch(cpu, false, *m_topo, *m_costs)); // find_next_zero_bit
     const std::uint64_t free = freeBits(word);
     if (!free)
         return -1;
     const int bit = pickBit(free, hintBit);
-    cost.move(word.line.take(cpu, m_topo, m_costs)); // test_and_set_bit_lock
+    cost.move(word.line.take(cpu, *m_topo, *m_costs)); // test_and_set_bit_lock
     word.bits |= 1ULL << bit;
     return bit;
 }
@@ -61,8 +60,8 @@ TagAllocator::Step BitmapTags::get(TagAlloc& a, TagAccess& cost)
     int& hint = h.tag;
     Cacheline& hintLine = h.line;
     a.tag = -1;
-    cost.ns += m_costs.tag_get_ns;
-    cost.move(hintLine.fetch(cpu, false, m_topo, m_costs)); // a free elsewhere may have written it
+    cost.ns += m_costs->tag_get_ns;
+    cost.move(hintLine.fetch(cpu, false, *m_topo, *m_costs)); // a free elsewhere may have written it
     const int nWords = static_cast<int>(m_words.size());
     int index = hint >> m_shift;
     int bit = hint & ((1 << m_shift) - 1);
@@ -88,14 +87,14 @@ TagAllocator::Step BitmapTags::get(TagAlloc& a, TagAccess& cost)
 
 void BitmapTags::put(int cpu, int tag, int allocCpu, TagAccess& cost)
 {
-    cost.ns += m_costs.tag_put_ns;
+    cost.ns += m_costs->tag_put_ns;
     Word& word = m_words[static_cast<std::size_t>(tag >> m_shift)];
-    cost.move(word.line.take(cpu, m_topo, m_costs)); // clear_bit_unlock
+    cost.move(word.line.take(cpu, *m_topo, *m_costs)); // clear_bit_unlock
     word.bits &= ~(1ULL << (tag & ((1 << m_shift) - 1)));
     --m_inUse;
     // v3.16: *last_tag = tag (the request's ctx); v4.14: per_cpu_ptr(alloc_hint, ctx->cpu) = nr.
     Hint& h = m_hint[static_cast<std::size_t>(allocCpu)];
-    cost.move(h.line.take(cpu, m_topo, m_costs));
+    cost.move(h.line.take(cpu, *m_topo, *m_costs));
     h.tag = tag;
 }
 

@@ -1,11 +1,13 @@
 #pragma once
 
+#include "sim/Cloned.h"
 #include "tags/TagAllocator.h"
 #include "topo/Cacheline.h"
 #include "topo/Costs.h"
 
 #include <bit>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace blkmq {
@@ -44,6 +46,8 @@ public:
 
     [[gnu::hot]] Step get(TagAlloc& a, TagAccess& cost) override;
     [[gnu::hot]] void put(int cpu, int tag, int allocCpu, TagAccess& cost) override;
+    std::unique_ptr<TagAllocator> clone() const override { return std::make_unique<BitmapTags>(*this); }
+    std::size_t bytes() const override { return heapBytes(m_words) + heapBytes(m_hint); }
     int depth() const override { return m_depth; }
     int inUse() const override { return m_inUse; }
     bool isSet(int tag) const override;
@@ -86,7 +90,7 @@ public:
         h.tag = tag;
         return true;
     }
-    const Costs& costs() const { return m_costs; }
+    const Costs& costs() const { return *m_costs; }
 
     int bitsPerWord() const { return 1 << m_shift; }
     int words() const { return static_cast<int>(m_words.size()); }
@@ -127,8 +131,6 @@ private:
     }
 
     Kind m_kind;
-    const Topology& m_topo;
-    const Costs& m_costs;
     int m_depth;
     int m_shift = 6;
     int m_inUse = 0;

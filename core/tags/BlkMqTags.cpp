@@ -5,8 +5,8 @@
 namespace blkmq {
 
 BlkMqTags::BlkMqTags(Sim& sim, Machine& machine, std::unique_ptr<TagAllocator> alloc)
-    : m_sim(sim)
-    , m_machine(machine)
+    : m_sim(&sim)
+    , m_machine(&machine)
     , m_alloc(std::move(alloc))
 {
     m_rules = m_alloc->waitRules();
@@ -17,6 +17,17 @@ BlkMqTags::BlkMqTags(Sim& sim, Machine& machine, std::unique_ptr<TagAllocator> a
     }
     m_active.reserve(16);
     setOwnPath(true);
+}
+
+void BlkMqTags::rebind(Sim& sim, Machine& machine, const std::function<TagUser&(int hctx)>& user)
+{
+    m_sim = &sim;
+    m_machine = &machine;
+    m_alloc->rebind(sim.topo, sim.costs);
+    if (m_own)
+        m_own = static_cast<BitmapTags*>(m_alloc.get()); // setOwnPath() chose it: a bitmap
+    for (TagUser*& u : m_active)
+        u = &user(u->hctx);
 }
 
 void BlkMqTags::setOwnPath(bool on)
@@ -45,7 +56,7 @@ int BlkMqTags::getGeneral(int cpu, TagUser& user, TagAlloc* progress)
         a.cpu = cpu;
     }
     TagAccess cost;
-    cost.start = m_machine.opNow().ns();
+    cost.start = m_machine->opNow().ns();
     TagAllocator::Step step;
     do
         step = m_alloc->get(a, cost);
@@ -57,10 +68,10 @@ int BlkMqTags::getGeneral(int cpu, TagUser& user, TagAlloc* progress)
     a = TagAlloc {};
     if (tag < 0) {
         if (cost.hidden()) {
-            ++m_sim.counters.tag_missed_wakeups;
-            m_sim.trace(TraceKind::TagMissed, cpu, -1, cost.hiddenOn);
+            ++m_sim->counters.tag_missed_wakeups;
+            m_sim->trace(TraceKind::TagMissed, cpu, -1, cost.hiddenOn);
             if (!m_firstMiss.seen())
-                m_firstMiss = { m_machine.opNow(), cpu, cost.hiddenOn, m_alloc->hiddenOn(cost.hiddenOn) };
+                m_firstMiss = { m_machine->opNow(), cpu, cost.hiddenOn, m_alloc->hiddenOn(cost.hiddenOn) };
         }
         return -1;
     }
@@ -76,7 +87,7 @@ void BlkMqTags::busy(TagUser& user)
 
 void BlkMqTags::accountMore(int cpu, const TagAccess& cost, LockCaller caller)
 {
-    Counters& c = m_sim.counters;
+    Counters& c = m_sim->counters;
     for (std::size_t d = 0; d < cost.transfers.size(); ++d) {
         c.tag_transfers[d] += cost.transfers[d];
         c.tag_steals_from[d] += cost.steals[d];
@@ -86,22 +97,22 @@ void BlkMqTags::accountMore(int cpu, const TagAccess& cost, LockCaller caller)
     c.tag_cas_retries += cost.retries;
     c.tag_lost += cost.lost;
     if (cost.victim >= 0)
-        m_sim.trace(TraceKind::TagSteal, cpu, -1, cost.victim);
+        m_sim->trace(TraceKind::TagSteal, cpu, -1, cost.victim);
     if (cost.lost > 0) {
-        m_sim.trace(TraceKind::TagLost, cpu, -1, static_cast<int>(cost.lost));
+        m_sim->trace(TraceKind::TagLost, cpu, -1, static_cast<int>(cost.lost));
         if (!m_firstLoss.seen())
-            m_firstLoss = { m_machine.opNow(), cpu, cost.victim, static_cast<int>(cost.lost) };
+            m_firstLoss = { m_machine->opNow(), cpu, cost.victim, static_cast<int>(cost.lost) };
     }
     c.tag_lock_wait_ns += static_cast<std::uint64_t>(cost.lockWaitNs);
     if (cost.lockNs > 0)
-        m_machine.lockTime(cpu, caller, cost.lockNs);
+        m_machine->lockTime(cpu, caller, cost.lockNs);
 }
 
 void BlkMqTags::idleUsers()
 {
     for (std::size_t i = 0; i < m_active.size();) {
         TagUser& user = *m_active[i];
-        if (user.held == 0 && m_sim.now - user.lastActivity >= m_idleAfter) {
+        if (user.held == 0 && m_sim->now - user.lastActivity >= m_idleAfter) {
             user.active = false;
             --m_activeQueues;
             m_active[i] = m_active.back(); // the order of the active users does not matter
@@ -115,7 +126,7 @@ void BlkMqTags::idleUsers()
 void BlkMqTags::putGeneral(int cpu, int tag, int allocCpu, TagUser& user, TagWakeHost& host)
 {
     TagAccess cost;
-    cost.start = m_machine.opNow().ns();
+    cost.start = m_machine->opNow().ns();
     m_alloc->put(cpu, tag, allocCpu, cost);
     account(cpu, cost, LockCaller::PercpuIdaFree);
     released(cpu, user, host, cost.wake);
@@ -193,10 +204,10 @@ void BlkMqTags::wake(WaitQueue& ws, int tasks, int cpu, TagWakeHost& host)
     ws.hctxs.clear();
     const int n = std::min(static_cast<int>(ws.tasks.size()), tasks);
     for (int i = 0; i < n; ++i) {
-        m_machine.charge(m_sim.costs.wakeup_ns);
-        m_machine.wakeTask(ws.tasks[static_cast<std::size_t>(i)], cpu);
+        m_machine->charge(m_sim->costs.wakeup_ns);
+        m_machine->wakeTask(ws.tasks[static_cast<std::size_t>(i)], cpu);
     }
-    m_sim.counters.tag_wakeups += static_cast<std::uint64_t>(n);
+    m_sim->counters.tag_wakeups += static_cast<std::uint64_t>(n);
     ws.tasks.erase(ws.tasks.begin(), ws.tasks.begin() + n);
     m_waiting -= n;
 }

@@ -2,9 +2,11 @@
 
 #include "cpu/Machine.h"
 #include "tags/BitmapTags.h"
+#include "sim/Cloned.h"
 #include "tags/TagAllocator.h"
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -56,6 +58,9 @@ public:
     static constexpr int kWaitQueues = 8; // SBQ_WAIT_QUEUES
 
     BlkMqTags(Sim& sim, Machine& machine, std::unique_ptr<TagAllocator> alloc);
+    // A copy (its allocator copied too) is wired by rebind() to its engine's Sim and Machine, and
+    // its active users to that engine's hctxs: `user(hctx)` is hctx's TagUser there.
+    void rebind(Sim& sim, Machine& machine, const std::function<TagUser&(int hctx)>& user);
     // kernel.tag_fair_share (kernel behaviour; off only to show what it prevents) and kernel.tag_idle.
     void setFairSharing(bool on, SimTime idleAfter)
     {
@@ -74,7 +79,7 @@ public:
         if (m_own && (!progress || progress->state == 0) && mayQueue(user)) {
             const int tag = m_own->getOwn(cpu);
             if (tag >= 0) {
-                m_machine.charge(m_own->costs().tag_get_ns);
+                m_machine->charge(m_own->costs().tag_get_ns);
                 if (progress)
                     *progress = TagAlloc {}; // as the general path leaves it
                 return granted(cpu, user, tag, true);
@@ -86,7 +91,7 @@ public:
     void put(int cpu, int tag, int allocCpu, TagUser& user, TagWakeHost& host)
     {
         if (m_own && m_own->putOwn(cpu, tag, allocCpu)) { // the usual case: both lines this CPU's own
-            m_machine.charge(m_own->costs().tag_put_ns);
+            m_machine->charge(m_own->costs().tag_put_ns);
             released(cpu, user, host, false);
             return;
         }
@@ -130,7 +135,7 @@ private:
     // Charges an allocator step to the CPU and counts it; lock time goes to `caller` in the lock profile.
     void account(int cpu, const TagAccess& cost, LockCaller caller)
     {
-        m_machine.charge(cost.ns);
+        m_machine->charge(cost.ns);
         // The usual access, own cachelines and nothing else (a steal always names its victim): only time.
         if (!cost.local || cost.victim >= 0 || cost.lost != 0 || cost.globalMoves != 0 || cost.retries != 0
             || cost.lockNs != 0 || cost.lockWaitNs != 0)
@@ -149,15 +154,15 @@ private:
     // A tag got: the counters, blk_mq_tag_busy() after the first, the user's count.
     int granted(int cpu, TagUser& user, int tag, bool local)
     {
-        ++m_sim.counters.tag_allocs;
-        m_sim.counters.tag_local_hits += local;
-        CpuState& c = m_machine.cpu(cpu);
+        ++m_sim->counters.tag_allocs;
+        m_sim->counters.tag_local_hits += local;
+        CpuState& c = m_machine->cpu(cpu);
         ++c.tagAllocs;
         c.tagLocalHits += local;
         if (user.shared && !user.active)
             busy(user);
         ++user.held;
-        user.lastActivity = m_machine.opNow();
+        user.lastActivity = m_machine->opNow();
         return tag;
     }
     void busy(TagUser& user); // blk_mq_tag_busy()
@@ -165,7 +170,7 @@ private:
     void released(int cpu, TagUser& user, TagWakeHost& host, bool allocatorWoke)
     {
         --user.held;
-        user.lastActivity = m_machine.opNow();
+        user.lastActivity = m_machine->opNow();
         if (!m_rules.ownQueue) {
             // No waiter anywhere (most frees): what sbq_wake_ptr() finds after looking at every queue.
             if (m_waiting != 0)
@@ -178,9 +183,9 @@ private:
     void wakeAll(int cpu, TagWakeHost& host); // the allocator's own wake_up()
     void wake(WaitQueue& ws, int tasks, int cpu, TagWakeHost& host);
 
-    Sim& m_sim;
-    Machine& m_machine;
-    std::unique_ptr<TagAllocator> m_alloc;
+    Sim* m_sim;
+    Machine* m_machine;
+    Cloned<TagAllocator> m_alloc;
     BitmapTags* m_own = nullptr; // m_alloc if it is a bitmap and the own-line path is on
     bool m_fairShare = true;
     SimTime m_idleAfter;

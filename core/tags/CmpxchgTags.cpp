@@ -5,8 +5,7 @@
 namespace blkmq {
 
 CmpxchgTags::CmpxchgTags(int depth, const Topology& topo, const Costs& costs)
-    : m_topo(topo)
-    , m_costs(costs)
+    : TagAllocator(topo, costs)
     , m_depth(depth)
     , m_inUseBy(static_cast<std::size_t>(depth), false)
     , m_next(static_cast<std::size_t>(depth))
@@ -21,7 +20,7 @@ TagWaitRules CmpxchgTags::waitRules() const { return { false, std::clamp(m_depth
 bool CmpxchgTags::cmpxchg(int cpu, std::int64_t loadedAt, TagAccess& cost)
 {
     cost.ns += std::max<std::int64_t>(0, m_headFreeAt - now(cost)); // another CPU's atomic holds the line
-    cost.move(m_headLine.take(cpu, m_topo, m_costs));
+    cost.move(m_headLine.take(cpu, *m_topo, *m_costs));
     m_headFreeAt = now(cost);
     if (m_headWrittenAt > loadedAt) { // the head changed since this CPU loaded it
         ++cost.retries;
@@ -35,13 +34,13 @@ TagAllocator::Step CmpxchgTags::get(TagAlloc& a, TagAccess& cost)
 {
     const int cpu = a.cpu;
     a.tag = -1;
-    cost.move(m_headLine.fetch(cpu, false, m_topo, m_costs));
+    cost.move(m_headLine.fetch(cpu, false, *m_topo, *m_costs));
     for (;;) {
         const std::int64_t loadedAt = now(cost);
-        cost.ns += m_costs.tag_get_ns;
+        cost.ns += m_costs->tag_get_ns;
         if (m_head < 0)
             return Step::Done; // empty
-        cost.move(linkLine(m_head).fetch(cpu, false, m_topo, m_costs));
+        cost.move(linkLine(m_head).fetch(cpu, false, *m_topo, *m_costs));
         if (cmpxchg(cpu, loadedAt, cost))
             break; // a failed cmpxchg returns the current head: no new load
     }
@@ -54,11 +53,11 @@ TagAllocator::Step CmpxchgTags::get(TagAlloc& a, TagAccess& cost)
 
 void CmpxchgTags::put(int cpu, int tag, int /*allocCpu: the list has no per-CPU state*/, TagAccess& cost)
 {
-    cost.move(m_headLine.fetch(cpu, false, m_topo, m_costs));
+    cost.move(m_headLine.fetch(cpu, false, *m_topo, *m_costs));
     for (;;) {
         const std::int64_t loadedAt = now(cost);
-        cost.ns += m_costs.tag_put_ns;
-        cost.move(linkLine(tag).take(cpu, m_topo, m_costs)); // next[tag] = head
+        cost.ns += m_costs->tag_put_ns;
+        cost.move(linkLine(tag).take(cpu, *m_topo, *m_costs)); // next[tag] = head
         if (cmpxchg(cpu, loadedAt, cost))
             break;
     }

@@ -1,9 +1,11 @@
 #pragma once
 
+#include "sim/Cloned.h"
 #include "tags/TagAllocator.h"
 #include "topo/Cacheline.h"
 #include "topo/Costs.h"
 
+#include <memory>
 #include <vector>
 
 namespace blkmq {
@@ -27,6 +29,8 @@ public:
 
     [[gnu::hot]] Step get(TagAlloc& a, TagAccess& cost) override;
     [[gnu::hot]] void put(int cpu, int tag, int allocCpu, TagAccess& cost) override;
+    std::unique_ptr<TagAllocator> clone() const override { return std::make_unique<CmpxchgTags>(*this); }
+    std::size_t bytes() const override { return heapBytes(m_inUseBy) + heapBytes(m_next) + heapBytes(m_linkLines); }
     int depth() const override { return m_depth; }
     int inUse() const override { return m_inUse; }
     bool isSet(int tag) const override { return m_inUseBy[static_cast<std::size_t>(tag)]; }
@@ -38,8 +42,6 @@ private:
     // One cmpxchg of the head by `cpu`, which loaded it at `loadedAt`: true if it succeeded.
     bool cmpxchg(int cpu, std::int64_t loadedAt, TagAccess& cost);
 
-    const Topology& m_topo;
-    const Costs& m_costs;
     int m_depth;
     int m_inUse = 0;
     std::vector<bool> m_inUseBy;

@@ -39,8 +39,7 @@ PercpuIdaTags::Sizing PercpuIdaTags::sizingFor(
 
 PercpuIdaTags::PercpuIdaTags(
     int depth, Sizing sizing, const Topology& topo, const Costs& costs, const TagPatches& patches)
-    : m_topo(topo)
-    , m_costs(costs)
+    : TagAllocator(topo, costs)
     , m_depth(depth)
     , m_sizing(sizing)
     , m_inUseBy(static_cast<std::size_t>(depth), false)
@@ -71,6 +70,17 @@ PercpuIdaTags::PercpuIdaTags(
         m_global.push_back(tag);
 }
 
+std::size_t PercpuIdaTags::bytes() const
+{
+    std::size_t n = heapBytes(m_inUseBy) + heapBytes(m_cpu) + heapBytes(m_global) + heapBytes(m_haveTags)
+        + heapBytes(m_lostTag) + heapBytes(m_tlmOrder);
+    for (const CpuCache& c : m_cpu)
+        n += heapBytes(c.stack);
+    for (const auto& order : m_tlmOrder)
+        n += heapBytes(order);
+    return n;
+}
+
 // The simulated time the operation has reached: it started at cost.start and has cost cost.ns.
 std::int64_t PercpuIdaTags::now(const TagAccess& cost) { return cost.start + cost.ns; }
 
@@ -79,7 +89,7 @@ void PercpuIdaTags::lock(Spinlock& l, int cpu, TagAccess& cost)
     std::int64_t spin = 0;
     LineMove moved;
     const std::int64_t asked = now(cost);
-    const std::int64_t got = l.lock(cpu, asked, m_topo, m_costs, spin, &moved);
+    const std::int64_t got = l.lock(cpu, asked, *m_topo, *m_costs, spin, &moved);
     cost.lockWaitNs += spin;
     cost.lockNs += got - asked;
     cost.ns += spin;
@@ -88,7 +98,7 @@ void PercpuIdaTags::lock(Spinlock& l, int cpu, TagAccess& cost)
 
 void PercpuIdaTags::setHaveTags(int cpu, bool on, TagAccess& cost)
 {
-    cost.move(m_haveTagsLine.take(cpu, m_topo, m_costs)); // cpumask_set_cpu / _clear_cpu: a locked bit op
+    cost.move(m_haveTagsLine.take(cpu, *m_topo, *m_costs)); // cpumask_set_cpu / _clear_cpu: a locked bit op
     m_haveTags[static_cast<std::size_t>(cpu)] = on;
 }
 
@@ -120,8 +130,8 @@ void PercpuIdaTags::takeStack(int victim, int cpu, TagAccess& cost)
         ++cost.lost;
     }
     // the lines beyond the header line come from the victim
-    const Distance d = m_topo.distance(victim, cpu);
-    cost.move({ m_costs.cacheline(m_topo, victim, cpu), d }, linesFor(std::max(0, got - kEntriesInHeaderLine)));
+    const Distance d = m_topo->distance(victim, cpu);
+    cost.move({ m_costs->cacheline(*m_topo, victim, cpu), d }, linesFor(std::max(0, got - kEntriesInHeaderLine)));
     mine.stack.assign(remote.stack.begin(), remote.stack.end());
     remote.stack.clear();
     ++cost.steals[static_cast<std::size_t>(d)];
@@ -134,7 +144,7 @@ void PercpuIdaTags::refillFromGlobal(int cpu, TagAccess& cost)
     if (!mine.stack.empty() || m_global.empty())
         return;
     const int n = std::min(static_cast<int>(m_global.size()), m_sizing.batchSize);
-    cost.move(m_globalEntries.take(cpu, m_topo, m_costs), linesFor(n));
+    cost.move(m_globalEntries.take(cpu, *m_topo, *m_costs), linesFor(n));
     ++cost.globalMoves;
     mine.stack.insert(mine.stack.end(), m_global.end() - n, m_global.end());
     m_global.resize(m_global.size() - static_cast<std::size_t>(n));
@@ -153,7 +163,7 @@ int PercpuIdaTags::nextWithTags(int after) const
 
 void PercpuIdaTags::steal(int cpu, TagAccess& cost)
 {
-    cost.move(m_haveTagsLine.fetch(cpu, false, m_topo, m_costs));
+    cost.move(m_haveTagsLine.fetch(cpu, false, *m_topo, *m_costs));
     if (!m_tlmOrder.empty()) {
         // Gordeev's for_each_tlm(): nearest level first, ascending ids within it.
         for (int victim : m_tlmOrder[static_cast<std::size_t>(cpu)])
@@ -178,7 +188,7 @@ void PercpuIdaTags::popOwn(TagAlloc& a, TagAccess& cost)
 {
     CpuCache& mine = m_cpu[static_cast<std::size_t>(a.cpu)];
     lock(mine.lock, a.cpu, cost);
-    cost.ns += m_costs.tag_get_ns;
+    cost.ns += m_costs->tag_get_ns;
     a.tag = mine.stack.back();
     mine.stack.pop_back();
     mine.lock.unlock(now(cost));
@@ -235,7 +245,7 @@ TagAllocator::Step PercpuIdaTags::splitStealStep(TagAlloc& a, TagAccess& cost)
         if (a.scratch[0] <= 0)
             return afterSteal(a, cost);
         // cpu = cpumask_next(cpu_last_stolen), else cpumask_first (where the kernel would BUG() on an empty mask)
-        cost.move(m_haveTagsLine.fetch(cpu, false, m_topo, m_costs));
+        cost.move(m_haveTagsLine.fetch(cpu, false, *m_topo, *m_costs));
         const int victim = nextWithTags(m_lastStolen); // other stealers may have emptied the mask meanwhile
         if (victim < 0)
             return afterSteal(a, cost);
@@ -282,7 +292,7 @@ TagAllocator::Step PercpuIdaTags::get(TagAlloc& a, TagAccess& cost)
     a.tag = -1;
     // Fast path: alloc_local_tag().
     lock(mine.lock, cpu, cost);
-    cost.ns += m_costs.tag_get_ns;
+    cost.ns += m_costs->tag_get_ns;
     if (!mine.stack.empty()) {
         a.tag = mine.stack.back();
         mine.stack.pop_back();
@@ -303,7 +313,7 @@ TagAllocator::Step PercpuIdaTags::get(TagAlloc& a, TagAccess& cost)
             if (!mine.stack.empty())
                 setHaveTags(cpu, true, cost);
         }
-        cost.ns += m_costs.tag_get_ns;
+        cost.ns += m_costs->tag_get_ns;
         m_poolLock.unlock(now(cost));
     }
     if (a.tag < 0)
@@ -321,7 +331,7 @@ void PercpuIdaTags::put(int cpu, int tag, int /*allocCpu: percpu_ida_free() free
     lock(mine.lock, cpu, cost);
     mine.stack.push_back(tag);
     const int nrFree = static_cast<int>(mine.stack.size());
-    cost.ns += m_costs.tag_put_ns;
+    cost.ns += m_costs->tag_put_ns;
     mine.lock.unlock(now(cost));
     if (nrFree == 1) {
         setHaveTags(cpu, true, cost);
@@ -331,7 +341,7 @@ void PercpuIdaTags::put(int cpu, int tag, int /*allocCpu: percpu_ida_free() free
         lock(m_poolLock, cpu, cost);
         if (static_cast<int>(mine.stack.size()) == m_sizing.maxSize) {
             const int n = m_sizing.batchSize;
-            cost.move(m_globalEntries.take(cpu, m_topo, m_costs), linesFor(n));
+            cost.move(m_globalEntries.take(cpu, *m_topo, *m_costs), linesFor(n));
             ++cost.globalMoves;
             m_global.insert(m_global.end(), mine.stack.end() - n, mine.stack.end());
             mine.stack.resize(mine.stack.size() - static_cast<std::size_t>(n));

@@ -1,10 +1,12 @@
 #pragma once
 
+#include "sim/Cloned.h"
 #include "tags/TagAllocator.h"
 #include "tags/TagPatches.h"
 #include "topo/Costs.h"
 #include "topo/Spinlock.h"
 
+#include <memory>
 #include <vector>
 
 namespace blkmq {
@@ -54,6 +56,8 @@ public:
 
     [[gnu::hot]] Step get(TagAlloc& a, TagAccess& cost) override;
     [[gnu::hot]] void put(int cpu, int tag, int allocCpu, TagAccess& cost) override;
+    std::unique_ptr<TagAllocator> clone() const override { return std::make_unique<PercpuIdaTags>(*this); }
+    std::size_t bytes() const override;
     int depth() const override { return m_depth; }
     int inUse() const override { return m_inUse; }
     bool isSet(int tag) const override { return m_inUseBy[static_cast<std::size_t>(tag)]; }
@@ -88,8 +92,6 @@ private:
     Step afterSteal(TagAlloc& a, TagAccess& cost); // the own stack once more, then fail
     Step fail(TagAlloc& a, TagAccess& cost);
 
-    const Topology& m_topo;
-    const Costs& m_costs;
     int m_depth;
     Sizing m_sizing;
     int m_inUse = 0;

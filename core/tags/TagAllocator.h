@@ -5,9 +5,13 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <span>
 
 namespace blkmq {
+
+class Topology;
+struct Costs;
 
 // What one step of a tag operation cost the CPU that did it. Two are zeroed on every I/O (a get and
 // a put): at 80 bytes or less GCC 12 clears one with five vector stores, above with a `rep stos`
@@ -81,10 +85,18 @@ class TagAllocator {
 public:
     enum class Step : std::uint8_t { Done, More };
     virtual ~TagAllocator() = default;
+    // A copy with the same state (Engine::clone); rebind() then gives it its engine's topology and costs.
+    virtual std::unique_ptr<TagAllocator> clone() const = 0;
+    void rebind(const Topology& topo, const Costs& costs)
+    {
+        m_topo = &topo;
+        m_costs = &costs;
+    }
     // One step of an allocation; More: call again (in a later action) with the same TagAlloc.
     virtual Step get(TagAlloc& a, TagAccess& cost) = 0;
     // `cpu` frees `tag`, which a request allocated on `allocCpu` (rq->mq_ctx->cpu) holds.
     virtual void put(int cpu, int tag, int allocCpu, TagAccess& cost) = 0;
+    virtual std::size_t bytes() const = 0; // on the heap: what a copy costs (Engine::stateBytes)
     virtual int depth() const = 0;
     virtual int inUse() const = 0;
     virtual bool isSet(int tag) const = 0;
@@ -105,6 +117,18 @@ public:
         (void)map;
         (void)lostMark;
     }
+
+protected:
+    TagAllocator(const Topology& topo, const Costs& costs)
+        : m_topo(&topo)
+        , m_costs(&costs)
+    {
+    }
+    TagAllocator(const TagAllocator&) = default;
+    TagAllocator& operator=(const TagAllocator&) = delete;
+
+    const Topology* m_topo; // the engine's (Sim::topo, Sim::costs)
+    const Costs* m_costs;
 };
 
 } // namespace blkmq

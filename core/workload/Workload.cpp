@@ -29,9 +29,9 @@ std::vector<int> devicesFor(const BlockLayer& block, const std::string& name)
 } // namespace
 
 Workload::Workload(Sim& sim, Machine& machine, BlockLayer& block, const Scenario& scenario)
-    : m_sim(sim)
-    , m_machine(machine)
-    , m_block(block)
+    : m_sim(&sim)
+    , m_machine(&machine)
+    , m_block(&block)
     , m_ops(machine.addHandler(this))
     , m_netRx(scenario.net_rx)
     , m_specs(scenario.jobs)
@@ -87,12 +87,22 @@ Workload::Workload(Sim& sim, Machine& machine, BlockLayer& block, const Scenario
     }
 }
 
+Workload::Workload(const Workload& o, Sim& sim, Machine& machine, BlockLayer& block)
+    : Workload(o)
+{
+    m_sim = &sim;
+    m_machine = &machine;
+    m_block = &block;
+    machine.replaceHandler(&o, this);
+    block.setEndIoSink(this);
+}
+
 void Workload::start()
 {
     for (const Job& job : m_jobs)
-        m_machine.wakeTask(job.task, -1);
+        m_machine->wakeTask(job.task, -1);
     for (std::size_t i = 0; i < m_script.size(); ++i)
-        m_sim.schedule(m_script[i].at, EventKind::ScriptStep, EventPriority::Control, static_cast<int>(i));
+        m_sim->schedule(m_script[i].at, EventKind::ScriptStep, EventPriority::Control, static_cast<int>(i));
 }
 
 void Workload::startNetRx()
@@ -104,15 +114,15 @@ void Workload::startNetRx()
 
 void Workload::onNetPacket(int cpu, int load)
 {
-    m_block.netPacket(cpu, m_netRx[static_cast<std::size_t>(load)].cost_ns);
+    m_block->netPacket(cpu, m_netRx[static_cast<std::size_t>(load)].cost_ns);
     scheduleNetPacket(cpu, load);
 }
 
 // Poisson arrivals: exponential gaps at the load's rate.
 void Workload::scheduleNetPacket(int cpu, int load)
 {
-    const double gap = m_sim.rng.exponential(1e9 / m_netRx[static_cast<std::size_t>(load)].pps);
-    m_sim.schedule(m_sim.now + SimTime(std::max<std::int64_t>(1, std::llround(gap))), EventKind::NetPacket,
+    const double gap = m_sim->rng.exponential(1e9 / m_netRx[static_cast<std::size_t>(load)].pps);
+    m_sim->schedule(m_sim->now + SimTime(std::max<std::int64_t>(1, std::llround(gap))), EventKind::NetPacket,
         EventPriority::Hardware, cpu, load);
 }
 
@@ -129,15 +139,15 @@ void Workload::onScriptStep(int i)
     const ScriptStep& step = m_script[static_cast<std::size_t>(i)];
     if (step.op == ScriptStep::Op::Submit || step.op == ScriptStep::Op::Run) {
         m_scriptQueue[static_cast<std::size_t>(step.cpu)].push_back(i);
-        m_machine.wakeTask(m_scriptTask[static_cast<std::size_t>(step.cpu)], -1);
+        m_machine->wakeTask(m_scriptTask[static_cast<std::size_t>(step.cpu)], -1);
         return;
     }
     for (std::size_t s = 0; s < m_script.size(); ++s) {
         if (m_script[s].op != ScriptStep::Op::Submit || m_script[s].id != step.id)
             continue;
-        if (m_scriptRq[s] >= 0 && m_block.request(m_scriptRq[s]).script == static_cast<int>(s)
-            && m_block.request(m_scriptRq[s]).state != RqState::Free)
-            m_block.release(m_scriptRq[s]);
+        if (m_scriptRq[s] >= 0 && m_block->request(m_scriptRq[s]).script == static_cast<int>(s)
+            && m_block->request(m_scriptRq[s]).state != RqState::Free)
+            m_block->release(m_scriptRq[s]);
         else if (m_scriptRq[s] < 0)
             m_releaseEarly[s] = true;
     }
@@ -146,7 +156,7 @@ void Workload::onScriptStep(int i)
 void Workload::onThinkDone(int job)
 {
     m_jobs[static_cast<std::size_t>(job)].thinking = false;
-    m_machine.wakeTask(m_jobs[static_cast<std::size_t>(job)].task, -1);
+    m_machine->wakeTask(m_jobs[static_cast<std::size_t>(job)].task, -1);
 }
 
 Sleeper Workload::sleeper(int task) const
@@ -154,12 +164,12 @@ Sleeper Workload::sleeper(int task) const
     for (std::size_t j = 0; j < m_jobs.size(); ++j)
         if (const Job& job = m_jobs[j]; job.task == task)
             return { "job " + std::to_string(j) + " (" + m_specs[static_cast<std::size_t>(job.spec)].name + " on CPU "
-                    + std::to_string(m_machine.task(job.task).cpu) + ")",
+                    + std::to_string(m_machine->task(job.task).cpu) + ")",
                 job.allocSince };
     for (std::size_t cpu = 0; cpu < m_scriptTask.size(); ++cpu)
         if (m_scriptTask[cpu] == task)
-            return { "the script's submitter on CPU " + std::to_string(cpu), m_sim.now };
-    return { "task " + std::to_string(task), m_sim.now };
+            return { "the script's submitter on CPU " + std::to_string(cpu), m_sim->now };
+    return { "task " + std::to_string(task), m_sim->now };
 }
 
 bool Workload::maySubmit(int dev) const
@@ -167,15 +177,15 @@ bool Workload::maySubmit(int dev) const
     for (const Job& job : m_jobs) {
         if (job.dev != dev)
             continue;
-        const Task& t = m_machine.task(job.task);
+        const Task& t = m_machine->task(job.task);
         if (t.runnable || t.wakePending || job.thinking)
             return true;
     }
     for (std::size_t i = 0; i < m_script.size(); ++i) {
         const ScriptStep& st = m_script[i];
-        if (st.op == ScriptStep::Op::Complete || m_block.findQueue(st.device) != dev)
+        if (st.op == ScriptStep::Op::Complete || m_block->findQueue(st.device) != dev)
             continue;
-        if (st.at > m_sim.now)
+        if (st.at > m_sim->now)
             return true;
         const auto& q = m_scriptQueue[static_cast<std::size_t>(st.cpu)];
         if (std::find(q.begin(), q.end(), static_cast<int>(i)) != q.end())
@@ -217,7 +227,7 @@ void Workload::perform(int cpu, Op op, OpStack& stack)
         scriptStep(cpu, stack);
         break;
     case WorkloadOp::Poll:
-        m_block.poll(cpu, m_jobs[static_cast<std::size_t>(op.a)].dev);
+        m_block->poll(cpu, m_jobs[static_cast<std::size_t>(op.a)].dev);
         break;
     default:
         assert(false && "not a workload op");
@@ -238,7 +248,7 @@ void Workload::jobStep(Job& job, OpStack& stack)
         stack.push_back(m_ops(WorkloadOp::Poll, self)); // spin in blk_poll() instead of sleeping
     } else {
         job.waitingCompletion = true; // io_getevents(min_nr = 1) sleeps
-        m_machine.sleepTask(job.task);
+        m_machine->sleepTask(job.task);
     }
 }
 
@@ -249,74 +259,74 @@ void Workload::submit(int cpu, Job& job, OpStack& stack, bool nextIo)
     // context switch into this task: before that shortcut, jobStep() ran first, its action ended
     // with the switch's cost, and the submission came in the next action. So it does here. (Here,
     // not in perform(): there it made every op of the workload save and restore six registers.)
-    if (nextIo && m_machine.opNow() > m_sim.now) {
+    if (nextIo && m_machine->opNow() > m_sim->now) {
         stack.push_back(m_ops(WorkloadOp::Submit, self));
         return;
     }
-    const Costs& k = m_sim.costs;
+    const Costs& k = m_sim->costs;
     if (!job.submitCharged) {
         if (job.batchPos == 0)
-            m_machine.charge(k.syscall_ns); // one io_submit per batch
+            m_machine->charge(k.syscall_ns); // one io_submit per batch
         if (++job.batchPos == job.batch) // not a modulo: an integer division on every I/O
             job.batchPos = 0;
-        m_machine.chargeUser(k.fio_user_ns);
-        m_machine.charge(k.submit_ns - k.fio_user_ns);
+        m_machine->chargeUser(k.fio_user_ns);
+        m_machine->charge(k.submit_ns - k.fio_user_ns);
         job.submitCharged = true;
-        job.allocSince = m_machine.opNow();
+        job.allocSince = m_machine->opNow();
     }
-    const int rq = m_block.getRequest(cpu, job.dev, job.task, job.bytes, &job.tagAlloc);
+    const int rq = m_block->getRequest(cpu, job.dev, job.task, job.bytes, &job.tagAlloc);
     if (rq == BlockLayer::kTagInProgress) { // the next step of the allocation in the next action
         stack.push_back(m_ops(WorkloadOp::Submit, self));
         return;
     }
     if (rq < 0) {
         // Sleep in blk_mq_get_tag; JobStep (below on the stack) retries when woken.
-        m_machine.sleepTask(job.task);
+        m_machine->sleepTask(job.task);
         return;
     }
     job.submitCharged = false;
-    const std::int64_t allocNs = (m_machine.opNow() - job.allocSince).ns();
+    const std::int64_t allocNs = (m_machine->opNow() - job.allocSince).ns();
     m_intervalAllocLat.record(allocNs);
     if (job.ioLeft > 0)
         --job.ioLeft;
     const JobSpec& spec = m_specs[static_cast<std::size_t>(job.spec)];
     const int iou = job.freeIous.back();
     job.freeIous.pop_back();
-    job.iouSubmitted[static_cast<std::size_t>(iou)] = m_sim.now;
-    Request& r = m_block.request(rq);
+    job.iouSubmitted[static_cast<std::size_t>(iou)] = m_sim->now;
+    Request& r = m_block->request(rq);
     r.job = self;
     r.iou = iou;
     r.polled = job.hipri;
     // A share of requests bypasses the scheduler, as flushes and requeues do.
-    const bool bypass = spec.bypass_pct > 0 && m_sim.rng.uniform() * 100.0 < spec.bypass_pct;
+    const bool bypass = spec.bypass_pct > 0 && m_sim->rng.uniform() * 100.0 < spec.bypass_pct;
     // fio's loop goes on to the next I/O if jobStep() would: only this task's own ops (a submission,
     // a reap) change what it decides on, so deciding now is deciding in its next action, and the
     // stack is the one jobStep() would leave (JobStep stays below). One action less per I/O. Pushed
     // before the submission, so that what it pushes (a restart walk) runs first, as before.
     if (job.inflight() < job.iodepth && job.ioLeft != 0)
         stack.push_back(m_ops(WorkloadOp::Submit, self, kNextIo));
-    m_block.submit(cpu, rq, bypass);
+    m_block->submit(cpu, rq, bypass);
 }
 
 void Workload::reap(Job& job)
 {
-    const Costs& k = m_sim.costs;
+    const Costs& k = m_sim->costs;
     const auto n = static_cast<std::int64_t>(job.nrCompleted);
-    m_machine.charge(k.syscall_ns + k.reap_ns * n);
-    const SimTime now = m_machine.opNow();
+    m_machine->charge(k.syscall_ns + k.reap_ns * n);
+    const SimTime now = m_machine->opNow();
     for (int i = 0; i < job.nrCompleted; ++i) {
         const int iou = job.completedIous[static_cast<std::size_t>(i)];
         const std::int64_t lat = (now - job.iouSubmitted[static_cast<std::size_t>(iou)]).ns();
         m_intervalLat.record(lat);
         job.freeIous.push_back(iou);
     }
-    m_sim.counters.reaped += static_cast<std::uint64_t>(n);
+    m_sim->counters.reaped += static_cast<std::uint64_t>(n);
     job.nrCompleted = 0;
     if (job.thinktime > 0) {
-        m_sim.schedule(now + SimTime(job.thinktime), EventKind::ThinkDone, EventPriority::Cpu,
+        m_sim->schedule(now + SimTime(job.thinktime), EventKind::ThinkDone, EventPriority::Cpu,
             static_cast<int>(&job - m_jobs.data()));
         job.thinking = true;
-        m_machine.sleepTask(job.task);
+        m_machine->sleepTask(job.task);
     }
 }
 
@@ -334,8 +344,8 @@ void Workload::endIo(int cpu, const Request& rq)
 void Workload::wakeReaper(int cpu, Job& job)
 {
     job.waitingCompletion = false;
-    m_machine.charge(m_sim.costs.wakeup_ns);
-    m_machine.wakeTask(job.task, cpu);
+    m_machine->charge(m_sim->costs.wakeup_ns);
+    m_machine->wakeTask(job.task, cpu);
 }
 
 void Workload::scriptStep(int cpu, OpStack& stack)
@@ -343,7 +353,7 @@ void Workload::scriptStep(int cpu, OpStack& stack)
     auto& queue = m_scriptQueue[static_cast<std::size_t>(cpu)];
     const int task = m_scriptTask[static_cast<std::size_t>(cpu)];
     if (queue.empty()) {
-        m_machine.sleepTask(task);
+        m_machine->sleepTask(task);
         return;
     }
     const int i = queue.front();
@@ -351,23 +361,23 @@ void Workload::scriptStep(int cpu, OpStack& stack)
     if (step.op == ScriptStep::Op::Run) {
         queue.erase(queue.begin());
         stack.push_back(m_ops(WorkloadOp::ScriptStep, cpu));
-        m_block.runQueue(cpu, m_block.findQueue(step.device));
+        m_block->runQueue(cpu, m_block->findQueue(step.device));
         return;
     }
-    m_machine.charge(m_sim.costs.submit_ns);
-    const int rq = m_block.getRequest(cpu, m_block.findQueue(step.device), task, 4096);
+    m_machine->charge(m_sim->costs.submit_ns);
+    const int rq = m_block->getRequest(cpu, m_block->findQueue(step.device), task, 4096);
     if (rq < 0) {
-        m_machine.sleepTask(task); // retried when a tag is freed
+        m_machine->sleepTask(task); // retried when a tag is freed
         return;
     }
     queue.erase(queue.begin());
-    Request& r = m_block.request(rq);
+    Request& r = m_block->request(rq);
     r.script = i;
     r.hold = step.hold;
     r.released = m_releaseEarly[static_cast<std::size_t>(i)];
     m_scriptRq[static_cast<std::size_t>(i)] = rq;
     stack.push_back(m_ops(WorkloadOp::ScriptStep, cpu));
-    m_block.submit(cpu, rq, step.bypass, step.run);
+    m_block->submit(cpu, rq, step.bypass, step.run);
 }
 
 } // namespace blkmq

@@ -26,6 +26,9 @@ enum class WorkloadOp : std::uint8_t {
 class Workload final : public OpHandler, public EndIoSink {
 public:
     Workload(Sim& sim, Machine& machine, BlockLayer& block, const Scenario& scenario);
+    // A copy of `o` on `sim`, `machine` and `block` (Engine::clone): block's end_io sink.
+    Workload(const Workload& o, Sim& sim, Machine& machine, BlockLayer& block);
+    Workload& operator=(const Workload&) = delete;
 
     // Wakes every job at t = 0 and schedules the script's steps.
     void start();
@@ -67,6 +70,7 @@ public:
     const std::vector<ScriptStep>& script() const { return m_script; }
 
 private:
+    Workload(const Workload&) = default; // the copy constructor above, before its fix-ups
     // Submit's b: the op was queued by the last submission for fio's loop (submit()).
     static constexpr std::int32_t kNextIo = 1;
     [[gnu::hot]] void jobStep(Job& job, OpStack& stack);
@@ -76,9 +80,9 @@ private:
     void scriptStep(int cpu, OpStack& stack);
     void scheduleNetPacket(int cpu, int load);
 
-    Sim& m_sim;
-    Machine& m_machine;
-    BlockLayer& m_block;
+    Sim* m_sim;
+    Machine* m_machine;
+    BlockLayer* m_block;
     OpSet<WorkloadOp> m_ops;
     std::vector<NetRxLoad> m_netRx;
     std::vector<Job> m_jobs;

@@ -137,6 +137,40 @@ private slots:
         QCOMPARE(simulated(**oneBack), simulated(stepped));
     }
 
+    // The window pauses with its clock past the last event (it runs to times, not events): a patch
+    // switched there has its marker at the clock's time. The session keeps that time, and the replay
+    // applies it there, so it comes back to the same fingerprint.
+    void aSwitchWhilePausedBetweenEventsIsReplayed()
+    {
+        auto s = ScenarioLoader::fromPreset("default", { "duration=\"1ms\"" });
+        QVERIFY(s.ok());
+        Engine live(*s);
+        live.runUntil(usec(300) + SimTime(7));
+        const std::uint64_t before = live.events();
+        live.inbox().post({ "kernel.patches.complete-llist", "true" });
+        live.applyPendingCommands();
+        live.runUntil(usec(600));
+        QCOMPARE(live.markers().back().t_ns, (usec(300) + SimTime(7)).ns());
+        const Session session = roundTrip(Session::of(live, s->sourceJson));
+        QCOMPARE(session.commands.front().event, before);
+        QCOMPARE(session.commands.front().t_ns, (usec(300) + SimTime(7)).ns());
+        auto replayed = session.replay();
+        QVERIFY2(replayed.ok(), replayed.ok() ? "" : replayed.error().c_str());
+        QCOMPARE((*replayed)->fingerprint(), live.fingerprint());
+        QCOMPARE((*replayed)->markers().back().t_ns, live.markers().back().t_ns);
+        // To a time before the switch's clock time, though after its event: not applied.
+        auto early = session.replayTo(usec(300));
+        QVERIFY(early.ok());
+        QCOMPARE((*early)->appliedCommands().size(), std::size_t(0));
+
+        // A file whose switch time lies after its moment is refused, naming the field.
+        nlohmann::json doc = nlohmann::json::parse(session.toText());
+        doc["commands"][0]["time_ns"] = doc["at"]["time_ns"].get<std::int64_t>() + 1;
+        const auto bad = Session::fromText(doc.dump(), "t");
+        QVERIFY(!bad.ok());
+        QVERIFY2(bad.error().find("commands[0].time_ns") != std::string::npos, bad.error().c_str());
+    }
+
     // A lesson's live switch (where-requests-complete step 2 turns on rq_affinity=1 while it runs) is
     // a command of the session; the session replays to the step's moment.
     void aLessonStepIsReplayed()

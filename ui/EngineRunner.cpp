@@ -53,6 +53,8 @@ void EngineRunner::load(const Scenario& scenario)
     m_engine->enableTrace(kTraceCapacity);
     m_engine->publishSnapshot();
     m_checkpoints.clear();
+    m_furthest = m_future = nullptr;
+    m_furthestNs = 0;
     ++m_generation;
     m_running = false;
     m_steps = 0;
@@ -141,7 +143,7 @@ Session EngineRunner::currentSession()
     return Session::of(*m_engine, m_scenario.sourceJson);
 }
 
-void EngineRunner::replaySession(std::shared_ptr<const Session> session, Session::To to, std::uint64_t event)
+void EngineRunner::replaySession(std::shared_ptr<const Session> session, Session::To to, std::uint64_t event, SimTime t)
 {
     if (!m_engine) { // nothing loaded yet: the worker needs an engine to run beside the replay
         auto scenario = session->scenarioOf();
@@ -152,8 +154,40 @@ void EngineRunner::replaySession(std::shared_ptr<const Session> session, Session
         load(*scenario);
     }
     pause();
-    m_sessionJob = { std::move(session), to, event };
+    const bool thisRun = m_furthest && session->scenario == m_furthest->scenario
+        && session->commands == m_furthest->commands && session->events == m_furthest->events;
+    m_sessionJob = { std::move(session), to, event, t, thisRun };
     startWorker();
+}
+
+Session EngineRunner::timeline()
+{
+    pause();
+    TbbHandoff::pass(); // the worker's last writes to the engine happen-before ours
+    if (!m_furthest || m_furthest->events <= m_engine->events())
+        m_furthest = std::make_shared<const Session>(Session::of(*m_engine, m_scenario.sourceJson));
+    m_furthestNs = m_furthest->at_ns;
+    return *m_furthest;
+}
+
+std::int64_t EngineRunner::furthestNs() const { return std::max(m_furthestNs.load(), m_simNs.load()); }
+
+void EngineRunner::branch()
+{
+    if (!m_future)
+        return;
+    m_future = m_furthest = nullptr;
+    m_checkpoints.dropAfter(m_engine->events());
+    m_furthestNs = m_engine->now().ns();
+    const std::int64_t at = m_engine->now().ns();
+    const std::uint64_t gen = m_generation;
+    QMetaObject::invokeMethod(
+        this,
+        [this, gen, at] {
+            if (gen == m_generation)
+                emit branched(at);
+        },
+        Qt::QueuedConnection);
 }
 
 void EngineRunner::adoptReplayed()
@@ -163,11 +197,14 @@ void EngineRunner::adoptReplayed()
     if (!m_replayed)
         return;
     Checkpoints kept = std::move(m_checkpoints);
+    const auto furthest = m_furthest;
     load(m_replayedScenario); // resets what the window has taken, then the replayed engine takes its place
     m_engine = std::move(m_replayed);
-    if (m_replayedIsThisRun) { // those after it belong to a future the run may not take again
+    if (m_replayedIsThisRun) { // a move along the timeline: the run ahead is still this run's
         m_checkpoints = std::move(kept);
-        m_checkpoints.dropAfter(m_engine->events());
+        m_furthest = furthest;
+        m_furthestNs = furthest->at_ns;
+        m_future = m_engine->events() < furthest->events ? furthest : nullptr;
     }
     m_engine->publishSnapshot();
     m_simNs = m_engine->now().ns();
@@ -183,13 +220,16 @@ void EngineRunner::adoptReplayed()
 
 int EngineRunner::raceKinds(const Counters& c) { return (c.tag_lost > 0) + (c.tag_missed_wakeups > 0); }
 
-QString EngineRunner::raceText() const
+QString EngineRunner::raceText()
 {
     QStringList text;
-    for (const Marker& m : m_engine->tagRaces())
+    const std::vector<Marker> races = m_engine->tagRaces();
+    for (const Marker& m : races)
         text << QStringLiteral("t=%1 ms: %2")
                     .arg(static_cast<double>(m.t_ns) / 1e6, 0, 'f', 4)
                     .arg(QString::fromStdString(m.text));
+    std::lock_guard lock(m_outMutex);
+    m_out.races.insert(m_out.races.end(), races.begin(), races.end());
     return text.join(QLatin1Char('\n'));
 }
 
@@ -207,10 +247,17 @@ void EngineRunner::setSpeed(double speed)
 
 void EngineRunner::post(const Command& c)
 {
+    if (m_running && m_future) { // a change at a point gone back to: a branch, made while stopped
+        pause();
+        post(c);
+        run();
+        return;
+    }
     m_engine->inbox().post(c);
     if (!m_running) { // paused: apply it here, so the marker and the live scenario show at once
         stopWorker();
         TbbHandoff::pass(); // the worker's last writes to the engine happen-before ours
+        branch();
         m_engine->applyPendingCommands();
         collect();
         if (m_steps > 0 || m_until || m_lessonJob.lesson) // a step the stop interrupted
@@ -326,13 +373,17 @@ void EngineRunner::workerLoop(std::uint64_t generation)
         m_engine->applyPendingCommands();
         if (m_steps > 0) {
             --m_steps;
-            m_engine->step();
+            if (m_future) // a point gone back to: the run's later commands are made again
+                m_future->replayInto(*m_engine, Session::To::Event, {}, m_engine->events() + 1);
+            else
+                m_engine->step();
             checkStall();
             checkRace();
             collect();
             continue;
         }
         if (m_lessonJob.lesson) {
+            branch(); // its switches change the run from here
             const LessonJob job = std::exchange(m_lessonJob, {});
             std::string error;
             int i = job.from;
@@ -355,17 +406,18 @@ void EngineRunner::workerLoop(std::uint64_t generation)
                 auto engine = std::make_unique<Engine>(*scenario);
                 engine->enableTrace(kTraceCapacity);
                 // From a checkpoint far enough back that the event log shows what a replay from t = 0 would.
-                error = job.session->replayInto(*engine, job.to, {}, job.event, &m_checkpoints, kTraceCapacity);
+                error = job.session->replayInto(*engine, job.to, job.t, job.event, &m_checkpoints, kTraceCapacity);
                 if (error.empty()) {
                     m_replayed = std::move(engine);
                     m_replayedScenario = *scenario;
-                    m_replayedIsThisRun = job.to == Session::To::Event;
+                    m_replayedIsThisRun = job.thisRun;
                 }
             }
             notify(5, QString::fromStdString(error)); // its hand-off orders m_replayed for the GUI thread
             continue;
         }
         if (m_until) {
+            branch(); // runs to its stop without the later commands
             const StopPtr until = std::move(m_until);
             m_engine->runUntil(*until, 1000000);
             checkStall();
@@ -421,7 +473,11 @@ void EngineRunner::workerLoop(std::uint64_t generation)
         const auto chunkEnd = clock::now() + std::chrono::milliseconds(8);
         while (m_engine->now() < target && clock::now() < chunkEnd && !m_stop) {
             const SimTime next = std::min(target, m_engine->now() + usec(50));
-            const bool found = m_pauseOnStall ? m_engine->runUntil(next, pauseOn) : (m_engine->runUntil(next), false);
+            bool found = false;
+            if (m_future) // a point gone back to: on with the run's later commands (a stall still pauses below)
+                m_future->replayInto(*m_engine, Session::To::Time, next);
+            else
+                found = m_pauseOnStall ? m_engine->runUntil(next, pauseOn) : (m_engine->runUntil(next), false);
             m_simNs = m_engine->now().ns();
             if (found)
                 break;

@@ -27,6 +27,7 @@ class Lesson;
 struct RunnerOutput {
     std::vector<SeriesRow> rows;
     std::vector<Marker> markers;
+    std::vector<Marker> races; // the tag races so far, each time a new kind struck (Engine::tagRaces)
     std::vector<TraceRecord> trace;
     std::uint64_t traceDropped = 0;
 };
@@ -57,11 +58,19 @@ public:
     void playLesson(std::shared_ptr<const Lesson> lesson, int from, int to);
     // The run where it stands now as a session (session/Session.h); pauses it.
     Session currentSession();
-    // Replays `session` (to its moment, or to::Event `event`) on the worker into an engine of its
-    // own, then emits sessionReplayed(error); the run on screen is untouched until adoptReplayed()
-    // puts the replayed engine in its place (after the window has loaded its scenario).
-    void replaySession(
-        std::shared_ptr<const Session> session, Session::To to = Session::To::Moment, std::uint64_t event = 0);
+    // Replays `session` (to its moment, to::Event `event` or to::Time `t`) on the worker into an
+    // engine of its own, then emits sessionReplayed(error); the run on screen is untouched until
+    // adoptReplayed() puts the replayed engine in its place (after the window has loaded its scenario).
+    // A replay of timeline() (the same scenario and commands) is a move along this run: the
+    // checkpoints stay, and going forward from there makes the run's later commands again.
+    void replaySession(std::shared_ptr<const Session> session, Session::To to = Session::To::Moment,
+        std::uint64_t event = 0, SimTime t = {});
+    // The run to the furthest point it reached, as a session; pauses it. After a move back it stays
+    // the run the timeline shows until something changes the run there (a branch: post(), Next
+    // interesting or a lesson step from a point gone back to), which drops the part after it.
+    Session timeline();
+    // The timeline's end: the furthest simulated time the run reached (GUI thread).
+    std::int64_t furthestNs() const;
     void adoptReplayed();
     // True while the worker runs, steps or plays (the GUI keeps drawing until it is idle).
     bool busy() const;
@@ -94,13 +103,15 @@ signals:
     void finished();
     void lessonPlayed(int step, const QString& error);
     void sessionReplayed(const QString& error);
+    // The run took a new branch at `ns` (a change at a point gone back to): what came after is gone.
+    void branched(std::int64_t ns);
 
 private:
     void startWorker();
     void stopWorker();
     void workerLoop(std::uint64_t generation);
     void collect(); // worker: move new rows/markers into the outbox, publish a snapshot
-    QString raceText() const; // the tag races so far, one line each
+    QString raceText(); // the tag races so far, one line each; they go into the output's races too
     static int raceKinds(const Counters& c); // kinds of tag race seen: lost tags, missed wake-ups
     void notify(int what, const QString& text = {}, std::vector<StallStep> steps = {});
 
@@ -121,10 +132,19 @@ private:
         std::shared_ptr<const Session> session;
         Session::To to = Session::To::Moment;
         std::uint64_t event = 0;
+        SimTime t;
+        bool thisRun = false; // a move along timeline()
     };
     SessionJob m_sessionJob; // likewise
     std::unique_ptr<Engine> m_replayed; // the worker's replay, until adoptReplayed() takes it
-    bool m_replayedIsThisRun = false; // a step back: the checkpoints stay (those before it)
+    bool m_replayedIsThisRun = false; // a move along the timeline: the checkpoints stay
+    // The run to its furthest point, once it went back (else null), and, while the engine stands
+    // before that point, the commands it makes again as it goes forward (the same session). Set
+    // while the worker is stopped; the worker reads them and drops m_future when it gets there.
+    std::shared_ptr<const Session> m_furthest;
+    std::shared_ptr<const Session> m_future;
+    std::atomic<std::int64_t> m_furthestNs { 0 };
+    void branch(); // the worker stopped: a change at a point gone back to drops what came after
     // Copies of the run to replay from (engine/Checkpoints.h): offered by collect(), read by
     // replays; the worker's, or the GUI thread's while the worker is stopped.
     Checkpoints m_checkpoints;

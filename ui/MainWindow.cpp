@@ -144,6 +144,8 @@ MainWindow::MainWindow(QWidget* parent)
     cl->addWidget(m_banner);
     cl->addWidget(m_raceBanner);
     cl->addWidget(m_view, 1);
+    m_timeline = new TimelineBar;
+    cl->addWidget(m_timeline);
     cl->addWidget(m_kernelPath);
     cl->addWidget(m_legend);
     auto* split = new QSplitter(Qt::Horizontal);
@@ -181,9 +183,22 @@ MainWindow::MainWindow(QWidget* parent)
             15000);
     });
     connect(m_runner, &EngineRunner::stallDetected, this, &MainWindow::showStall);
+    connect(m_timeline, &TimelineBar::seekRequested, this, &MainWindow::seekTo);
+    connect(m_runner, &EngineRunner::branched, this, [this](std::int64_t ns) {
+        m_timeline->truncate(ns);
+        statusBar()->showMessage(tr("A change at t = %1 µs, a point gone back to: the run takes a new course from "
+                                    "there, and what came after it is dropped")
+                                     .arg(static_cast<double>(ns) / 1e3, 0, 'f', 3),
+            10000);
+    });
     connect(m_banner, &QLabel::linkActivated, this, [this](const QString& link) {
         if (link.startsWith(QLatin1String("step:")))
             selectStallStep(link.mid(5).toInt());
+        else if (link.startsWith(QLatin1String("back:"))) { // the run just before that step happened
+            const int i = link.mid(5).toInt();
+            if (i >= 0 && i < static_cast<int>(m_stallSteps.size()))
+                seekTo(std::max<std::int64_t>(0, m_stallSteps[static_cast<std::size_t>(i)].at.ns() - 1));
+        }
     });
     connect(m_runner, &EngineRunner::tagRace, this, [this](const QString& what) {
         m_raceBanner->setText(
@@ -489,6 +504,12 @@ void MainWindow::buildDocks()
     m_logView->setSelectionMode(QAbstractItemView::SingleSelection);
     connect(m_logView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
         [this](const QModelIndex& current) { selectLogRow(current.row()); });
+    // A double-click goes back (or forward) to the row's time: the run as it stood then.
+    connect(m_logView, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
+        const QModelIndex source = m_logFilter->mapToSource(index);
+        if (source.isValid())
+            seekTo(m_log->record(source.row()).time);
+    });
     ll->addWidget(m_logView);
     auto* logDock = dock(tr("Event log"), logBox, Qt::BottomDockWidgetArea);
     logDock->setMinimumHeight(110);
@@ -558,17 +579,8 @@ void MainWindow::loadScenario(const Scenario& scenario)
     m_scene->setRequestNames(m_scriptIds);
     fitCanvas();
     m_patches->setKernel(scenario.kernel);
-    m_plots->clear();
-    m_plots->setSpan(static_cast<double>(scenario.duration.ns()) / 1e6);
-    m_log->clear();
-    m_logPending.clear();
-    m_rows.clear();
-    m_rowsOthers.clear();
-    m_markerLog.clear();
-    m_banner->hide();
-    m_stallSteps.clear();
-    m_stallStep = -1;
-    m_raceBanner->hide();
+    clearRunView();
+    m_timeline->reset(scenario.duration.ns());
     m_selection = {};
     m_inspector->clear();
     m_dropped = m_droppedShown = 0;
@@ -584,6 +596,21 @@ void MainWindow::loadScenario(const Scenario& scenario)
     m_scene->setHighlights({});
     frame();
     wake();
+}
+
+void MainWindow::clearRunView()
+{
+    m_plots->clear();
+    m_plots->setSpan(static_cast<double>(m_runner->scenario().duration.ns()) / 1e6);
+    m_log->clear();
+    m_logPending.clear();
+    m_rows.clear();
+    m_rowsOthers.clear();
+    m_markerLog.clear();
+    m_banner->hide();
+    m_stallSteps.clear();
+    m_stallStep = -1;
+    m_raceBanner->hide();
 }
 
 void MainWindow::applyCommand(const Command& c)
@@ -824,9 +851,13 @@ void MainWindow::frame()
         m_rows.insert(m_rows.end(), out.rows.begin(), out.rows.end());
     }
     m_markerLog.insert(m_markerLog.end(), out.markers.begin(), out.markers.end());
-    for (const Marker& m : out.markers)
+    for (const Marker& m : out.markers) {
         m_plots->addMarker(static_cast<double>(m.t_ns) / 1e6, q(m.text),
             m.text.rfind("stall", 0) == 0 || m.text.rfind("rejected", 0) == 0);
+        m_timeline->addMark(m.t_ns, TimelineBar::Mark::Patch, q(m.text));
+    }
+    for (const Marker& m : out.races)
+        m_timeline->addMark(m.t_ns, TimelineBar::Mark::Race, q(m.text));
     const auto snap = m_runner->snapshot();
     const bool fresh = snap && snap != m_drawn;
     bool changed = fresh || !out.rows.empty() || !out.markers.empty() || !out.trace.empty();
@@ -853,8 +884,13 @@ void MainWindow::frame()
     // provisional point; the runner may have published this snapshot before a frame drained them.
     if (snap && (fresh || !out.rows.empty()))
         m_plots->setProvisional(snap->intervalSoFar);
-    if (snap)
+    if (snap) {
         m_shownNs = snap->now.ns();
+        m_timeline->setShown(m_shownNs);
+        m_timeline->setReached(m_runner->furthestNs());
+        if (snap->firstStallNs >= 0)
+            m_timeline->addMark(snap->firstStallNs, TimelineBar::Mark::Stall, tr("the stall detector fired"));
+    }
     for (std::size_t i = 1; i < m_sessions.size(); ++i) {
         const auto rows = m_sessions[i].runner->drain().rows;
         if (m_rowsOthers.size() < i)
@@ -1227,12 +1263,12 @@ void MainWindow::renderStallBanner()
         const bool current = static_cast<int>(i) == m_stallStep;
         html.append(QStringLiteral(
             "<tr><td>%1.&nbsp;</td><td><a href=\"step:%2\" style=\"color:#7b241c\">t&nbsp;=&nbsp;%3&nbsp;µs"
-            "</a>&nbsp;</td><td>%4%5%6</td></tr>")
+            "</a>&nbsp;</td><td>%4%5%6</td><td>&nbsp;<a href=\"back:%2\" style=\"color:#7b241c\">%7</a></td></tr>")
                         .arg(i + 1)
                         .arg(i)
                         .arg(static_cast<double>(st.at.ns()) / 1e3, 0, 'f', 3)
                         .arg(current ? QStringLiteral("<b>") : QString(), q(st.text).toHtmlEscaped(),
-                            current ? QStringLiteral("</b>") : QString()));
+                            current ? QStringLiteral("</b>") : QString(), tr("back&nbsp;to&nbsp;it")));
     }
     html.append(QStringLiteral("</table>"));
     m_banner->setText(html);
@@ -1845,18 +1881,47 @@ void MainWindow::stepBack()
 {
     if (m_opening)
         return; // a replay is under way
-    auto now = std::make_shared<Session>(m_runner->currentSession());
-    if (now->events == 0) {
+    const std::uint64_t at = m_runner->snapshot()->events;
+    if (at == 0) {
         statusBar()->showMessage(tr("Step back: the run is at its first event already"), 5000);
         return;
     }
-    now->bookmarks = m_bookmarks;
-    if (const Lesson* l = m_lessons->lesson()) {
-        now->lesson = l->name();
-        now->lessonStep = m_lessons->current();
+    auto line = std::make_shared<Session>(m_runner->timeline());
+    line->bookmarks = m_bookmarks;
+    m_opening = line;
+    m_moving = true;
+    m_runner->replaySession(m_opening, Session::To::Event, at - 1);
+}
+
+void MainWindow::seekTo(std::int64_t ns)
+{
+    if (m_opening) { // one under way: this one waits, and replaces any that waited before it
+        m_pendingSeek = ns;
+        return;
     }
-    m_opening = now;
-    m_runner->replaySession(m_opening, Session::To::Event, now->events - 1);
+    m_pendingSeek = -1;
+    auto line = std::make_shared<Session>(m_runner->timeline());
+    ns = std::clamp<std::int64_t>(ns, 0, line->at_ns);
+    line->bookmarks = m_bookmarks;
+    m_opening = line;
+    m_moving = true;
+    m_runner->replaySession(m_opening, Session::To::Time, 0, SimTime(ns));
+}
+
+void MainWindow::finishMove(const Session& session)
+{
+    clearRunView(); // the scene, zoom, selection, lesson and timeline stay: the same run
+    m_runner->adoptReplayed();
+    for (const Session::Bookmark& b : session.bookmarks)
+        m_plots->addMarker(static_cast<double>(b.t_ns) / 1e6, QStringLiteral("★ ") + q(b.note), false);
+    m_drawn.reset();
+    frame();
+    refreshInspector();
+    wake();
+    statusBar()->showMessage(tr("At t = %1 µs, event %2")
+                                 .arg(static_cast<double>(m_shownNs) / 1e3, 0, 'f', 3)
+                                 .arg(m_runner->snapshot()->events),
+        10000);
 }
 
 void MainWindow::addBookmark(const QString& note)
@@ -1866,6 +1931,7 @@ void MainWindow::addBookmark(const QString& note)
         text.chop(1);
     m_bookmarks.push_back({ m_shownNs, text.toStdString() });
     m_plots->addMarker(static_cast<double>(m_shownNs) / 1e6, QStringLiteral("★ ") + text, false);
+    m_timeline->addMark(m_shownNs, TimelineBar::Mark::Bookmark, text);
     m_plots->replot();
 }
 
@@ -1874,6 +1940,16 @@ void MainWindow::sessionReplayed(const QString& error)
     const auto session = std::exchange(m_opening, nullptr);
     if (!session)
         return;
+    if (std::exchange(m_moving, false)) {
+        if (!error.isEmpty())
+            statusBar()->showMessage(tr("Could not move the run: %1").arg(error), 15000);
+        else
+            finishMove(*session);
+        emit sessionOpened(error);
+        if (m_pendingSeek >= 0)
+            seekTo(m_pendingSeek);
+        return;
+    }
     if (!error.isEmpty()) { // the run on screen is as it was
         statusBar()->showMessage(tr("Session not opened: %1").arg(error), 15000);
         emit sessionOpened(error);
@@ -1883,8 +1959,10 @@ void MainWindow::sessionReplayed(const QString& error)
     loadScenario(*scenario);
     m_runner->adoptReplayed();
     m_bookmarks = session->bookmarks;
-    for (const Session::Bookmark& b : m_bookmarks)
+    for (const Session::Bookmark& b : m_bookmarks) {
         m_plots->addMarker(static_cast<double>(b.t_ns) / 1e6, QStringLiteral("★ ") + q(b.note), false);
+        m_timeline->addMark(b.t_ns, TimelineBar::Mark::Bookmark, q(b.note));
+    }
     if (!session->lesson.empty()) {
         const QSignalBlocker quiet(m_lessons); // its machine is the session's, not its first step's
         if (m_lessons->open(q(session->lesson)).isEmpty()) {

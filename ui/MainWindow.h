@@ -1,5 +1,6 @@
 #pragma once
 
+#include "TimelineBar.h"
 #include "TopologyScene.h"
 #include "block/StallStep.h"
 #include "metrics/TimeSeries.h"
@@ -126,8 +127,13 @@ public:
     QString openFile(const QString& path);
     // The job file's workload (and runtime) on the scenario shown, then `sets` (--set); "" or why not.
     QString openFioJob(const QString& path, const std::vector<std::string>& sets = {});
-    // Step back (Shift+.): the run one event earlier, replayed from t = 0 with its live commands.
+    // Step back (Shift+.): the run one event earlier, replayed from a checkpoint with its live commands.
     void stepBack();
+    // The timeline under the canvas: shows the run at simulated time `ns`, back or forward within
+    // what it reached (EngineRunner::timeline); a move asked for while one is under way waits, and
+    // only the last waiting one is made.
+    void seekTo(std::int64_t ns);
+    TimelineBar* timelineBar() const { return m_timeline; }
     // A note at the shown time (B): a marker on every plot, kept in session files.
     void addBookmark(const QString& note);
     const std::vector<Session::Bookmark>& bookmarks() const { return m_bookmarks; }
@@ -200,7 +206,12 @@ private:
     LessonPanel* m_lessons;
     std::vector<Session::Bookmark> m_bookmarks;
     std::vector<QAction*> m_plotActions; // View > Plots: one per plot, then "In two columns"
-    std::shared_ptr<const Session> m_opening; // a session being replayed (openSession, stepBack)
+    std::shared_ptr<const Session> m_opening; // a session being replayed (openSession, stepBack, seekTo)
+    bool m_moving = false; // m_opening is a move along the run (stepBack, seekTo), not a file
+    std::int64_t m_pendingSeek = -1; // seekTo() while a replay was under way
+    TimelineBar* m_timeline;
+    void clearRunView(); // what a run has shown so far: plots, log, markers, banners
+    void finishMove(const Session& session); // a move along the run replayed: show it
     void sessionReplayed(const QString& error);
     QDockWidget* m_lessonsDock = nullptr;
     QDockWidget* m_compareDock = nullptr;

@@ -13,6 +13,7 @@ namespace blkmq {
 struct Command {
     std::string path;
     std::string value;
+    bool operator==(const Command&) const = default;
 };
 
 // Thread-safe inbox. Producers (GUI, tests) post at any time; the engine

@@ -472,6 +472,7 @@ void Engine::publishSnapshot()
     for (std::size_t t = 0; t < restart.shape().tagSets.size(); ++t)
         s->tagSetRestartCounters.push_back(restart.tagSetCounter(static_cast<int>(t)));
     s->stalled = m_stallDetected;
+    s->firstStallNs = m_stallDetected ? m_firstStall.ns() : -1;
     std::lock_guard lock(m_snapshotMutex);
     m_snapshot = std::move(s);
 }

@@ -83,6 +83,7 @@ public:
         std::uint64_t event = 0;
         Command command;
         std::int64_t t_ns = -1; // -1: at the event's time (a session file without time_ns)
+        bool operator==(const AppliedCommand&) const = default;
     };
     const std::vector<AppliedCommand>& appliedCommands() const { return m_applied; }
     // Whether a field may change during a run (docs/scenario.md): a live kernel switch, a cost, a

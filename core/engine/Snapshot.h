@@ -84,6 +84,7 @@ struct Snapshot {
     std::vector<int> queueRestartCounters;
     std::vector<int> tagSetRestartCounters;
     bool stalled = false; // the stall detector has fired in this run
+    std::int64_t firstStallNs = -1; // ... first, at this time
     std::optional<SeriesRow> intervalSoFar; // Engine::intervalSoFar(): the plots' provisional last point
     std::size_t markers = 0;
     std::string fingerprint;

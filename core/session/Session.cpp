@@ -304,17 +304,20 @@ Result<std::unique_ptr<Engine>> replayed(const Session& s, Session::To to, SimTi
     return e;
 }
 
-// A checkpoint is a moment of the run `e` replays when both were built on the same scenario and
-// the checkpoint's commands are where the session's begin.
+// An engine is at a moment of the run whose commands are `all` when the commands it took are where
+// `all` begin and the next of `all` is not due before where it stands.
+bool takenSoFar(const Engine& e, const std::vector<Engine::AppliedCommand>& all)
+{
+    const auto& head = e.appliedCommands();
+    return head.size() <= all.size() && std::equal(head.begin(), head.end(), all.begin())
+        && (head.size() == all.size() || all[head.size()].event >= e.events());
+}
+
+// ... and a checkpoint is a moment of the run `e` replays when both were built on the same scenario, too.
 bool sameRun(const Engine& checkpoint, const Engine& e, const std::vector<Engine::AppliedCommand>& all)
 {
-    const auto& head = checkpoint.appliedCommands();
     const auto doc = [](const std::string& text) { return nlohmann::json::parse(text, nullptr, false); };
-    return head.size() <= all.size() && doc(checkpoint.loadedScenarioJson()) == doc(e.loadedScenarioJson())
-        && std::equal(head.begin(), head.end(), all.begin(), [](const auto& a, const auto& b) {
-               return a.event == b.event && a.t_ns == b.t_ns && a.command.path == b.command.path
-                   && a.command.value == b.command.value;
-           });
+    return takenSoFar(checkpoint, all) && doc(checkpoint.loadedScenarioJson()) == doc(e.loadedScenarioJson());
 }
 
 } // namespace
@@ -331,6 +334,12 @@ std::string Session::replayInto(
 {
     Engine* e = &engine;
     std::size_t next = 0;
+    if (e->events() > 0 || !e->appliedCommands().empty()) { // a moment of this run already: on from it
+        if (!takenSoFar(*e, commands))
+            return "the run is not at a moment of the session's run: it took other commands";
+        next = e->appliedCommands().size();
+        from = nullptr;
+    }
     const Engine* start = !from ? nullptr
         : to == To::Time        ? from->atTime(t)
         : to == To::Event       ? from->atEvent(n)

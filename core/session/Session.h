@@ -55,8 +55,9 @@ struct Session {
     // The same run to `n` events processed (the clock at the n-th event): one event back is
     // replayToEvent(events - 1).
     Result<std::unique_ptr<Engine>> replayToEvent(std::uint64_t n) const;
-    // The three on an engine the caller built from scenarioOf() (with its trace on, say), at t = 0;
-    // an error or empty. With `from`, checkpoints of the run it holds (the same scenario, their
+    // The three on an engine the caller built from scenarioOf() (with its trace on, say), at t = 0,
+    // or on an engine already at a moment of this run (it goes on from there, making the commands
+    // still to come); an error or empty. With `from`, checkpoints of the run it holds (the same scenario, their
     // commands a prefix of `commands`), it starts at the latest one at least `history` events before
     // the goal instead of at t = 0 (history: what the engine's trace ring should hold afterwards).
     enum class To { Moment, Time, Event };

@@ -1126,6 +1126,114 @@ private slots:
             other.openSession(dir.filePath(QStringLiteral("none.blkmqlab"))).contains(QStringLiteral("none.blkmqlab")));
     }
 
+    // The timeline: a move back shows the run as it was then; a move forward within what the run
+    // reached makes its later switches again; running on from a point gone back to is the same run;
+    // a switch there starts a new branch and drops what came after. Each matches a headless replay.
+    void timelineMovesAlongTheRun()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(w.loadPreset(QStringLiteral("default"), { "duration=\"4ms\"" }));
+        TimelineBar* bar = w.timelineBar();
+        QCOMPARE(bar->reached(), std::int64_t(0));
+        QVERIFY(playTo(w, usec(500), 20000));
+        w.patchPanel()->patchBox("complete-llist")->setChecked(true);
+        QVERIFY(playTo(w, usec(1200), 20000));
+        w.patchPanel()->patchBox("complete-llist")->setChecked(false);
+        QVERIFY(playTo(w, usec(2000), 20000));
+        const std::int64_t end = w.shownTimeNs();
+        QCOMPARE(bar->reached(), end);
+        QCOMPARE(bar->marks(), 2);
+        const Session full = w.runner()->timeline();
+        QCOMPARE(full.commands.size(), std::size_t(2));
+        const auto llist = [&] {
+            return nlohmann::json::parse(w.runner()->liveScenarioJson())["kernel"]["patches"]["complete-llist"]
+                .get<bool>();
+        };
+        QSignalSpy moved(&w, &MainWindow::sessionOpened);
+        const auto moveTo = [&](std::int64_t ns) {
+            const auto before = moved.size();
+            w.seekTo(ns);
+            return QTest::qWaitFor([&] { return moved.size() > before; }, 20000)
+                && moved.back().front().toString().isEmpty();
+        };
+        const auto headless = [&](std::int64_t ns) {
+            auto e = full.replayTo(SimTime(ns));
+            if (!e)
+                qFatal("replay: %s", e.error().c_str());
+            return (*e)->fingerprint();
+        };
+
+        QVERIFY(moveTo(1000000)); // back, between the two switches
+        QCOMPARE(w.shownTimeNs(), std::int64_t(1000000));
+        QCOMPARE(w.runner()->snapshot()->fingerprint, headless(1000000));
+        QCOMPARE(llist(), true);
+        QCOMPARE(bar->reached(), end); // the run ahead is still there
+        QCOMPARE(bar->marks(), 2);
+        QCOMPARE(bar->shown(), std::int64_t(1000000));
+
+        QVERIFY(moveTo(1500000)); // forward, past the second switch
+        QCOMPARE(w.runner()->snapshot()->fingerprint, headless(1500000));
+        QCOMPARE(llist(), false);
+
+        // By the mouse, on the bar, back to about 0.5 ms.
+        const auto before = moved.size();
+        QTest::mouseClick(bar, Qt::LeftButton, {}, QPoint(bar->xOf(500000), bar->height() / 2));
+        QVERIFY(QTest::qWaitFor([&] { return moved.size() > before; }, 20000));
+        QVERIFY(std::abs(w.shownTimeNs() - 500000) < 4000000 / std::max(1, bar->width() / 2));
+        QCOMPARE(w.runner()->snapshot()->fingerprint, headless(w.shownTimeNs()));
+
+        // Run on from 1 ms: the second switch is made again where it was, the same run to the end.
+        QVERIFY(moveTo(1000000));
+        w.setPauseAt(SimTime(end));
+        w.runOrPause();
+        QTRY_VERIFY_WITH_TIMEOUT(w.shownTimeNs() == end && !w.runner()->isRunning(), 20000);
+        w.setPauseAt(SimTime(-1));
+        QCOMPARE(llist(), false);
+        QCOMPARE(w.runner()->snapshot()->fingerprint, headless(end));
+
+        // A switch at a point gone back to: a new branch; the mark after it and the run ahead go.
+        QVERIFY(moveTo(1000000));
+        QSignalSpy branched(w.runner(), &EngineRunner::branched);
+        w.patchPanel()->patchBox("complete-local-bh")->setChecked(true);
+        QTRY_COMPARE_WITH_TIMEOUT(branched.size(), 1, 5000);
+        w.frame();
+        QCOMPARE(bar->reached(), std::int64_t(1000000));
+        QCOMPARE(bar->marks(), 2); // the first switch and this one
+        QCOMPARE(w.runner()->timeline().commands.size(), std::size_t(2));
+    }
+
+    // "back to it" on a stall step shows the run just before that step; a double-click on a log row
+    // shows the run at the row's time (after going back, so a row of the past).
+    void stallStepsAndLogRowsGoBack()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(w.loadPreset(QStringLiteral("shared-hctx-stall")));
+        w.setSpeed(0);
+        w.runOrPause();
+        QTRY_VERIFY_WITH_TIMEOUT(w.stalled(), 20000);
+        w.frame();
+        const std::int64_t stallAt = w.shownTimeNs();
+        const std::int64_t step2 = w.stallSteps()[1].at.ns(); // nullb0 hctx 0 gets RESTART set
+        QSignalSpy moved(&w, &MainWindow::sessionOpened);
+        emit w.stallBanner()->linkActivated(u"back:1"_qs);
+        QTRY_COMPARE_WITH_TIMEOUT(moved.size(), 1, 20000);
+        QCOMPARE(w.shownTimeNs(), step2 - 1);
+        QVERIFY(!w.stallBanner()->isVisible()); // no stall yet at that time
+        QCOMPARE(w.timelineBar()->reached(), stallAt);
+
+        w.frame();
+        QVERIFY(w.eventLog()->rowCount() > 2);
+        const int row = 2;
+        const std::int64_t rowAt = w.eventLog()->record(row).time;
+        QTableView* log = w.eventLogView();
+        const QModelIndex index = w.eventLogFilter()->mapFromSource(w.eventLog()->index(row, 0));
+        emit log->doubleClicked(index);
+        QTRY_COMPARE_WITH_TIMEOUT(moved.size(), 2, 20000);
+        QCOMPARE(w.shownTimeNs(), rowAt);
+    }
+
     // What the inspector shows is marked on the canvas: a clicked CPU or hctx gets a dashed frame
     // around its tile, which moves with the selection and goes with a new scenario.
     void theSelectionIsMarkedOnTheCanvas()

@@ -1,0 +1,65 @@
+#pragma once
+
+#include <QString>
+#include <QWidget>
+
+#include <cstdint>
+#include <vector>
+
+namespace blkmq {
+
+// The run's timeline, under the canvas: the scenario's whole duration, the part simulated so far
+// (up to the furthest point the run reached, also after going back), the time shown as a cursor,
+// and what happened on the way: patch switches, the stall, tag races and bookmarks, each a mark of
+// its own shape and colour with its text as a tooltip. Pressing or dragging on the simulated part
+// asks for that time (seekRequested); the window moves the run there.
+class TimelineBar final : public QWidget {
+    Q_OBJECT
+public:
+    enum class Mark : std::uint8_t { Patch, Stall, Race, Bookmark };
+
+    explicit TimelineBar(QWidget* parent = nullptr);
+    // A new run: its duration, nothing simulated, no marks.
+    void reset(std::int64_t durationNs);
+    // The furthest time reached and the time shown; repaints only if a pixel moves.
+    void setReached(std::int64_t ns);
+    void setShown(std::int64_t ns);
+    // A mark at `ns`; the same kind, time and text again is one mark.
+    void addMark(std::int64_t ns, Mark kind, const QString& text);
+    // The run took a new branch at `ns`: what came after it is gone.
+    void truncate(std::int64_t ns);
+
+    std::int64_t reached() const { return m_reached; }
+    std::int64_t shown() const { return m_shown; }
+    int marks() const { return static_cast<int>(m_marks.size()); }
+    // The time under x (widget coordinates), within what was simulated.
+    std::int64_t timeAt(int x) const;
+    int xOf(std::int64_t ns) const;
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+signals:
+    void seekRequested(std::int64_t ns);
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    bool event(QEvent* event) override; // tooltips: the marks under the pointer
+
+private:
+    struct Entry {
+        std::int64_t ns;
+        Mark kind;
+        QString text;
+    };
+    QRect track() const;
+
+    std::int64_t m_duration = 1;
+    std::int64_t m_reached = 0;
+    std::int64_t m_shown = 0;
+    std::vector<Entry> m_marks;
+};
+
+} // namespace blkmq

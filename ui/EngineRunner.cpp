@@ -181,9 +181,11 @@ void EngineRunner::branch()
     m_furthestNs = m_engine->now().ns();
     const std::int64_t at = m_engine->now().ns();
     const std::uint64_t gen = m_generation;
+    const auto handoff = TbbHandoff::hold(); // the closure is written here and read on the GUI thread
     QMetaObject::invokeMethod(
         this,
         [this, gen, at] {
+            TbbHandoff::pass();
             if (gen == m_generation)
                 emit branched(at);
         },

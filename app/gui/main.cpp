@@ -1,6 +1,7 @@
 // blkmqlab: the desktop laboratory.
 //   blkmqlab [FILE | SESSION.blkmqlab | [--preset NAME] JOB.fio | --preset NAME] [--set k=v]... [--run] [--speed X]
-//            [--screenshot FILE --after DUR] [--export-chart FILE] [--quit-after DUR] [--inspect cpu:N|hctx:N]
+//            [--screenshot FILE --after DUR [--back-to DUR]] [--export-chart FILE] [--quit-after DUR]
+//            [--inspect cpu:N|hctx:N]
 //            [--lesson NAME[:STEP]] [--chart all|N|METRIC] [--size WxH]
 #include "EngineRunner.h"
 #include "LessonPanel.h"
@@ -78,6 +79,10 @@ int main(int argc, char** argv)
         QStringLiteral("screenshot"), QStringLiteral("save the window as PNG"), QStringLiteral("FILE"));
     const QCommandLineOption after(QStringLiteral("after"),
         QStringLiteral("simulated time to reach before the screenshot/export"), QStringLiteral("DUR"));
+    const QCommandLineOption backTo(QStringLiteral("back-to"),
+        QStringLiteral("once --after is reached, go back along the timeline to this simulated time before the "
+                       "screenshot/export"),
+        QStringLiteral("DUR"));
     const QCommandLineOption chart(QStringLiteral("export-chart"),
         QStringLiteral("export charts (.png/.svg/.pdf): --chart, --size"), QStringLiteral("FILE"));
     const QCommandLineOption chartId(QStringLiteral("chart"),
@@ -98,7 +103,7 @@ int main(int argc, char** argv)
         QStringLiteral("open a guided lesson and play it to step STEP (1 = the first; a --screenshot waits for it)"),
         QStringLiteral("NAME[:STEP]"));
     parser.addOptions(
-        { preset, set, run, speed, shot, after, chart, chartId, chartSize, quit, compare, inspect, lesson });
+        { preset, set, run, speed, shot, after, backTo, chart, chartId, chartSize, quit, compare, inspect, lesson });
     parser.process(*app);
 
     std::vector<std::string> sets;
@@ -146,9 +151,14 @@ int main(int argc, char** argv)
     };
     auto afterTime = duration(after);
     const auto quitTime = duration(quit);
-    if (!afterTime || !quitTime)
+    const auto backTime = duration(backTo);
+    if (!afterTime || !quitTime || !backTime)
         return fail(QStringLiteral("%1 takes a duration such as 5ms (ns, us, ms or s)")
-                        .arg(!afterTime ? QStringLiteral("--after") : QStringLiteral("--quit-after")));
+                        .arg(!afterTime     ? QStringLiteral("--after")
+                                : !quitTime ? QStringLiteral("--quit-after")
+                                            : QStringLiteral("--back-to")));
+    if (parser.isSet(backTo) && (!parser.isSet(after) || backTime->ns() > afterTime->ns()))
+        return fail(QStringLiteral("--back-to goes back from --after's time: give --after, and a time no later"));
 
     // Outputs that cannot be written are refused before anything runs (exit 1).
     int outputCode = 1;
@@ -287,6 +297,7 @@ int main(int argc, char** argv)
     // or has stopped before it (the end of the scenario, or a stall that paused it).
     struct Pending {
         bool outputDone = false;
+        int backTo = 0; // --back-to: 1 asked, 2 done
         int exitCode = 0;
         int stoppedPolls = 0; // a stop is acted on at the second poll, once its signals and last frame are in
     };
@@ -299,7 +310,22 @@ int main(int argc, char** argv)
             window.frame();
         const std::int64_t now = window.shownTimeNs();
         const std::int64_t end = window.runner()->scenario().duration.ns();
-        if (wantsOutput && !pending->outputDone && (now >= afterTime->ns() || stopped)) {
+        if (wantsOutput && !pending->outputDone && backTime->ns() >= 0 && pending->backTo == 0
+            && (now >= afterTime->ns() || stopped)) {
+            pending->backTo = 1;
+            QObject::connect(&window, &MainWindow::sessionOpened, &window, [pending](const QString& error) {
+                pending->backTo = 2;
+                if (!error.isEmpty()) {
+                    say(QStringLiteral("--back-to: ") + error);
+                    pending->exitCode = 1;
+                }
+            });
+            window.seekTo(backTime->ns());
+            return;
+        }
+        if (pending->backTo == 1)
+            return; // the move is under way
+        if (wantsOutput && !pending->outputDone && (now >= afterTime->ns() || stopped || pending->backTo == 2)) {
             pending->outputDone = true;
             if (!stopped) // a stop has pulled its last frame already
                 window.frame();
@@ -329,7 +355,7 @@ int main(int argc, char** argv)
         }
         if ((!wantsOutput || pending->outputDone) && (quitReached || stopped)) {
             const std::int64_t target = std::min(std::max(afterTime->ns(), quitTime->ns()), end);
-            if (now < target) // say so rather than quit early in silence
+            if (now < target && pending->backTo != 2) // say so rather than quit early in silence
                 std::fprintf(stderr, "blkmqlab: the run stopped at %s, before %s: %s\n",
                     formatDuration(SimTime(now)).c_str(), formatDuration(SimTime(target)).c_str(),
                     window.stalled() ? "a stall paused it" : "it was paused");

@@ -149,6 +149,40 @@ private slots:
         QCOMPARE(all.size(), std::size_t(2));
     }
 
+    // Every preset, with a patch switch on the way, played in 50 µs stretches with the store offered
+    // after each: going back from the checkpoints to event 0, to several times and to one event back
+    // gives the fingerprint and summary a replay from t = 0 gives.
+    void everyPresetGoesBackFromCheckpoints()
+    {
+        for (const auto& p : ScenarioLoader::presets()) {
+            const Scenario s = load(p.name, { "duration=\"3ms\"" });
+            Engine live(s);
+            Checkpoints kept;
+            while (!live.finished()) {
+                live.runFor(usec(50));
+                if (live.now() == usec(1000)) {
+                    live.inbox().post({ "kernel.patches.complete-llist", "true" });
+                    live.applyPendingCommands();
+                }
+                kept.offer(live);
+            }
+            const Session session = Session::of(live, s.sourceJson);
+            const auto both = [&](Session::To to, SimTime t, std::uint64_t n) {
+                Engine fromCopies(s), fromStart(s);
+                QCOMPARE(session.replayInto(fromCopies, to, t, n, &kept), std::string());
+                QCOMPARE(session.replayInto(fromStart, to, t, n, nullptr), std::string());
+                QVERIFY2(fromCopies.fingerprint() == fromStart.fingerprint(), p.name.c_str());
+                QCOMPARE(fromCopies.events(), fromStart.events());
+                QCOMPARE(simulated(fromCopies), simulated(fromStart));
+            };
+            both(Session::To::Event, {}, 0);
+            for (const SimTime t : { usec(700), usec(1000), usec(1900), usec(2950) })
+                both(Session::To::Time, t, 0);
+            if (session.events > 0)
+                both(Session::To::Event, {}, session.events - 1);
+        }
+    }
+
     // A session replayed from the latest checkpoint before its goal is the run replayed from t = 0:
     // one event back, a time, and the moment itself.
     void sessionReplaysFromCheckpoints()

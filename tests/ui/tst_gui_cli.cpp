@@ -85,6 +85,27 @@ private slots:
         QVERIFY(f.read(8).startsWith("\x89PNG"));
     }
 
+    // --back-to goes back along the timeline from --after's time before the output; it needs --after
+    // and a time no later.
+    void screenshotAfterGoingBack()
+    {
+        QTemporaryDir dir;
+        const QString shot = dir.filePath(u"x.png"_qs);
+        auto r = gui({ u"--preset"_qs, u"shared-hctx-stall"_qs, u"--screenshot"_qs, shot, u"--after"_qs, u"1ms"_qs,
+            u"--back-to"_qs, u"0.2ms"_qs });
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(!r.err.contains(u"stopped"_qs), qPrintable(r.err));
+        QFile f(shot);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QVERIFY(f.read(8).startsWith("\x89PNG"));
+        r = gui({ u"--screenshot"_qs, shot, u"--after"_qs, u"1ms"_qs, u"--back-to"_qs, u"2ms"_qs });
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains(u"--back-to"_qs), qPrintable(r.err));
+        r = gui({ u"--screenshot"_qs, shot, u"--back-to"_qs, u"1ms"_qs });
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains(u"--back-to"_qs), qPrintable(r.err));
+    }
+
     // Without --speed a headless output plays as fast as it can: 50 ms at the window's default of
     // 100 µs per second would take 500 s.
     void headlessOutputsRunAtFullSpeed()

@@ -1167,6 +1167,17 @@ private slots:
         QVERIFY(moveTo(1000000)); // back, between the two switches
         QCOMPARE(w.shownTimeNs(), std::int64_t(1000000));
         QCOMPARE(w.runner()->snapshot()->fingerprint, headless(1000000));
+        // The log and the plots show that time: the log reaches close to it (the window takes the
+        // trace a bounded batch per frame) and holds nothing of the run after it (a row is stamped
+        // with its action's end, which may lie a little past the clock).
+        const auto lastRow
+            = [&] { return w.eventLog()->rowCount() ? w.eventLog()->record(w.eventLog()->rowCount() - 1).time : -1; };
+        QTRY_VERIFY_WITH_TIMEOUT((w.frame(), lastRow() > 900000), 5000);
+        QVERIFY(lastRow() < 1050000);
+        const auto then = full.replayTo(SimTime(1000000));
+        QVERIFY(then.ok());
+        QCOMPARE(w.seriesRows().size(), (*then)->series().rows().size()); // the samples up to then, no later
+        QVERIFY(w.seriesRows().empty() || w.seriesRows().back().t_ns <= 1000000);
         QCOMPARE(llist(), true);
         QCOMPARE(bar->reached(), end); // the run ahead is still there
         QCOMPARE(bar->marks(), 2);

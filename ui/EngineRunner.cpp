@@ -55,6 +55,8 @@ void EngineRunner::load(const Scenario& scenario)
     m_checkpoints.clear();
     m_furthest = m_future = nullptr;
     m_furthestNs = 0;
+    m_other.reset();
+    m_otherAtNs = -1;
     ++m_generation;
     m_running = false;
     m_steps = 0;
@@ -172,12 +174,35 @@ Session EngineRunner::timeline()
 
 std::int64_t EngineRunner::furthestNs() const { return std::max(m_furthestNs.load(), m_simNs.load()); }
 
+void EngineRunner::switchBranch()
+{
+    if (!m_other)
+        return;
+    const auto here = std::make_shared<const Session>(timeline()); // pauses; this course to its end
+    std::unique_ptr<OtherBranch> other = std::move(m_other);
+    m_other = std::make_unique<OtherBranch>(
+        OtherBranch { here, m_checkpoints.takeAfter(other->events), other->events, other->at });
+    m_checkpoints.putBack(std::move(other->later));
+    m_furthest = other->run; // a move along that course: it goes on with its own commands
+    m_furthestNs = other->run->at_ns;
+    replaySession(other->run, Session::To::Time, 0, other->at);
+}
+
+void EngineRunner::dropOtherBranch()
+{
+    pause();
+    m_other.reset();
+    m_otherAtNs = -1;
+}
+
 void EngineRunner::branch()
 {
     if (!m_future)
         return;
+    m_other = std::make_unique<OtherBranch>(
+        OtherBranch { m_furthest, m_checkpoints.takeAfter(m_engine->events()), m_engine->events(), m_engine->now() });
+    m_otherAtNs = m_engine->now().ns();
     m_future = m_furthest = nullptr;
-    m_checkpoints.dropAfter(m_engine->events());
     m_furthestNs = m_engine->now().ns();
     const std::int64_t at = m_engine->now().ns();
     const std::uint64_t gen = m_generation;
@@ -200,10 +225,13 @@ void EngineRunner::adoptReplayed()
         return;
     Checkpoints kept = std::move(m_checkpoints);
     const auto furthest = m_furthest;
+    auto other = std::move(m_other);
     load(m_replayedScenario); // resets what the window has taken, then the replayed engine takes its place
     m_engine = std::move(m_replayed);
     if (m_replayedIsThisRun) { // a move along the timeline: the run ahead is still this run's
         m_checkpoints = std::move(kept);
+        m_other = std::move(other);
+        m_otherAtNs = m_other ? m_other->at.ns() : -1;
         m_furthest = furthest;
         m_furthestNs = furthest->at_ns;
         m_future = m_engine->events() < furthest->events ? furthest : nullptr;

@@ -71,6 +71,13 @@ public:
     Session timeline();
     // The timeline's end: the furthest simulated time the run reached (GUI thread).
     std::int64_t furthestNs() const;
+    // A branch keeps the course it left as the other branch, until dropped or replaced by the next
+    // branch. Switching goes to the other branch where the two part (a replay; sessionReplayed),
+    // and keeps the course it leaves as the other one.
+    bool hasOtherBranch() const { return m_otherAtNs.load() >= 0; }
+    std::int64_t otherBranchAtNs() const { return m_otherAtNs.load(); } // where the two part, -1: none
+    void switchBranch();
+    void dropOtherBranch();
     void adoptReplayed();
     // True while the worker runs, steps or plays (the GUI keeps drawing until it is idle).
     bool busy() const;
@@ -144,7 +151,15 @@ private:
     std::shared_ptr<const Session> m_furthest;
     std::shared_ptr<const Session> m_future;
     std::atomic<std::int64_t> m_furthestNs { 0 };
-    void branch(); // the worker stopped: a change at a point gone back to drops what came after
+    void branch(); // the worker stopped: a change at a point gone back to keeps what came after aside
+    struct OtherBranch {
+        std::shared_ptr<const Session> run; // to its furthest point
+        Checkpoints later; // its copies after the point where the two part
+        std::uint64_t events = 0; // the point: events processed, and time
+        SimTime at;
+    };
+    std::unique_ptr<OtherBranch> m_other; // the worker's, or the GUI thread's while it is stopped
+    std::atomic<std::int64_t> m_otherAtNs { -1 };
     // Copies of the run to replay from (engine/Checkpoints.h): offered by collect(), read by
     // replays; the worker's, or the GUI thread's while the worker is stopped.
     Checkpoints m_checkpoints;

@@ -185,11 +185,12 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_runner, &EngineRunner::stallDetected, this, &MainWindow::showStall);
     connect(m_timeline, &TimelineBar::seekRequested, this, &MainWindow::seekTo);
     connect(m_runner, &EngineRunner::branched, this, [this](std::int64_t ns) {
-        m_timeline->truncate(ns);
-        statusBar()->showMessage(tr("A change at t = %1 µs, a point gone back to: the run takes a new course from "
-                                    "there, and what came after it is dropped")
+        m_otherCourse = m_timeline->cut(ns);
+        updateBranchActions();
+        statusBar()->showMessage(tr("A change at t = %1 µs, a point gone back to: the run takes a new branch there; "
+                                    "the course it left is kept (Simulation → Switch to the other branch)")
                                      .arg(static_cast<double>(ns) / 1e3, 0, 'f', 3),
-            10000);
+            15000);
     });
     connect(m_banner, &QLabel::linkActivated, this, [this](const QString& link) {
         if (link.startsWith(QLatin1String("step:")))
@@ -378,7 +379,14 @@ void MainWindow::buildActions()
     sim->addAction(stepAction);
     auto* backAction = sim->addAction(tr("Step back"), this, &MainWindow::stepBack);
     backAction->setShortcuts({ QKeySequence(Qt::SHIFT | Qt::Key_Period), QKeySequence(Qt::Key_Comma) });
-    backAction->setToolTip(tr("The run one event earlier (Shift+. or ,): replayed from t = 0 with its live changes"));
+    backAction->setToolTip(
+        tr("The run one event earlier (Shift+. or ,): replayed from a checkpoint with its live changes"));
+    m_switchBranch = sim->addAction(tr("Switch to the other branch"), this, &MainWindow::switchBranch);
+    m_switchBranch->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
+    m_switchBranch->setToolTip(tr("A change at a point gone back to starts a new branch; this goes to the course it "
+                                  "left, where the two part (and keeps this one as the other)"));
+    m_dropBranch = sim->addAction(tr("Drop the other branch"), this, &MainWindow::dropOtherBranch);
+    updateBranchActions();
     auto* markAction = sim->addAction(tr("Add bookmark…"), this, [this] {
         bool ok = false;
         const QString note = QInputDialog::getText(this, tr("Bookmark"),
@@ -581,6 +589,9 @@ void MainWindow::loadScenario(const Scenario& scenario)
     m_patches->setKernel(scenario.kernel);
     clearRunView();
     m_timeline->reset(scenario.duration.ns());
+    m_otherCourse = {};
+    if (m_switchBranch)
+        updateBranchActions();
     m_selection = {};
     m_inspector->clear();
     m_dropped = m_droppedShown = 0;
@@ -1908,11 +1919,44 @@ void MainWindow::seekTo(std::int64_t ns)
     m_runner->replaySession(m_opening, Session::To::Time, 0, SimTime(ns));
 }
 
-void MainWindow::finishMove(const Session& session)
+void MainWindow::switchBranch()
 {
-    clearRunView(); // the scene, zoom, selection, lesson and timeline stay: the same run
+    if (m_opening || !m_runner->hasOtherBranch())
+        return;
+    const std::int64_t at = m_runner->otherBranchAtNs();
+    const TimelineBar::Course leaving = m_timeline->cut(at, true);
+    m_timeline->paste(m_otherCourse);
+    m_otherCourse = leaving;
+    m_opening = std::make_shared<const Session>(); // the runner replays its own; this marks a move
+    m_moving = true;
+    m_runner->switchBranch();
+    statusBar()->showMessage(
+        tr("Switching to the other branch at t = %1 µs…").arg(static_cast<double>(at) / 1e3, 0, 'f', 3));
+}
+
+void MainWindow::dropOtherBranch()
+{
+    if (m_opening)
+        return;
+    m_runner->dropOtherBranch();
+    m_otherCourse = {};
+    updateBranchActions();
+    statusBar()->showMessage(tr("The other branch is dropped"), 5000);
+}
+
+void MainWindow::updateBranchActions()
+{
+    const bool other = m_runner->hasOtherBranch();
+    m_switchBranch->setEnabled(other);
+    m_dropBranch->setEnabled(other);
+}
+
+void MainWindow::finishMove()
+{
+    clearRunView(); // the scene, zoom, selection, lesson, bookmarks and timeline stay: the same run
     m_runner->adoptReplayed();
-    for (const Session::Bookmark& b : session.bookmarks)
+    updateBranchActions();
+    for (const Session::Bookmark& b : m_bookmarks)
         m_plots->addMarker(static_cast<double>(b.t_ns) / 1e6, QStringLiteral("★ ") + q(b.note), false);
     m_drawn.reset();
     frame();
@@ -1944,7 +1988,7 @@ void MainWindow::sessionReplayed(const QString& error)
         if (!error.isEmpty())
             statusBar()->showMessage(tr("Could not move the run: %1").arg(error), 15000);
         else
-            finishMove(*session);
+            finishMove();
         emit sessionOpened(error);
         if (m_pendingSeek >= 0)
             seekTo(m_pendingSeek);

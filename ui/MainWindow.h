@@ -134,6 +134,9 @@ public:
     // only the last waiting one is made.
     void seekTo(std::int64_t ns);
     TimelineBar* timelineBar() const { return m_timeline; }
+    // Simulation → Switch to the other branch / Drop the other branch (EngineRunner::switchBranch).
+    void switchBranch();
+    void dropOtherBranch();
     // A note at the shown time (B): a marker on every plot, kept in session files.
     void addBookmark(const QString& note);
     const std::vector<Session::Bookmark>& bookmarks() const { return m_bookmarks; }
@@ -210,8 +213,12 @@ private:
     bool m_moving = false; // m_opening is a move along the run (stepBack, seekTo), not a file
     std::int64_t m_pendingSeek = -1; // seekTo() while a replay was under way
     TimelineBar* m_timeline;
+    TimelineBar::Course m_otherCourse; // the other branch's part of the timeline, after the point they part
+    QAction* m_switchBranch = nullptr;
+    QAction* m_dropBranch = nullptr;
+    void updateBranchActions();
     void clearRunView(); // what a run has shown so far: plots, log, markers, banners
-    void finishMove(const Session& session); // a move along the run replayed: show it
+    void finishMove(); // a move along the run replayed: show it
     void sessionReplayed(const QString& error);
     QDockWidget* m_lessonsDock = nullptr;
     QDockWidget* m_compareDock = nullptr;

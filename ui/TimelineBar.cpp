@@ -98,10 +98,25 @@ void TimelineBar::addMark(std::int64_t ns, Mark kind, const QString& text)
     update();
 }
 
-void TimelineBar::truncate(std::int64_t ns)
+void TimelineBar::truncate(std::int64_t ns) { cut(ns); }
+
+TimelineBar::Course TimelineBar::cut(std::int64_t ns, bool atToo)
 {
-    std::erase_if(m_marks, [&](const Entry& e) { return e.ns > ns; });
+    Course c { {}, m_reached };
+    for (const Entry& e : m_marks)
+        if (e.ns >= ns)
+            c.marks.push_back(e);
+    std::erase_if(m_marks, [&](const Entry& e) { return e.ns > ns || (atToo && e.ns == ns); });
     m_reached = std::min(m_reached, ns);
+    update();
+    return c;
+}
+
+void TimelineBar::paste(const Course& c)
+{
+    for (const Entry& e : c.marks)
+        addMark(e.ns, e.kind, e.text);
+    m_reached = std::max(m_reached, c.reached);
     update();
 }
 

@@ -26,8 +26,22 @@ public:
     void setShown(std::int64_t ns);
     // A mark at `ns`; the same kind, time and text again is one mark.
     void addMark(std::int64_t ns, Mark kind, const QString& text);
-    // The run took a new branch at `ns`: what came after it is gone.
+    // The run took a new branch at `ns`: what came after it goes (truncate), or is handed back to
+    // be shown again when the run switches back to that course (cut, then paste). A course holds
+    // its marks from `ns` on; cut() removes those after `ns`, or from `ns` on with `atToo` (a switch
+    // of course: the marks at the point itself may be the course's own).
+    struct Entry {
+        std::int64_t ns;
+        Mark kind;
+        QString text;
+    };
+    struct Course {
+        std::vector<Entry> marks; // after the point
+        std::int64_t reached = 0;
+    };
     void truncate(std::int64_t ns);
+    Course cut(std::int64_t ns, bool atToo = false);
+    void paste(const Course& c);
 
     std::int64_t reached() const { return m_reached; }
     std::int64_t shown() const { return m_shown; }
@@ -49,11 +63,6 @@ protected:
     bool event(QEvent* event) override; // tooltips: the marks under the pointer
 
 private:
-    struct Entry {
-        std::int64_t ns;
-        Mark kind;
-        QString text;
-    };
     QRect track() const;
 
     std::int64_t m_duration = 1;

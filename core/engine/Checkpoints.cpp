@@ -1,6 +1,7 @@
 #include "engine/Checkpoints.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace blkmq {
 
@@ -56,6 +57,26 @@ const Engine* Checkpoints::atTime(SimTime t) const
 void Checkpoints::dropAfter(std::uint64_t events)
 {
     std::erase_if(m_kept, [&](const Kept& k) { return k.engine->events() > events; });
+}
+
+Checkpoints Checkpoints::takeAfter(std::uint64_t events)
+{
+    Checkpoints later(m_budget);
+    const auto first
+        = std::find_if(m_kept.begin(), m_kept.end(), [&](const Kept& k) { return k.engine->events() > events; });
+    std::move(first, m_kept.end(), std::back_inserter(later.m_kept));
+    m_kept.erase(first, m_kept.end());
+    return later;
+}
+
+void Checkpoints::putBack(Checkpoints&& later)
+{
+    for (Kept& k : later.m_kept)
+        m_kept.push_back(std::move(k));
+    later.m_kept.clear();
+    std::stable_sort(m_kept.begin(), m_kept.end(),
+        [](const Kept& a, const Kept& b) { return a.engine->events() < b.engine->events(); });
+    thin();
 }
 
 std::size_t Checkpoints::bytes() const

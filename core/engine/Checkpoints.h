@@ -30,6 +30,9 @@ public:
     const Engine* atTime(SimTime t) const;
     // Forgets the copies after `events` (the run goes on from there on another branch).
     void dropAfter(std::uint64_t events);
+    // The copies after `events`, taken out (a branch kept aside); and such copies put back.
+    Checkpoints takeAfter(std::uint64_t events);
+    void putBack(Checkpoints&& later);
     void clear() { m_kept.clear(); }
 
     std::size_t size() const { return m_kept.size(); }

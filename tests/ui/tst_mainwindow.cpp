@@ -1212,6 +1212,30 @@ private slots:
         QCOMPARE(bar->reached(), std::int64_t(1000000));
         QCOMPARE(bar->marks(), 2); // the first switch and this one
         QCOMPARE(w.runner()->timeline().commands.size(), std::size_t(2));
+        QVERIFY(w.runner()->hasOtherBranch());
+        QVERIFY(playTo(w, usec(1500), 20000)); // on along the new branch
+        const std::string newBranch = w.runner()->snapshot()->fingerprint;
+
+        // The course it left is kept: switching goes there where they part, and runs on as it did.
+        w.switchBranch();
+        QTRY_VERIFY_WITH_TIMEOUT(moved.size() > 0 && !w.runner()->busy() && w.shownTimeNs() == 1000000, 20000);
+        w.frame();
+        QCOMPARE(w.runner()->snapshot()->fingerprint, headless(1000000));
+        QCOMPARE(bar->reached(), end);
+        QCOMPARE(bar->marks(), 2); // its two switches, not the other branch's
+        QCOMPARE(llist(), true);
+        QVERIFY(moveTo(1500000));
+        QCOMPARE(w.runner()->snapshot()->fingerprint, headless(1500000));
+        // ... and back to the new branch, whose run to 1.5 ms comes back too.
+        QVERIFY(w.runner()->hasOtherBranch());
+        const auto before2 = moved.size();
+        w.switchBranch();
+        QTRY_VERIFY_WITH_TIMEOUT(moved.size() > before2 && !w.runner()->busy(), 20000);
+        QCOMPARE(w.shownTimeNs(), std::int64_t(1000000));
+        QVERIFY(moveTo(w.runner()->furthestNs()));
+        QCOMPARE(w.runner()->snapshot()->fingerprint, newBranch);
+        w.dropOtherBranch();
+        QVERIFY(!w.runner()->hasOtherBranch());
     }
 
     // "back to it" on a stall step shows the run just before that step; a double-click on a log row

@@ -43,6 +43,7 @@
 #include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QBuffer>
@@ -396,6 +397,19 @@ void MainWindow::buildActions()
             addBookmark(note);
     });
     markAction->setShortcut(Qt::Key_B);
+    // The bookmarks, by time: each goes to its time.
+    auto* marks = sim->addMenu(tr("Bookmarks"));
+    connect(marks, &QMenu::aboutToShow, this, [this, marks] {
+        marks->clear();
+        std::vector<Session::Bookmark> byTime = m_bookmarks;
+        std::stable_sort(byTime.begin(), byTime.end(), [](const auto& a, const auto& b) { return a.t_ns < b.t_ns; });
+        for (const Session::Bookmark& b : byTime)
+            marks->addAction(
+                QStringLiteral("★ t = %1 ms: %2").arg(static_cast<double>(b.t_ns) / 1e6, 0, 'f', 4).arg(q(b.note)),
+                this, [this, t = b.t_ns] { seekTo(t); });
+        if (byTime.empty())
+            marks->addAction(tr("none yet: B adds one at the time shown"))->setEnabled(false);
+    });
     sim->addAction(nextAction);
     sim->addAction(resetAction);
     m_pauseOnStall = sim->addAction(tr("Pause when a stall is detected"));
@@ -1503,7 +1517,11 @@ QString MainWindow::exportTrace(const QString& path)
 QString MainWindow::exportCsv(const QString& path) const
 {
     // Run A's series; with runs compared, each metric again per run (b_iops, ...) at the same times;
-    // and the live changes and stalls of the interval that ends at t_ns.
+    // and the live changes, stalls and bookmarks (★ note) of the interval that ends at t_ns.
+    std::vector<Marker> marks = m_markerLog;
+    for (const Session::Bookmark& b : m_bookmarks)
+        marks.push_back({ b.t_ns, "★ " + b.note });
+    std::stable_sort(marks.begin(), marks.end(), [](const Marker& a, const Marker& b) { return a.t_ns < b.t_ns; });
     std::string header = TimeSeries::csvHeader();
     for (std::size_t k = 1; k < m_sessions.size(); ++k)
         for (const Metric& m : kMetrics)
@@ -1528,9 +1546,9 @@ QString MainWindow::exportCsv(const QString& path) const
             line += other.empty() ? std::string(kMetrics.size(), ',') : other.substr(other.find(','));
         }
         std::string text;
-        for (; marker < m_markerLog.size() && m_markerLog[marker].t_ns <= r.t_ns; ++marker)
-            if (m_markerLog[marker].t_ns > previous)
-                text.append(text.empty() ? "" : "; ").append(m_markerLog[marker].text);
+        for (; marker < marks.size() && marks[marker].t_ns <= r.t_ns; ++marker)
+            if (marks[marker].t_ns > previous)
+                text.append(text.empty() ? "" : "; ").append(marks[marker].text);
         for (char& c : text)
             if (c == '"')
                 c = '\'';
@@ -1867,6 +1885,14 @@ QString MainWindow::saveSession(const QString& path)
         if (m_plots->plots()[i]->isHidden())
             hidden.push_back(i);
     session.view = { { "plots_hidden", hidden }, { "plot_columns", m_plots->columns() } };
+    if (m_selection.kind == CanvasSelection::Kind::Cpu || m_selection.kind == CanvasSelection::Kind::Hctx)
+        session.view["inspect"]
+            = (m_selection.kind == CanvasSelection::Kind::Cpu ? "cpu:" : "hctx:") + std::to_string(m_selection.index);
+    if (m_zoomed) {
+        const QPointF centre = m_view->mapToScene(m_view->viewport()->rect().center());
+        session.view["zoom"] = m_view->transform().m11();
+        session.view["center"] = { centre.x(), centre.y() };
+    }
     return writeOut(path, QByteArray::fromStdString(session.toText()));
 }
 
@@ -2020,7 +2046,19 @@ void MainWindow::sessionReplayed(const QString& error)
         m_plotActions[i]->setChecked(std::find(hidden.begin(), hidden.end(), nlohmann::json(i)) == hidden.end());
     if (const auto columns = session->view.value("plot_columns", 1); !m_plotActions.empty())
         m_plotActions.back()->setChecked(columns > 1);
+    if (session->view.contains("zoom")) { // as it was zoomed, on the same point
+        const double zoom = session->view["zoom"].get<double>();
+        m_view->resetTransform();
+        m_view->scale(zoom, zoom);
+        m_zoomed = true;
+        m_scene->setViewScale(zoom);
+        if (const auto c = session->view.value("center", nlohmann::json::array()); c.size() == 2)
+            m_view->centerOn(c[0].get<double>(), c[1].get<double>());
+    }
     frame();
+    if (session->view.contains("inspect")) // checked against this machine: one it lacks is said, not shown
+        if (const QString err = inspect(q(session->view["inspect"].get<std::string>())); !err.isEmpty())
+            statusBar()->showMessage(tr("view.inspect: %1").arg(err), 10000);
     wake();
     statusBar()->showMessage(tr("At t = %1 µs, event %2")
                                  .arg(static_cast<double>(m_shownNs) / 1e3, 0, 'f', 3)

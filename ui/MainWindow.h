@@ -59,6 +59,8 @@ public:
     PlotPanel* plotPanel() const { return m_plots; }
     TopologyScene* scene() const { return m_scene; }
     QGraphicsView* canvasView() const { return m_view; }
+    void fitCanvas(); // the whole machine in view (F)
+    void zoomCanvas(double factor); // Ctrl+wheel, Ctrl++ and Ctrl+-; saved with a session's view
     EventLogModel* eventLog() const { return m_log; }
     QSortFilterProxyModel* eventLogFilter() const { return m_logFilter; }
     QLabel* stallBanner() const { return m_banner; }
@@ -190,8 +192,6 @@ private:
     void updateCompareTable();
     void updateRunLabels();
     void selectLogRow(int proxyRow);
-    void fitCanvas(); // the whole machine in view (F)
-    void zoomCanvas(double factor);
     void showLessonMachine();
     void playLessonStep(int step, bool fresh);
     void lessonStepPlayed(int step, const QString& error);

@@ -7,6 +7,7 @@
 #include "scenario/ScenarioLoader.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace blkmq {
 
@@ -125,6 +126,9 @@ const FieldTable& Session::fields()
             { "view", "object", "optional" },
             { "view.plots_hidden", "array", "plot indices 0.." + std::to_string(kMaxPlots - 1) },
             { "view.plot_columns", "integer", "1..2" },
+            { "view.inspect", "string", "cpu:N or hctx:N: what the inspector shows" },
+            { "view.zoom", "number", "the canvas's scale, 0.05..20, when zoomed (else fitted)" },
+            { "view.center", "array", "[x, y]: the canvas point at the centre of the view, with zoom" },
         } };
     return table;
 }
@@ -278,6 +282,26 @@ Result<Session> Session::fromJson(const nlohmann::json& doc, const std::string& 
             && (!v["plot_columns"].is_number_integer() || v["plot_columns"].get<std::int64_t>() < 1
                 || v["plot_columns"].get<std::int64_t>() > 2))
             return fail("view.plot_columns: must be 1 or 2");
+        if (v.contains("inspect")) {
+            const json& i = v["inspect"];
+            const std::string what = i.is_string() ? i.get<std::string>() : std::string();
+            const auto colon = what.find(':');
+            const std::string kind = what.substr(0, colon),
+                              n = colon == std::string::npos ? "" : what.substr(colon + 1);
+            if ((kind != "cpu" && kind != "hctx") || n.empty() || n.size() > 6
+                || !std::all_of(n.begin(), n.end(), [](char c) { return c >= '0' && c <= '9'; }))
+                return fail("view.inspect: must be \"cpu:N\" or \"hctx:N\"");
+        }
+        if (v.contains("zoom")
+            && (!v["zoom"].is_number() || !(v["zoom"].get<double>() >= 0.05 && v["zoom"].get<double>() <= 20)))
+            return fail("view.zoom: must be the canvas's scale, 0.05..20");
+        if (v.contains("center")) {
+            const json& c = v["center"];
+            if (!c.is_array() || c.size() != 2 || std::any_of(c.begin(), c.end(), [](const json& x) {
+                    return !x.is_number() || !(std::abs(x.get<double>()) <= 1e7);
+                }))
+                return fail("view.center: must be [x, y], canvas coordinates within ±1e7");
+        }
         s.view = v;
     }
     return s;

@@ -238,6 +238,12 @@ private slots:
             << u"/at/fingerprint=\"0000000000000000\""_qs << u"the replay diverged after commands[0]"_qs;
         QTest::newRow("diverged events") << u"/at/events=1000000"_qs << u"the replay diverged after commands[0]"_qs;
         QTest::newRow("a seed changed") << u"/scenario/seed=77"_qs << u"the replay diverged"_qs;
+        QTest::newRow("command time") << u"/commands/0/time_ns=-4"_qs << u"commands[0].time_ns"_qs;
+        QTest::newRow("inspect what") << u"/view/inspect=\"gpu:1\""_qs << u"view.inspect"_qs;
+        QTest::newRow("inspect number") << u"/view/inspect=\"cpu:99999999\""_qs << u"view.inspect"_qs;
+        QTest::newRow("zoom") << u"/view/zoom=1e300"_qs << u"view.zoom"_qs;
+        QTest::newRow("centre") << u"/view/center=[1]"_qs << u"view.center"_qs;
+        QTest::newRow("centre far") << u"/view/center=[1, 1e30]"_qs << u"view.center"_qs;
     }
     void badSessionsAreRefused()
     {
@@ -271,7 +277,8 @@ private slots:
     void everyFieldRefusesHostileValues()
     {
         Session full = fullSession();
-        full.view = { { "plots_hidden", { 1 } }, { "plot_columns", 2 } };
+        full.view = { { "plots_hidden", { 1 } }, { "plot_columns", 2 }, { "inspect", "cpu:1" }, { "zoom", 1.5 },
+            { "center", { 10.0, 20.0 } } };
         const nlohmann::json base = nlohmann::json::parse(full.toText());
         QVERIFY(Session::fromJson(base, "full").ok());
         int tried = 0;

@@ -1065,6 +1065,10 @@ private slots:
         QVERIFY(playTo(w, usec(700), 20000));
         w.addBookmark(QStringLiteral("after the switch"));
         w.plotPanel()->plots()[2]->hide();
+        QCOMPARE(w.inspect(QStringLiteral("cpu:1")), QString()); // the view: what is inspected, the zoom
+        w.fitCanvas();
+        w.zoomCanvas(1.5625);
+
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("s.blkmqlab"));
         QCOMPARE(w.saveSession(path), QString());
@@ -1091,6 +1095,10 @@ private slots:
         QCOMPARE(
             nlohmann::json::parse(other.runner()->liveScenarioJson())["kernel"]["patches"]["complete-llist"], true);
         QVERIFY(other.plotPanel()->plots()[2]->isHidden());
+        QCOMPARE(int(other.selection().kind), int(CanvasSelection::Kind::Cpu));
+        QCOMPARE(other.selection().index, 1);
+        QVERIFY(std::abs(other.canvasView()->transform().m11() - w.canvasView()->transform().m11()) < 1e-9);
+        QVERIFY(nlohmann::json::parse(read->toText())["view"].contains("center"));
         QVERIFY(other.seriesRows().size() == w.seriesRows().size());
 
         // Step back: one event earlier, as a fresh engine with the same switch gets there.
@@ -1124,6 +1132,14 @@ private slots:
         QCOMPARE(other.runner()->snapshot()->events, before->events);
         QVERIFY(
             other.openSession(dir.filePath(QStringLiteral("none.blkmqlab"))).contains(QStringLiteral("none.blkmqlab")));
+
+        // The CSV's markers column holds the bookmark in its interval (once the run has sampled it).
+        QVERIFY(playTo(w, msec(2), 20000));
+        QTemporaryDir csvDir;
+        QCOMPARE(w.exportCsv(csvDir.filePath(u"b.csv"_qs)), QString());
+        QFile bCsv(csvDir.filePath(u"b.csv"_qs));
+        QVERIFY(bCsv.open(QIODevice::ReadOnly));
+        QVERIFY(QString::fromUtf8(bCsv.readAll()).contains(u"★ after the switch"_qs));
     }
 
     // The timeline: a move back shows the run as it was then; a move forward within what the run

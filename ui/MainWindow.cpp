@@ -1818,6 +1818,8 @@ void MainWindow::lessonStepPlayed(int step, const QString& error)
     if (!lesson || !snap || step < 0 || step >= lesson->size())
         return;
     m_lessons->stepReached(step, error, *snap);
+    m_timeline->addMark(snap->now.ns(), TimelineBar::Mark::Lesson,
+        tr("lesson step %1: %2").arg(step + 1).arg(q(lesson->steps()[static_cast<std::size_t>(step)].title)));
     std::vector<CanvasHighlight> marks;
     bool inspected = false;
     for (const LessonHighlight& h : lesson->steps()[static_cast<std::size_t>(step)].highlights) {

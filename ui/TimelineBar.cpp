@@ -26,6 +26,8 @@ QColor markColour(TimelineBar::Mark m)
         return QColor(0xe0, 0x82, 0x14); // orange, a diamond
     case TimelineBar::Mark::Bookmark:
         return QColor(0x1b, 0x78, 0x37); // green, a star
+    case TimelineBar::Mark::Lesson:
+        return QColor(0x76, 0x2a, 0x83); // purple, a circle under the bar
     }
     return Qt::black;
 }
@@ -38,7 +40,7 @@ TimelineBar::TimelineBar(QWidget* parent)
     setMouseTracking(false);
     setCursor(Qt::PointingHandCursor);
     setToolTip(tr("The run so far: press or drag to show any time of it (the run goes back or forward "
-                  "there). Marks: ▼ patch switch, ■ stall, ◆ tag race, ★ bookmark."));
+                  "there). Marks: ▼ patch switch, ■ stall, ◆ tag race, ★ bookmark, ● lesson step."));
 }
 
 QSize TimelineBar::sizeHint() const { return { 400, std::max(26, fontMetrics().height() + 12) }; }
@@ -153,6 +155,9 @@ void TimelineBar::paintEvent(QPaintEvent*)
             shape.lineTo(x, mid + 5);
             shape.lineTo(x - 5, mid);
             shape.closeSubpath();
+            break;
+        case Mark::Lesson:
+            shape.addEllipse(QPointF(x, t.bottom() - 4), 4, 4);
             break;
         case Mark::Bookmark:
             for (int i = 0; i < 10; ++i) {

@@ -10,13 +10,13 @@ namespace blkmq {
 
 // The run's timeline, under the canvas: the scenario's whole duration, the part simulated so far
 // (up to the furthest point the run reached, also after going back), the time shown as a cursor,
-// and what happened on the way: patch switches, the stall, tag races and bookmarks, each a mark of
-// its own shape and colour with its text as a tooltip. Pressing or dragging on the simulated part
-// asks for that time (seekRequested); the window moves the run there.
+// and what happened on the way: patch switches, the stall, tag races, bookmarks and lesson steps
+// reached, each a mark of its own shape and colour with its text as a tooltip. Pressing or dragging
+// on the simulated part asks for that time (seekRequested); the window moves the run there.
 class TimelineBar final : public QWidget {
     Q_OBJECT
 public:
-    enum class Mark : std::uint8_t { Patch, Stall, Race, Bookmark };
+    enum class Mark : std::uint8_t { Patch, Stall, Race, Bookmark, Lesson };
 
     explicit TimelineBar(QWidget* parent = nullptr);
     // A new run: its duration, nothing simulated, no marks.

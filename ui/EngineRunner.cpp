@@ -47,10 +47,16 @@ EngineRunner::~EngineRunner() { stopWorker(); }
 
 void EngineRunner::load(const Scenario& scenario)
 {
+    auto engine = std::make_unique<Engine>(scenario);
+    engine->enableTrace(kTraceCapacity);
+    reset(scenario, std::move(engine));
+}
+
+void EngineRunner::reset(const Scenario& scenario, std::unique_ptr<Engine> engine)
+{
     stopWorker();
     m_scenario = scenario;
-    m_engine = std::make_unique<Engine>(m_scenario);
-    m_engine->enableTrace(kTraceCapacity);
+    m_engine = std::move(engine);
     m_engine->publishSnapshot();
     m_checkpoints.clear();
     m_furthest = m_future = nullptr;
@@ -226,8 +232,7 @@ void EngineRunner::adoptReplayed()
     Checkpoints kept = std::move(m_checkpoints);
     const auto furthest = m_furthest;
     auto other = std::move(m_other);
-    load(m_replayedScenario); // resets what the window has taken, then the replayed engine takes its place
-    m_engine = std::move(m_replayed);
+    reset(m_replayedScenario, std::move(m_replayed)); // what the window has taken, too
     if (m_replayedIsThisRun) { // a move along the timeline: the run ahead is still this run's
         m_checkpoints = std::move(kept);
         m_other = std::move(other);
@@ -236,8 +241,6 @@ void EngineRunner::adoptReplayed()
         m_furthestNs = furthest->at_ns;
         m_future = m_engine->events() < furthest->events ? furthest : nullptr;
     }
-    m_engine->publishSnapshot();
-    m_simNs = m_engine->now().ns();
     collect();
     // What the replayed run found is told as a live run tells it: the stall banner, the race banner.
     if (m_engine->stallDetected()) {

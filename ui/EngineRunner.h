@@ -114,6 +114,9 @@ signals:
     void branched(std::int64_t ns);
 
 private:
+    // A new run on `engine` (of `scenario`, with its trace ring): the worker stopped, its output,
+    // checkpoints and branches dropped (load(), and adoptReplayed() with a replayed engine).
+    void reset(const Scenario& scenario, std::unique_ptr<Engine> engine);
     void startWorker();
     void stopWorker();
     void workerLoop(std::uint64_t generation);

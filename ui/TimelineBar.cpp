@@ -69,24 +69,16 @@ std::int64_t TimelineBar::timeAt(int x) const
     return std::min(m_reached, static_cast<std::int64_t>(f * static_cast<double>(m_duration)));
 }
 
-void TimelineBar::setReached(std::int64_t ns)
-{
-    ns = std::clamp<std::int64_t>(ns, 0, m_duration);
-    if (ns == m_reached)
-        return;
-    const bool moves = xOf(ns) != xOf(m_reached);
-    m_reached = ns;
-    if (moves)
-        update();
-}
+void TimelineBar::setReached(std::int64_t ns) { moveTo(m_reached, ns); }
+void TimelineBar::setShown(std::int64_t ns) { moveTo(m_shown, ns); }
 
-void TimelineBar::setShown(std::int64_t ns)
+void TimelineBar::moveTo(std::int64_t& field, std::int64_t ns)
 {
     ns = std::clamp<std::int64_t>(ns, 0, m_duration);
-    if (ns == m_shown)
+    if (ns == field)
         return;
-    const bool moves = xOf(ns) != xOf(m_shown);
-    m_shown = ns;
+    const bool moves = xOf(ns) != xOf(field);
+    field = ns;
     if (moves)
         update();
 }

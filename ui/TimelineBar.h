@@ -64,6 +64,7 @@ protected:
 
 private:
     QRect track() const;
+    void moveTo(std::int64_t& field, std::int64_t ns); // repaints only if a pixel moves
 
     std::int64_t m_duration = 1;
     std::int64_t m_reached = 0;

@@ -15,6 +15,7 @@
 //
 // Usage: bench_engine [--cpu-seconds S] [--repeat N] [--presets a,b,...] [--no-scaling] [--no-sweep]
 // (S: CPU time one timed engine run aims at; the test suite runs a short smoke of it.)
+#include "BenchClock.h"
 #include "engine/Engine.h"
 #include "experiment/Experiment.h"
 #include "scenario/ScenarioLoader.h"
@@ -39,19 +40,8 @@ using namespace blkmq;
 
 namespace {
 
-double cpuNow()
-{
-    timespec ts {};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+using bench::cpuNow;
+using bench::median;
 
 struct Options {
     double cpuSeconds = 0.2;

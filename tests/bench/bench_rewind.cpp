@@ -11,6 +11,7 @@
 //    median and slowest position.
 //
 // Usage: bench_rewind [--duration 20ms] [--repeat N] [--presets a,b,...]
+#include "BenchClock.h"
 #include "engine/Checkpoints.h"
 #include "scenario/ScenarioLoader.h"
 #include "session/Session.h"
@@ -28,19 +29,8 @@ using namespace blkmq;
 
 namespace {
 
-double cpuNow()
-{
-    timespec ts {};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+using bench::cpuNow;
+using bench::median;
 
 double timed(const std::function<void()>& f)
 {

@@ -54,13 +54,13 @@ const std::vector<OptionInfo>& options()
 {
     static const std::string scenario = "run explore sweep ab oracle";
     static const std::vector<OptionInfo> table {
-        { scenario, "--preset", "name", "a built-in scenario (blkmqlab-cli presets)" },
-        { scenario, "--set", "setting", "PATH=VALUE: one field of the scenario (blkmqlab-cli fields)" },
-        { scenario, "--fio", "file", "a fio job file for the workload (blkmqlab-cli fio-keys)" },
-        { scenario, "--duration", "duration", "the simulated time to run, e.g. 100ms" },
-        { scenario, "--seed", "count", "the random seed" },
+        { scenario + " check", "--preset", "name", "a built-in scenario (blkmqlab-cli presets)" },
+        { scenario + " check", "--set", "setting", "PATH=VALUE: one field of the scenario (blkmqlab-cli fields)" },
+        { scenario + " check", "--fio", "file", "a fio job file for the workload (blkmqlab-cli fio-keys)" },
+        { scenario + " check", "--duration", "duration", "the simulated time to run, e.g. 100ms" },
+        { scenario + " check", "--seed", "count", "the random seed" },
         { scenario, "--threads", "count", "worker threads, 0 = one per CPU" },
-        { scenario, "--json", "output", "the summary or the document, FILE or -" },
+        { scenario + " check", "--json", "output", "the summary or the document, FILE or -" },
         { scenario, "--fail-on-stall", "", "exit 3 when a run stalls" },
         { "run", "--csv", "output", "the time series" },
         { "run", "--until", "condition", "run until a stop condition holds (blkmqlab-cli help)" },
@@ -93,6 +93,11 @@ const std::vector<OptionInfo>& options()
         { "oracle", "--timeout", "duration", "the guest's time limit, 10s to 3600s" },
         { "oracle", "--figures", "", "list the figures the oracle compares" },
         { "lesson", "--check", "", "print only failures; exit 4 if an expectation does not hold" },
+        { "check", "--property", "name", "no-stall, no-tag-lost, no-missed-wakeup or all-complete (docs/check.md)" },
+        { "check", "--max-runs", "count", "the most runs the search tries" },
+        { "check", "--max-depth", "count", "the choices searched per run; later ones take their first option" },
+        { "check", "--latency-points", "count", "the points of each device latency a choice picks among" },
+        { "check", "--save-counterexample", "output", "the shortest violation as a session file" },
     };
     return table;
 }

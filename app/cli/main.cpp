@@ -25,6 +25,11 @@ usage:
                        [--variant SETTINGS]... [--save-counterexample FILE[.blkmqlab]] [--resume]
                        stall hunting: per kernel variant, the seeds that stall, p with its 95%
                        Wilson interval, and the earliest stall (saved as a scenario, or a session at it)
+  blkmqlab-cli check [FILE] [--preset NAME] [--set key=value]... [--property P] [--max-runs N]
+                     [--max-depth N] [--latency-points N] [--json FILE|-] [--save-counterexample FILE[.blkmqlab]]
+                     every ordering of a small configuration's choice points: the property holds
+                     for all of them within the bounds, or the shortest run that violates it
+                     (properties: no-stall, no-tag-lost, no-missed-wakeup, all-complete; docs/check.md)
   blkmqlab-cli sweep SWEEP.json [--set key=value]... [--threads T] [--csv FILE|-] [--json FILE|-]
                      [--shard I/N] [--yes] [--resume] [--fail-on-stall] [--chart FILE.png|svg|pdf --metric ID [--x AXIS]]
                      a grid over scenario fields, kernel switches and seeds (docs/sweep.md)
@@ -61,8 +66,8 @@ by dotted path; array elements by index or by name (devices.nvme0.rq_affinity=2)
 --fio JOB.fio (or a FILE ending in .fio) gives the workload as a fio job file: [global]
 and job sections with the keys the lab models (docs/scenario.md); an error names the line.
 Exit status: 0 ok, 1 output not written (or the oracle's QEMU failed), 2 usage or
-validation error, 3 stall (with --fail-on-stall), 4 a lesson's expectation or an oracle
-case's band does not hold, 130 interrupted
+validation error, 3 stall (with --fail-on-stall) or check's property violated, 4 a lesson's
+expectation or an oracle case's band does not hold, 5 check's search ended at a bound, 130 interrupted
 (Ctrl-C: sweep and explore write the complete rows so far). Scenario format: docs/scenario.md.
 
 --function-profile prints ftrace's function profile of a kernel function:
@@ -147,6 +152,7 @@ int main(int argc, char** argv)
         { "outputs", blkmq::cli::outputsCommand },
         { "fields", blkmq::cli::fieldsCommand },
         { "explore", blkmq::cli::exploreCommand },
+        { "check", blkmq::cli::checkCommand },
         { "sweep", blkmq::cli::sweepCommand },
         { "merge", blkmq::cli::mergeCommand },
         { "ab", blkmq::cli::abCommand },
@@ -169,10 +175,10 @@ int main(int argc, char** argv)
             const int rc = command(args);
             return blkmq::cli::flushStdout() ? rc : blkmq::cli::kExitIo;
         }
-    std::cerr
-        << "blkmqlab-cli: unknown command '" << blkmq::printable(cmd)
-        << "' (commands: run, explore, sweep, merge, ab, oracle, fio-keys, outputs, fields, presets, lessons, lesson, "
-           "topology, "
-           "patches, costs, metrics, limits, validate, help)\n";
+    std::cerr << "blkmqlab-cli: unknown command '" << blkmq::printable(cmd)
+              << "' (commands: run, explore, check, sweep, merge, ab, oracle, fio-keys, outputs, fields, presets, "
+                 "lessons, lesson, "
+                 "topology, "
+                 "patches, costs, metrics, limits, validate, help)\n";
     return blkmq::cli::kExitUsage;
 }

@@ -16,6 +16,8 @@ constexpr int kIbPollBudget = 256; // CQEs per ib_poll_handler() (IB_POLL_BUDGET
 std::int64_t BlockLayer::serviceTime(int dev)
 {
     const CompletionDist& d = m_queues[static_cast<std::size_t>(dev)].spec.completion;
+    if (m_sim->choices.on)
+        return choiceServiceTime(d);
     switch (d.kind) {
     case CompletionDist::Kind::Uniform:
         return d.a + static_cast<std::int64_t>(m_sim->rng.below(static_cast<std::uint64_t>(d.b - d.a + 1)));
@@ -25,6 +27,30 @@ std::int64_t BlockLayer::serviceTime(int dev)
         break;
     }
     return d.a;
+}
+
+// A service time as a choice point: one of the distribution's points (sim/Choices.h).
+std::int64_t BlockLayer::choiceServiceTime(const CompletionDist& d)
+{
+    Choices& c = m_sim->choices;
+    const int n = c.latencyPoints;
+    std::int64_t ns = d.a;
+    switch (d.kind) {
+    case CompletionDist::Kind::Uniform:
+        if (n < 2 || d.a == d.b)
+            return Choices::uniformPoint(d.a, d.b, 0, 1);
+        ns = Choices::uniformPoint(d.a, d.b, c.take(ChoiceKind::Latency, n), n);
+        break;
+    case CompletionDist::Kind::Exponential:
+        if (n < 2)
+            return Choices::exponentialPoint(static_cast<double>(d.a), 0, 1);
+        ns = Choices::exponentialPoint(static_cast<double>(d.a), c.take(ChoiceKind::Latency, n), n);
+        break;
+    case CompletionDist::Kind::Fixed:
+        return d.a;
+    }
+    c.note(ns);
+    return ns;
 }
 
 void BlockLayer::startDevice(int cpu, int rq)

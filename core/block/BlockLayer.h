@@ -197,6 +197,7 @@ private:
     void triggerSoftirq(int cpu, int rq);
     void touchListHead(int& owner, int cpu);
     std::int64_t serviceTime(int dev);
+    std::int64_t choiceServiceTime(const CompletionDist& d);
     void raiseRx(int cpu);
     void pollEntry(int cpu, Op op, OpStack& stack, PollQueue& q, int budget, int softirq, std::int64_t entryNs);
     [[gnu::hot]] void performCompletionOp(int cpu, Op op, OpStack& stack);

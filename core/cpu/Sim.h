@@ -1,6 +1,7 @@
 #pragma once
 
 #include "metrics/Counters.h"
+#include "sim/Choices.h"
 #include "sim/EventQueue.h"
 #include "sim/Rng.h"
 #include "sim/TraceSink.h"
@@ -30,6 +31,7 @@ struct Sim {
         , queue(o.queue)
         , now(o.now)
         , counters(o.counters)
+        , choices(o.choices)
     {
     }
     Sim(const Sim&) = delete;
@@ -63,6 +65,7 @@ struct Sim {
     EventQueue queue;
     SimTime now;
     Counters counters;
+    Choices choices; // off unless the scenario has "choices" (docs/check.md)
     // The engine's observers (Engine::addTraceSink): a fixed array, so reporting never allocates.
     static constexpr int kMaxSinks = 4;
     std::array<TraceSink*, kMaxSinks> sinks {};

@@ -17,6 +17,11 @@ Engine::Engine(const Scenario& scenario)
     : m_scenario(scenario)
 {
     m_sim = std::make_unique<Sim>(m_scenario.topology, m_scenario.costs, m_scenario.seed);
+    if (m_scenario.choices.on) {
+        m_sim->choices.on = true;
+        m_sim->choices.latencyPoints = m_scenario.choices.latency_points;
+        m_sim->choices.script = m_scenario.choices.taken;
+    }
     m_machine = std::make_unique<Machine>(*m_sim);
     m_block = std::make_unique<BlockLayer>(*m_sim, *m_machine, m_scenario);
     m_workload = std::make_unique<Workload>(*m_sim, *m_machine, *m_block, m_scenario);
@@ -214,7 +219,9 @@ bool Engine::runUntil(StopCondition& stop, std::uint64_t maxEvents)
 
 void Engine::processNext()
 {
-    const Event e = m_sim->queue.pop();
+    Event e = m_sim->queue.pop();
+    if (m_sim->choices.on) [[unlikely]]
+        e = chooseSameTime(e);
     m_sim->now = e.time;
     m_fingerprint.add(e);
     ++m_events;
@@ -223,6 +230,41 @@ void Engine::processNext()
         publishSnapshot();
         m_nextSnapshot = m_sim->now + m_snapshotInterval;
     }
+}
+
+// Choice points (docs/check.md): of the hardware and CPU events due at e's instant, the run's
+// choice happens first; the others go back in their order. Markers and stops stay before them,
+// samples after them.
+Event Engine::chooseSameTime(const Event& e)
+{
+    Choices& c = m_sim->choices;
+    c.events = m_events;
+    c.nowNs = e.time.ns();
+    EventQueue& q = m_sim->queue;
+    const bool movable = e.prio == EventPriority::Hardware || e.prio == EventPriority::Cpu;
+    if (!movable || q.empty() || q.topTime() != e.time)
+        return e;
+    std::vector<Event> due { e };
+    while (!q.empty() && q.topTime() == e.time && due.size() < static_cast<std::size_t>(Choices::kMaxOptions))
+        due.push_back(q.pop());
+    int options = 0;
+    for (const Event& d : due)
+        options += d.prio == EventPriority::Hardware || d.prio == EventPriority::Cpu ? 1 : 0;
+    int pick = 0;
+    if (options > 1)
+        pick = c.take(ChoiceKind::SameTime, options);
+    Event chosen = e;
+    int k = 0;
+    for (const Event& d : due) {
+        const bool candidate = d.prio == EventPriority::Hardware || d.prio == EventPriority::Cpu;
+        if (candidate && k++ == pick)
+            chosen = d;
+        else
+            q.push(d);
+    }
+    if (options > 1)
+        c.note(static_cast<std::int64_t>(chosen.kind) << 32 | static_cast<std::uint32_t>(chosen.a));
+    return chosen;
 }
 
 void Engine::dispatchEvent(const Event& e)

@@ -135,6 +135,10 @@ public:
     // The first lost tag and the first missed wake-up of any hw queue's tags (ida-lock-split's race),
     // in time order, each with what happened in words.
     std::vector<Marker> tagRaces() const;
+    // The run's choice points (scenario "choices", docs/check.md): what it took so far.
+    const Choices& choices() const { return m_sim->choices; }
+    // Choices past the first `depth` take option 0 without being recorded (a search's bound).
+    void limitChoices(std::size_t depth) { m_sim->choices.depth = depth; }
     const Machine& machine() const { return *m_machine; }
     // Tests: whether CPUs keep their pick from op to op (Machine::setKeepPicks).
     void setKeepPicks(bool on);
@@ -152,6 +156,7 @@ private:
     // Inline into the run loops (Engine.cpp): one call less per event, the loop's state in registers.
     [[gnu::hot, gnu::always_inline]] inline void processNext();
     void checkStalls();
+    Event chooseSameTime(const Event& e);
     [[gnu::hot]] void dispatchEvent(const Event& e);
     void applyCommands();
     void addMarker(const std::string& text);

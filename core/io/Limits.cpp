@@ -42,6 +42,11 @@ const std::vector<LimitInfo>& allLimits()
         { "session file: bookmark note", kBookmarkNoteBytes, "bytes", "a note is a label on a plot" },
         { "checkpoints of a run", kCheckpointBytes, "bytes",
             "copies of the run to go back in it; over this, older ones are thinned" },
+        { "choices.latency_points", kLatencyPoints, "",
+            "each device latency is a choice among this many points: a search's runs grow as its power" },
+        { "choices.taken", kChoicesTaken, "", "a counterexample's choices; a small configuration makes dozens" },
+        { "check --max-runs", kCheckRuns, "", "runs of one exhaustive search; a tiny configuration needs thousands" },
+        { "check --max-depth", kCheckDepth, "", "choice points searched per run; later ones take their first option" },
     };
     return table;
 }

@@ -35,6 +35,10 @@ inline constexpr std::int64_t kSessionCommands = 100000; // live commands in a s
 inline constexpr std::int64_t kSessionBookmarks = 1000;
 inline constexpr std::int64_t kBookmarkNoteBytes = 500;
 inline constexpr std::int64_t kCheckpointBytes = std::int64_t(512) << 20; // a run's checkpoints together
+inline constexpr std::int64_t kLatencyPoints = 16; // choices.latency_points
+inline constexpr std::int64_t kChoicesTaken = 100000; // choices.taken
+inline constexpr std::int64_t kCheckRuns = 100000000; // check --max-runs
+inline constexpr std::int64_t kCheckDepth = 10000; // check --max-depth
 } // namespace limits
 
 struct LimitInfo {

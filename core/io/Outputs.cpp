@@ -16,6 +16,8 @@ const std::vector<OutputOption>& outputOptions()
         { "run", "--save-session", "the run where it stopped, as a session file (.blkmqlab)" },
         { "explore", "--json", "the per-variant verdicts and seeds" },
         { "explore", "--save-counterexample", "the earliest stall as a scenario, or (.blkmqlab) a session at it" },
+        { "check", "--json", "the verdict, the search's counts and the counterexample's choices" },
+        { "check", "--save-counterexample", "the shortest violation as a scenario, or (.blkmqlab) a session at it" },
         { "sweep", "--json", "every run's summary" },
         { "sweep", "--csv", "one row per run" },
         { "sweep", "--chart", "a chart of one metric (PNG, SVG or PDF)" },

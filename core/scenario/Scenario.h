@@ -106,6 +106,14 @@ struct KernelSpec {
         = SimTime(30'000'000'000); // an idle hctx stops counting as active this long after its last request
 };
 
+// A run's choice points (docs/check.md): off by default; on, every random draw and every order of
+// events at one instant is a choice, and the run takes `taken` in order, then the first option.
+struct ChoiceSpec {
+    bool on = false;
+    int latency_points = 2; // the points of a service-time distribution a choice picks among
+    std::vector<std::uint8_t> taken;
+};
+
 // A validated scenario. Built only by ScenarioLoader, which checks every
 // field; everything downstream may rely on the values being in range.
 struct Scenario {
@@ -125,6 +133,7 @@ struct Scenario {
     KernelSpec kernel;
     SimTime stall_age = msec(50); // backstop: any request waiting longer is reported stuck
     Costs costs = Costs::defaults();
+    ChoiceSpec choices;
     std::string sourceJson; // the normalized input, for live re-validation of commands
 };
 

@@ -5,6 +5,7 @@
 #include "io/Text.h"
 #include "scenario/KernelSwitches.h"
 #include "scenario/PresetData.h"
+#include "sim/Choices.h"
 #include "sim/Duration.h"
 #include "topo/TopologyLoader.h"
 
@@ -795,6 +796,33 @@ Scenario parse(const json& doc)
                 "must be at most costs.submit_ns (" + std::to_string(s.costs.submit_ns)
                     + "): it is the user-space part of it");
     }
+    // Choice points (docs/check.md)
+    note("choices", "object", "latency_points, taken: the run's choice points, as blkmqlab-cli check makes them");
+    if (const json* c = top.get("choices")) {
+        ObjectReader r(*c, "choices");
+        s.choices.on = true;
+        s.choices.latency_points
+            = static_cast<int>(r.integer("latency_points", s.choices.latency_points, 1, limits::kLatencyPoints));
+        note("choices.taken", "array", "options 0..254, one per choice point in order; later ones take 0");
+        if (const json* t = r.get("taken")) {
+            if (!t->is_array())
+                fail("choices.taken", "must be an array of option numbers (got " + brief(*t) + ")");
+            if (static_cast<std::int64_t>(t->size()) > limits::kChoicesTaken)
+                fail("choices.taken",
+                    "has " + std::to_string(t->size()) + " choices, more than the limit of "
+                        + std::to_string(limits::kChoicesTaken) + " (docs/limits.md)");
+            for (std::size_t i = 0; i < t->size(); ++i) {
+                const json& v = (*t)[i];
+                if (!v.is_number_integer() || v.get<std::int64_t>() < 0
+                    || v.get<std::int64_t>() >= Choices::kMaxOptions)
+                    fail(arrayPath("choices.taken", i),
+                        "must be an option number 0.." + std::to_string(Choices::kMaxOptions - 1) + " (got " + brief(v)
+                            + ")");
+                s.choices.taken.push_back(static_cast<std::uint8_t>(v.get<std::int64_t>()));
+            }
+        }
+        r.finish();
+    }
     top.finish();
     checkTotals(s);
     s.sourceJson = doc.dump();
@@ -1015,6 +1043,7 @@ nlohmann::json ScenarioLoader::fullDocument()
                 { "net_rx", { { { "cpus", "0-3" }, { "pps", 1000 }, { "cost", "1us" } } } } } },
         { "kernel", kernel },
         { "costs", costs },
+        { "choices", { { "latency_points", 2 }, { "taken", { 0, 1 } } } },
     };
 }
 

@@ -138,6 +138,24 @@ void PercpuIdaTags::takeStack(int victim, int cpu, TagAccess& cost)
     cost.victim = static_cast<std::int16_t>(victim);
 }
 
+int PercpuIdaTags::findableFree() const
+{
+    std::vector<bool> seen(static_cast<std::size_t>(m_depth), false);
+    int n = 0;
+    const auto add = [&](int tag) {
+        if (!m_inUseBy[static_cast<std::size_t>(tag)] && !seen[static_cast<std::size_t>(tag)]) {
+            seen[static_cast<std::size_t>(tag)] = true;
+            ++n;
+        }
+    };
+    for (int tag : m_global)
+        add(tag);
+    for (const CpuCache& c : m_cpu)
+        for (int tag : c.stack)
+            add(tag);
+    return n;
+}
+
 void PercpuIdaTags::refillFromGlobal(int cpu, TagAccess& cost)
 {
     CpuCache& mine = m_cpu[static_cast<std::size_t>(cpu)];

@@ -63,6 +63,7 @@ public:
     bool isSet(int tag) const override { return m_inUseBy[static_cast<std::size_t>(tag)]; }
     TagWaitRules waitRules() const override { return { true, 1, false }; } // wake_up(&pool->wait)
     int lost() const override { return m_lost; }
+    int findableFree() const override; // the global freelist and every CPU's, each tag once
     bool isLost(int tag) const { return m_lostTag[static_cast<std::size_t>(tag)]; }
     int hiddenOn(int cpu) const override { return hasTagsBit(cpu) ? 0 : cachedOn(cpu); }
     void mapCaches(std::span<std::int16_t> map, std::int16_t lostMark) const override;

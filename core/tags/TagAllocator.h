@@ -103,6 +103,10 @@ public:
     virtual TagWaitRules waitRules() const = 0;
     // Tags neither free nor in use: lost by a race the allocator lets happen (ida-lock-split).
     virtual int lost() const { return 0; }
+    // Distinct free tags some allocation can still find, counted from the structures that hold them
+    // (blkmqlab-cli check's "no-tag-lost": inUse() + this == depth()). Without per-CPU caches, every
+    // tag not in use.
+    virtual int findableFree() const { return depth() - inUse(); }
     // Free tags cached on `cpu` that no other CPU's allocation can find: cpus_have_tags does not
     // show them (ida-lock-split's second stealer cleared the bit after a free had set it).
     virtual int hiddenOn(int cpu) const

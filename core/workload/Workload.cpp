@@ -121,7 +121,19 @@ void Workload::onNetPacket(int cpu, int load)
 // Poisson arrivals: exponential gaps at the load's rate.
 void Workload::scheduleNetPacket(int cpu, int load)
 {
-    const double gap = m_sim->rng.exponential(1e9 / m_netRx[static_cast<std::size_t>(load)].pps);
+    const double mean = 1e9 / m_netRx[static_cast<std::size_t>(load)].pps;
+    double gap;
+    if (!m_sim->choices.on) {
+        gap = m_sim->rng.exponential(mean);
+    } else {
+        Choices& c = m_sim->choices;
+        const int n = c.latencyPoints;
+        const std::int64_t ns = n < 2 ? Choices::exponentialPoint(mean, 0, 1)
+                                      : Choices::exponentialPoint(mean, c.take(ChoiceKind::NetGap, n), n);
+        if (n >= 2)
+            c.note(ns);
+        gap = static_cast<double>(ns);
+    }
     m_sim->schedule(m_sim->now + SimTime(std::max<std::int64_t>(1, std::llround(gap))), EventKind::NetPacket,
         EventPriority::Hardware, cpu, load);
 }
@@ -298,7 +310,15 @@ void Workload::submit(int cpu, Job& job, OpStack& stack, bool nextIo)
     r.iou = iou;
     r.polled = job.hipri;
     // A share of requests bypasses the scheduler, as flushes and requeues do.
-    const bool bypass = spec.bypass_pct > 0 && m_sim->rng.uniform() * 100.0 < spec.bypass_pct;
+    bool bypass;
+    if (!m_sim->choices.on)
+        bypass = spec.bypass_pct > 0 && m_sim->rng.uniform() * 100.0 < spec.bypass_pct;
+    else if (spec.bypass_pct <= 0 || spec.bypass_pct >= 100)
+        bypass = spec.bypass_pct >= 100;
+    else { // both, where both can happen (docs/check.md)
+        bypass = m_sim->choices.take(ChoiceKind::Bypass, 2) == 1;
+        m_sim->choices.note(bypass);
+    }
     // fio's loop goes on to the next I/O if jobStep() would: only this task's own ops (a submission,
     // a reap) change what it decides on, so deciding now is deciding in its next action, and the
     // stack is the one jobStep() would leave (JobStep stays below). One action less per I/O. Pushed

@@ -1,0 +1,242 @@
+// blkmqlab-cli check: every ordering of a small configuration's choice points (sim/Choices.h),
+// run by run, with the property checked after every event (docs/check.md).
+#include "check/ModelChecker.h"
+
+#include "block/BlockLayer.h"
+#include "engine/Engine.h"
+#include "scenario/ScenarioLoader.h"
+#include "sim/Duration.h"
+#include "workload/Workload.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <ctime>
+
+namespace blkmq {
+
+const std::vector<PropertyInfo>& checkProperties()
+{
+    static const std::vector<PropertyInfo> table {
+        { CheckProperty::NoStall, "no-stall",
+            "the stall detector never fires: no request waits longer than stall_age, none is left where nothing "
+            "will ever dispatch it, and no submitter sleeps for a tag longer than stall_age" },
+        { CheckProperty::NoTagLost, "no-tag-lost",
+            "every driver tag is always either in use or free where an allocation can find it (counted from the "
+            "allocator's free lists, not from its lost-tag counter)" },
+        { CheckProperty::NoMissedWakeup, "no-missed-wakeup",
+            "no allocation fails and sleeps while another CPU's cache holds free tags its cpus_have_tags bit hides" },
+        { CheckProperty::AllComplete, "all-complete",
+            "at the end of the run every request has completed and every job has submitted all of its number_ios" },
+    };
+    return table;
+}
+
+const PropertyInfo* findProperty(const std::string& name)
+{
+    for (const PropertyInfo& p : checkProperties())
+        if (name == p.name)
+            return &p;
+    return nullptr;
+}
+
+std::string vacuous(CheckProperty p, const Scenario& s)
+{
+    switch (p) {
+    case CheckProperty::NoStall:
+        return {};
+    case CheckProperty::NoTagLost:
+    case CheckProperty::NoMissedWakeup:
+        if (s.kernel.tags != "percpu_ida")
+            return "the tags are " + s.kernel.tags
+                + ", which keep no free tag in a per-CPU cache; only percpu_ida (kernel.tags=percpu_ida) can "
+                  "lose a tag or hide one from a waiter";
+        return {};
+    case CheckProperty::AllComplete:
+        for (const JobSpec& j : s.jobs)
+            if (j.number_ios == 0)
+                return "job '" + j.name
+                    + "' has no number_ios, so it submits until the run ends and never completes all of its "
+                      "I/O; give every job a number_ios";
+        return {};
+    }
+    return {};
+}
+
+std::string describeChoice(const Choice& c)
+{
+    switch (c.kind) {
+    case ChoiceKind::Latency:
+        return "the device takes " + formatDuration(SimTime(c.value));
+    case ChoiceKind::Bypass:
+        return c.value ? "the request bypasses the scheduler onto hctx->dispatch"
+                       : "the request goes into the scheduler";
+    case ChoiceKind::NetGap:
+        return "the next packet comes " + formatDuration(SimTime(c.value)) + " later";
+    case ChoiceKind::SameTime: {
+        const auto kind = static_cast<EventKind>(c.value >> 32);
+        const int a = static_cast<std::int32_t>(static_cast<std::uint32_t>(c.value));
+        std::string what;
+        switch (kind) {
+        case EventKind::CpuBoundary:
+            what = "CPU " + std::to_string(a) + "'s next action";
+            break;
+        case EventKind::IrqRaise:
+            what = "the interrupt on CPU " + std::to_string(a);
+            break;
+        case EventKind::DeviceDone:
+            what = "the device's completion of request #" + std::to_string(a);
+            break;
+        case EventKind::TaskWake:
+            what = "the wake-up of task " + std::to_string(a);
+            break;
+        case EventKind::NetPacket:
+            what = "a packet on CPU " + std::to_string(a);
+            break;
+        default:
+            what = "event kind " + std::to_string(static_cast<int>(kind));
+            break;
+        }
+        return "of " + std::to_string(c.options) + " things due at this instant, " + what + " comes first";
+    }
+    }
+    return "?";
+}
+
+std::string ModelChecker::violation(const Engine& e, CheckProperty p, bool atEnd)
+{
+    switch (p) {
+    case CheckProperty::NoStall:
+        return e.stallDetected() ? e.stallExplanation() : std::string();
+    case CheckProperty::NoTagLost: {
+        const BlockLayer& b = e.block();
+        for (std::size_t t = 0; t < b.tagsCount(); ++t) {
+            const TagAllocator& a = b.tags(static_cast<int>(t)).alloc();
+            const int missing = a.depth() - a.inUse() - a.findableFree();
+            if (missing > 0) {
+                for (const Marker& m : e.tagRaces())
+                    if (m.text.find("lost") != std::string::npos)
+                        return m.text;
+                return std::to_string(missing) + " tag(s) of " + b.tagsName(static_cast<int>(t))
+                    + " neither in use nor on any free list";
+            }
+        }
+        return {};
+    }
+    case CheckProperty::NoMissedWakeup:
+        if (e.counters().tag_missed_wakeups == 0)
+            return {};
+        for (const Marker& m : e.tagRaces())
+            if (m.text.find("went to sleep") != std::string::npos)
+                return m.text;
+        return "an allocation slept while free tags were hidden (tags.missed_wakeups)";
+    case CheckProperty::AllComplete: {
+        if (!atEnd)
+            return {};
+        const int inFlight = e.block().inFlight();
+        std::int64_t left = 0;
+        for (const Job& j : e.workload().jobs())
+            left += std::max<std::int64_t>(0, j.ioLeft);
+        if (inFlight == 0 && left == 0)
+            return {};
+        return "at the end, " + std::to_string(inFlight) + " request(s) had not completed and the jobs had "
+            + std::to_string(left) + " I/O(s) left to submit";
+    }
+    }
+    return {};
+}
+
+ModelChecker::ModelChecker(const Scenario& scenario, CheckProperty property, CheckBounds bounds)
+    : m_scenario(scenario)
+    , m_property(property)
+    , m_bounds(bounds)
+{
+    m_scenario.choices.on = true;
+    m_scenario.choices.latency_points = bounds.latencyPoints;
+    m_scenario.choices.taken.clear();
+}
+
+namespace {
+double cpuNow() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
+}
+
+CheckResult ModelChecker::run()
+{
+    const double t0 = cpuNow();
+    CheckResult out;
+    std::vector<std::uint8_t> path; // the options to take first; every later choice takes 0
+    bool found = false;
+    std::size_t bestChoices = SIZE_MAX; // of the best violation so far
+    std::uint64_t bestEvents = UINT64_MAX;
+    std::size_t visitedPrefix = 0; // choices of this run that an earlier run already made
+    for (;;) {
+        if (out.runs >= m_bounds.maxRuns) {
+            out.verdict = CheckResult::Verdict::Unfinished;
+            break;
+        }
+        ++out.runs;
+        Scenario sc = m_scenario;
+        sc.choices.taken = path;
+        Engine e(sc);
+        e.limitChoices(m_bounds.maxDepth);
+        std::string why;
+        bool cut = false; // past the best violation's length: it cannot be shorter
+        while (e.step()) {
+            if (found && e.choices().made.size() > bestChoices) {
+                cut = true;
+                break;
+            }
+            why = violation(e, m_property, false);
+            if (!why.empty())
+                break;
+        }
+        if (why.empty() && !cut) {
+            e.run(); // the end: the clock at the duration, the stall detector's last look
+            why = violation(e, m_property, true);
+        }
+        const std::vector<Choice>& made = e.choices().made;
+        out.events += e.events();
+        out.states += made.size() - std::min(visitedPrefix, made.size());
+        out.deepest = std::max(out.deepest, made.size());
+        if (made.size() >= m_bounds.maxDepth)
+            out.depthCut = true;
+        if (!why.empty() && !cut
+            && (!found || made.size() < bestChoices || (made.size() == bestChoices && e.events() < bestEvents))) {
+            found = true;
+            bestChoices = made.size();
+            bestEvents = e.events();
+            out.choices = made;
+            out.violationEvents = e.events();
+            out.violationTime = e.now();
+            out.violation = why;
+        }
+        // The next path: the last choice (within the bound, and before the best violation's length)
+        // that has an option left takes it; everything after it starts again from option 0.
+        std::size_t limit = std::min(made.size(), m_bounds.maxDepth);
+        if (found)
+            limit = std::min(limit, bestChoices);
+        std::size_t p = limit;
+        while (p > 0 && made[p - 1].taken + 1 >= made[p - 1].options)
+            --p;
+        if (p == 0)
+            break; // every path tried
+        path.assign(p, 0);
+        for (std::size_t i = 0; i + 1 < p; ++i)
+            path[i] = made[i].taken;
+        path[p - 1] = static_cast<std::uint8_t>(made[p - 1].taken + 1);
+        visitedPrefix = p - 1;
+    }
+    if (found) {
+        out.verdict = CheckResult::Verdict::Violated;
+        nlohmann::json doc = nlohmann::json::parse(m_scenario.sourceJson);
+        std::vector<int> taken;
+        for (const Choice& c : out.choices)
+            taken.push_back(c.taken);
+        doc["choices"] = { { "latency_points", m_bounds.latencyPoints }, { "taken", taken } };
+        out.counterexampleJson = doc.dump();
+    }
+    out.cpuSeconds = cpuNow() - t0;
+    return out;
+}
+
+} // namespace blkmq

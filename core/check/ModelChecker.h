@@ -1,0 +1,71 @@
+#pragma once
+
+#include "scenario/Scenario.h"
+#include "sim/Choices.h"
+#include "sim/Result.h"
+#include "sim/SimTime.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace blkmq {
+
+class Engine;
+
+// What `blkmqlab-cli check` proves or refutes (docs/check.md). One row per property: its name on the
+// command line, what it says, and why a scenario cannot violate it (empty: it can).
+enum class CheckProperty : std::uint8_t { NoStall, NoTagLost, NoMissedWakeup, AllComplete };
+struct PropertyInfo {
+    CheckProperty id;
+    const char* name;
+    const char* what;
+};
+const std::vector<PropertyInfo>& checkProperties();
+const PropertyInfo* findProperty(const std::string& name);
+// "" when `s` can violate `p`; else why it cannot, in words (check refuses such a search).
+std::string vacuous(CheckProperty p, const Scenario& s);
+
+// A choice a run made, in words: "device latency 35us", "the same instant: CPU 2's action first".
+std::string describeChoice(const Choice& c);
+
+struct CheckBounds {
+    std::uint64_t maxRuns = 1'000'000; // runs (paths through the choices) before the search gives up
+    std::size_t maxDepth = 1000; // choices searched per run; later ones take option 0
+    int latencyPoints = 2; // choices.latency_points of every run
+};
+
+// Every ordering of a scenario's choice points, tried run by run (a stateless depth-first search of
+// the tree of choices), with the property checked after every event; the shortest violation kept.
+struct CheckResult {
+    enum class Verdict : std::uint8_t { Holds, Violated, Unfinished } verdict = Verdict::Holds;
+    std::uint64_t runs = 0; // paths tried (leaves of the tree, or runs cut short)
+    std::uint64_t states = 0; // choice points visited: nodes of the tree
+    std::uint64_t events = 0; // events processed over all runs
+    std::size_t deepest = 0; // the most choices one run made
+    bool depthCut = false; // some run made more choices than maxDepth
+    double cpuSeconds = 0;
+    // Violated: the shortest violation (fewest choices before it, then fewest events, then the first
+    // in the search's order), and the scenario that runs it (choices.taken set).
+    std::vector<Choice> choices;
+    std::uint64_t violationEvents = 0;
+    SimTime violationTime;
+    std::string violation;
+    std::string counterexampleJson;
+};
+
+class ModelChecker {
+public:
+    // `scenario`: as loaded; its choices are turned on with bounds.latencyPoints.
+    ModelChecker(const Scenario& scenario, CheckProperty property, CheckBounds bounds);
+    CheckResult run();
+    // The violation `e` shows now, in words, or "" (`atEnd`: the run is over; AllComplete is judged then).
+    static std::string violation(const Engine& e, CheckProperty p, bool atEnd);
+
+private:
+    Scenario m_scenario;
+    CheckProperty m_property;
+    CheckBounds m_bounds;
+};
+
+} // namespace blkmq

@@ -295,6 +295,7 @@ void MainWindow::buildActions()
     tb->addWidget(new QLabel(tr(" Scenario ")));
     for (const auto& p : ScenarioLoader::presets())
         m_presets->addItem(q(p.name));
+    m_presets->setPlaceholderText(tr("(not a preset)"));
     connect(m_presets, &QComboBox::activated, this, [this](int) { loadPreset(m_presets->currentText()); });
     tb->addWidget(m_presets);
 
@@ -609,9 +610,8 @@ void MainWindow::loadScenario(const Scenario& scenario)
     m_selection = {};
     m_inspector->clear();
     m_dropped = m_droppedShown = 0;
-    const int idx = m_presets->findText(q(scenario.name));
-    if (idx >= 0)
-        m_presets->setCurrentIndex(idx);
+    // A scenario that is no preset (a file, a session, a counterexample) selects none of them.
+    m_presets->setCurrentIndex(m_presets->findText(q(scenario.name)));
     m_scenarioPanel->setScenario(scenario);
     m_seed->setValue(static_cast<int>(std::min<std::uint64_t>(scenario.seed, 2147483647)));
     for (std::size_t i = 1; i < m_sessions.size(); ++i)

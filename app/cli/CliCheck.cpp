@@ -49,6 +49,11 @@ std::string thousands(std::uint64_t n)
 
 int checkCommand(const std::vector<std::string>& args)
 {
+    if (args.size() == 1 && args[0] == "--properties") {
+        for (const PropertyInfo& p : checkProperties())
+            std::cout << p.name << std::string(18 - std::string(p.name).size(), ' ') << p.what << '\n';
+        return flushStdout() ? kExitOk : kExitIo;
+    }
     ScenarioOptions o;
     std::string propertyName = "no-stall", counterexample;
     std::int64_t maxRuns = 1'000'000, maxDepth = 1000, points = -1;
@@ -61,6 +66,10 @@ int checkCommand(const std::vector<std::string>& args)
                           list += (list.empty() ? "" : ", ") + std::string(p.name);
                       error = "--property needs one of " + list;
                   }
+                  return true;
+              }
+              if (a == "--properties") {
+                  error = "--properties lists the properties and takes nothing else";
                   return true;
               }
               if (a == "--max-runs")
@@ -99,14 +108,19 @@ int checkCommand(const std::vector<std::string>& args)
     bounds.maxDepth = static_cast<std::size_t>(maxDepth);
     bounds.latencyPoints = points > 0 ? static_cast<int>(points) : scenario->choices.latency_points;
 
-    const CheckResult r = ModelChecker(*scenario, property.id, bounds).run();
+    ModelChecker checker(*scenario, property.id, bounds);
+    if (const std::string why = checker.tooLarge(); !why.empty()) {
+        std::cerr << "blkmqlab-cli check: " << scenario->name << ": " << why << '\n';
+        return kExitUsage;
+    }
+    const CheckResult r = checker.run();
 
     const char* verdict = r.verdict == CheckResult::Verdict::Holds ? "holds"
         : r.verdict == CheckResult::Verdict::Violated              ? "violated"
                                                                    : "unfinished";
     nlohmann::json doc = { { "scenario", scenario->name }, { "property", property.name }, { "verdict", verdict },
         { "runs", r.runs }, { "choice_points", r.states }, { "events", r.events }, { "deepest", r.deepest },
-        { "depth_cut", r.depthCut }, { "cpu_seconds", r.cpuSeconds },
+        { "depth_cut", r.depthCut }, { "cpu_seconds", r.cpuSeconds }, { "state_bytes", r.stateBytes },
         { "bounds",
             { { "max_runs", bounds.maxRuns }, { "max_depth", bounds.maxDepth },
                 { "latency_points", bounds.latencyPoints }, { "duration_ns", scenario->duration.ns() } } } };
@@ -126,11 +140,14 @@ int checkCommand(const std::vector<std::string>& args)
                   << bounds.maxDepth << " choices per run\n";
         std::cout << "  searched: " << thousands(r.runs) << " runs, " << thousands(r.states) << " choice points, "
                   << thousands(r.events) << " events; the longest run made " << r.deepest << " choices\n";
-        char rate[160];
-        std::snprintf(rate, sizeof rate, "  time: %.2f s of CPU (%.0f runs/s, %.2f M events/s)\n", r.cpuSeconds,
-            r.cpuSeconds > 0 ? static_cast<double>(r.runs) / r.cpuSeconds : 0.0,
-            r.cpuSeconds > 0 ? static_cast<double>(r.events) / r.cpuSeconds / 1e6 : 0.0);
+        char rate[200];
+        const double per = r.cpuSeconds > 0 ? 1 / r.cpuSeconds : 0.0;
+        std::snprintf(rate, sizeof rate, "  time: %.2f s of CPU (%.0f runs/s, %.0f choice points/s, %.2f M events/s)\n",
+            r.cpuSeconds, static_cast<double>(r.runs) * per, static_cast<double>(r.states) * per,
+            static_cast<double>(r.events) * per / 1e6);
         std::cout << rate;
+        std::cout << "  memory: " << (r.stateBytes + 1023) / 1024
+                  << " KiB, one run's state (the search keeps only the path it is on)\n";
         switch (r.verdict) {
         case CheckResult::Verdict::Holds:
             std::cout << "  verdict: HOLDS for every ordering within the bounds"

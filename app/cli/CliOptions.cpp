@@ -94,6 +94,7 @@ const std::vector<OptionInfo>& options()
         { "oracle", "--figures", "", "list the figures the oracle compares" },
         { "lesson", "--check", "", "print only failures; exit 4 if an expectation does not hold" },
         { "check", "--property", "name", "no-stall, no-tag-lost, no-missed-wakeup or all-complete (docs/check.md)" },
+        { "check", "--properties", "", "list the properties and what each says" },
         { "check", "--max-runs", "count", "the most runs the search tries" },
         { "check", "--max-depth", "count", "the choices searched per run; later ones take their first option" },
         { "check", "--latency-points", "count", "the points of each device latency a choice picks among" },

@@ -29,7 +29,8 @@ usage:
                      [--max-depth N] [--latency-points N] [--json FILE|-] [--save-counterexample FILE[.blkmqlab]]
                      every ordering of a small configuration's choice points: the property holds
                      for all of them within the bounds, or the shortest run that violates it
-                     (properties: no-stall, no-tag-lost, no-missed-wakeup, all-complete; docs/check.md)
+                     (--properties lists the properties: no-stall, no-tag-lost, no-missed-wakeup,
+                     all-complete; docs/check.md)
   blkmqlab-cli sweep SWEEP.json [--set key=value]... [--threads T] [--csv FILE|-] [--json FILE|-]
                      [--shard I/N] [--yes] [--resume] [--fail-on-stall] [--chart FILE.png|svg|pdf --metric ID [--x AXIS]]
                      a grid over scenario fields, kernel switches and seeds (docs/sweep.md)

@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <ctime>
 
 namespace blkmq {
@@ -157,6 +159,41 @@ ModelChecker::ModelChecker(const Scenario& scenario, CheckProperty property, Che
 }
 
 namespace {
+constexpr double kMaxLog10Events = 10; // about an hour at 3 M events/s
+}
+
+std::string ModelChecker::tooLarge() const
+{
+    Engine e(m_scenario);
+    e.limitChoices(m_bounds.maxDepth);
+    e.run();
+    const std::vector<Choice>& made = e.choices().made;
+    double log10Paths = 0;
+    for (const Choice& c : made)
+        log10Paths += std::log10(static_cast<double>(c.options));
+    // A search may prune (a violation found early bounds the rest), so up to a thousand times the
+    // run bound is let through and ends as unfinished if it must.
+    // And the work: as many runs as that (at most --max-runs), each as long as the first.
+    const double log10Events = std::min(log10Paths, std::log10(static_cast<double>(m_bounds.maxRuns)))
+        + std::log10(static_cast<double>(std::max<std::uint64_t>(1, e.events())));
+    if (log10Paths <= std::log10(static_cast<double>(m_bounds.maxRuns)) + 3 && log10Events <= kMaxLog10Events)
+        return {};
+    char paths[32];
+    if (log10Paths <= std::log10(static_cast<double>(m_bounds.maxRuns)) + 3) {
+        std::snprintf(paths, sizeof paths, "%.0f", log10Events);
+        return "its first run takes " + std::to_string(e.events()) + " events: the search would take about 10^" + paths
+            + " events, more than an hour: shorten the duration, make the configuration smaller, or "
+            + "lower --max-runs";
+    }
+    std::snprintf(paths, sizeof paths, "%.0f", log10Paths);
+    return "its first run makes " + std::to_string(made.size()) + " choices within --max-depth "
+        + std::to_string(m_bounds.maxDepth) + ", about 10^" + paths + " orderings, more than --max-runs "
+        + std::to_string(m_bounds.maxRuns)
+        + " can try: make the configuration smaller (fewer I/Os with number_ios, a shorter duration, fewer "
+          "latency points), or bound the choices searched per run with --max-depth";
+}
+
+namespace {
 double cpuNow() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
 }
 
@@ -195,6 +232,7 @@ CheckResult ModelChecker::run()
             why = violation(e, m_property, true);
         }
         const std::vector<Choice>& made = e.choices().made;
+        out.stateBytes = std::max(out.stateBytes, e.stateBytes());
         out.events += e.events();
         out.states += made.size() - std::min(visitedPrefix, made.size());
         out.deepest = std::max(out.deepest, made.size());
@@ -233,6 +271,17 @@ CheckResult ModelChecker::run()
         for (const Choice& c : out.choices)
             taken.push_back(c.taken);
         doc["choices"] = { { "latency_points", m_bounds.latencyPoints }, { "taken", taken } };
+        const std::string property = [this] {
+            for (const PropertyInfo& p : checkProperties())
+                if (p.id == m_property)
+                    return std::string(p.name);
+            return std::string();
+        }();
+        doc["name"] = m_scenario.name + "-" + property + "-counterexample";
+        doc["description"] = "The shortest run of " + m_scenario.name + " that violates " + property
+            + " (blkmqlab-cli check, " + std::to_string(out.runs) + " runs searched): " + std::to_string(taken.size())
+            + " choices (choices.taken), then the first option of every later one. "
+            + doc.value("description", std::string());
         out.counterexampleJson = doc.dump();
     }
     out.cpuSeconds = cpuNow() - t0;

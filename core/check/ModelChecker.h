@@ -45,6 +45,7 @@ struct CheckResult {
     std::size_t deepest = 0; // the most choices one run made
     bool depthCut = false; // some run made more choices than maxDepth
     double cpuSeconds = 0;
+    std::size_t stateBytes = 0; // the largest run's state (Engine::stateBytes): the search's memory, with its path
     // Violated: the shortest violation (fewest choices before it, then fewest events, then the first
     // in the search's order), and the scenario that runs it (choices.taken set).
     std::vector<Choice> choices;
@@ -58,6 +59,10 @@ class ModelChecker {
 public:
     // `scenario`: as loaded; its choices are turned on with bounds.latencyPoints.
     ModelChecker(const Scenario& scenario, CheckProperty property, CheckBounds bounds);
+    // "" when the search can end within the bounds; else why not, naming the bounds to set. It runs
+    // the first path (every first option) and multiplies the options of its choices within maxDepth:
+    // the paths of a tree that branches as that path does.
+    std::string tooLarge() const;
     CheckResult run();
     // The violation `e` shows now, in words, or "" (`atEnd`: the run is over; AllComplete is judged then).
     static std::string violation(const Engine& e, CheckProperty p, bool atEnd);

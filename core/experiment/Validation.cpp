@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "check/ModelChecker.h"
 #include "experiment/BatchRunner.h"
 #include "metrics/Format.h"
 #include "scenario/ScenarioLoader.h"
@@ -99,6 +100,16 @@ std::vector<Claim> allClaims()
             "shared-hctx-stall", { std::string("kernel.restart=") + v }, "/stall/detected", "", {}, buggy ? 1 : 0,
             buggy ? 1 : 0, buggy ? "stalls" : "no stall");
         c.back().duration = "1ms";
+    }
+    // The same question for every ordering (blkmqlab-cli check): proofs within the bounds of check-shared-hctx.
+    for (const char* v : { "rr-shared-queue-counter", "rr-shared", "rr-shared-tags-counter", "own-hctx" }) {
+        const bool buggy = std::string(v) == "rr-shared-queue-counter";
+        restart(buggy ? "a seemingly possible sequence of events: some ordering of two queues sharing two tags stalls "
+                        "with the queue counter"
+                      : std::string("no ordering of the same queues stalls with ") + v,
+            "check-shared-hctx", { std::string("kernel.restart=") + v }, "", "", {}, buggy ? 1 : 0, buggy ? 1 : 0,
+            buggy ? "violated" : "holds for every ordering");
+        c.back().check = "no-stall";
     }
     // Roman's kernel: v4.14-rc4, the walk (6d8c6c0f97ad) with the queue counter (8e8320c9315c), dispatch_wait and
     // fair sharing; "reverted" is the same kernel without both commits, which restores QUEUE_FLAG_RESTART
@@ -250,6 +261,19 @@ std::vector<Claim> allClaims()
     tagsBy(gordeev, "v3.14: no submitter starves on the same workload", "ida-lock-split-race", { split },
         "/stall/stuck_submitters", {}, 0, 0, "0");
 
+    // "A tag might get lost": every ordering of check-ida-lock-split (blkmqlab-cli check).
+    for (const char* p : { "no-tag-lost", "no-missed-wakeup" })
+        for (const bool withSplit : { true, false }) {
+            const std::string what = std::string(p) == "no-tag-lost" ? "a tag is lost" : "a wake-up is missed";
+            tagsBy(gordeev,
+                withSplit ? "the lock split: on some ordering of 2 CPUs and 4 tags " + what
+                          : "v3.14: on no ordering of the same " + what,
+                "check-ida-lock-split",
+                { std::string("kernel.patches.ida-lock-split=") + (withSplit ? "true" : "false") }, "", {},
+                withSplit ? 1 : 0, withSplit ? 1 : 0, withSplit ? "violated" : "holds for every ordering");
+            c.back().check = p;
+        }
+
     // Ming Lei: a cache of nr_tags / hctx->nr_ctx on a 4-CPU VM with 4 hw queues.
     const std::string ming = "the 2014 percpu_ida thread, Ming Lei";
     const std::string perCtx = "kernel.patches.ida-cache-per-ctx=true";
@@ -262,6 +286,18 @@ std::vector<Claim> allClaims()
     tagsBy(ming, "the boot CPU: 50% with the cache sized by hctx->nr_ctx", "ming-vm4-4q", { perCtx },
         "/cpu/per_cpu/0/tag_local_hit_pct", {}, 35, 65, "50% ± 15 points");
     return c;
+}
+
+// A proof row: the search blkmqlab-cli check makes, with its default bounds.
+CheckResult prove(const Claim& c)
+{
+    auto s = ScenarioLoader::fromPreset(c.preset, c.sets);
+    if (!s)
+        throw std::runtime_error("validation: " + s.error());
+    const PropertyInfo* p = findProperty(c.check);
+    if (!p)
+        throw std::runtime_error("validation: unknown property " + c.check);
+    return ModelChecker(*s, p->id, {}).run();
 }
 
 double pointer(const nlohmann::json& summary, const std::string& ptr)
@@ -309,6 +345,10 @@ std::vector<ClaimResult> Validation::run(const std::vector<Claim>& claims)
     };
     std::vector<std::pair<std::size_t, std::size_t>> runs;
     for (const auto& c : claims) {
+        if (!c.check.empty()) { // a search, not a run
+            runs.emplace_back(SIZE_MAX, SIZE_MAX);
+            continue;
+        }
         const std::size_t a = index(c.preset, c.sets, c.duration);
         const std::size_t b
             = c.compared() ? index(c.comparePreset.empty() ? c.preset : c.comparePreset, c.compareSets, c.duration) : a;
@@ -318,6 +358,14 @@ std::vector<ClaimResult> Validation::run(const std::vector<Claim>& claims)
     std::vector<ClaimResult> results;
     for (std::size_t i = 0; i < claims.size(); ++i) {
         const Claim& c = claims[i];
+        if (!c.check.empty()) {
+            const CheckResult r = prove(c);
+            const double v = r.verdict == CheckResult::Verdict::Violated ? 1
+                : r.verdict == CheckResult::Verdict::Holds               ? 0
+                                                                         : -1;
+            results.push_back({ c, v, v >= c.lo && v <= c.hi, r.runs, r.choices.size() });
+            continue;
+        }
         double v = pointer(outcomes[runs[i].first].summary, c.metric);
         if (!c.per.empty()) {
             const double d = pointer(outcomes[runs[i].first].summary, c.per);
@@ -341,6 +389,17 @@ std::string Validation::markdown(const std::vector<ClaimResult>& results)
         std::string run = "`" + r.claim.preset + "`";
         for (const auto& set : r.claim.sets)
             run += " `" + set + "`";
+        if (!r.claim.check.empty()) {
+            const std::string verdict = r.simulated > 0
+                ? "violated, shortest after " + std::to_string(r.choices) + " choices"
+                : r.simulated == 0 ? "holds"
+                                   : "unfinished";
+            out << "| " << r.claim.family << " | " << r.claim.text << " | " << r.claim.source << " | " << run << " | "
+                << verdict << " (`check --property " << r.claim.check << "`, " << r.runs
+                << " runs: a proof within its bounds) | " << r.claim.band << " | " << (r.holds ? "yes" : "**no**")
+                << " |\n";
+            continue;
+        }
         out << "| " << r.claim.family << " | " << r.claim.text << " | " << r.claim.source << " | " << run << " | "
             << formatQuantity(r.simulated) << " (`" << r.claim.metric
             << (r.claim.per.empty() ? "" : " / " + r.claim.per) << "`";

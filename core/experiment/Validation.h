@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,9 @@ struct Claim {
     // beside it but the claim neither holds nor misses.
     std::string notComparable;
     std::string duration = "100ms";
+    // Non-empty: a proof within bounds (blkmqlab-cli check): the property, whose verdict on the preset
+    // is the figure: 1 violated, 0 holds for every ordering, -1 the search ended at its bound.
+    std::string check;
     bool compared() const { return !compareSets.empty() || !comparePreset.empty(); }
 };
 
@@ -30,6 +34,8 @@ struct ClaimResult {
     Claim claim;
     double simulated = 0;
     bool holds = false;
+    std::uint64_t runs = 0; // a proof row: the runs the search made
+    std::size_t choices = 0; // ... and the shortest counterexample's choices
     bool comparable() const { return claim.notComparable.empty(); }
 };
 

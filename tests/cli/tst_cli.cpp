@@ -578,6 +578,46 @@ private slots:
         QVERIFY(!fine.out.contains(u"STALL"_qs));
     }
 
+    void checkGivesAVerdictAndACounterexampleThatReplays()
+    {
+        QTemporaryDir dir;
+        const QString cx = dir.filePath(u"stall.blkmqlab"_qs);
+        const auto violated
+            = cli({ u"check"_qs, u"--preset"_qs, u"check-shared-hctx"_qs, u"--save-counterexample"_qs, cx });
+        QCOMPARE(violated.code, 3);
+        QVERIFY(violated.out.contains(u"verdict: VIOLATED"_qs));
+        QVERIFY(violated.out.contains(u"bypasses the scheduler"_qs));
+        const auto replayed = cli({ u"run"_qs, u"--session"_qs, cx });
+        QCOMPARE(replayed.code, 0);
+        QVERIFY2(replayed.out.contains(u"STALL at 0.100 ms"_qs), qPrintable(replayed.out));
+        const auto holds = cli({ u"check"_qs, u"--preset"_qs, u"check-shared-hctx"_qs, u"--set"_qs,
+            u"kernel.restart=rr-shared"_qs, u"--json"_qs, u"-"_qs });
+        QCOMPARE(holds.code, 0);
+        const QJsonObject doc = QJsonDocument::fromJson(holds.out.toUtf8()).object();
+        QCOMPARE(doc[u"verdict"_qs].toString(), u"holds"_qs);
+        QVERIFY(doc[u"runs"_qs].toInt() > 1000);
+        const auto unfinished = cli({ u"check"_qs, u"--preset"_qs, u"check-shared-hctx"_qs, u"--set"_qs,
+            u"kernel.restart=rr-shared"_qs, u"--max-runs"_qs, u"5"_qs });
+        QCOMPARE(unfinished.code, 5);
+        QVERIFY(unfinished.out.contains(u"UNFINISHED"_qs));
+        // Bad input: each refused with the reason, naming what to change.
+        const auto vacuous
+            = cli({ u"check"_qs, u"--preset"_qs, u"check-shared-hctx"_qs, u"--property"_qs, u"no-tag-lost"_qs });
+        QCOMPARE(vacuous.code, 2);
+        QVERIFY2(vacuous.err.contains(u"cannot violate it"_qs), qPrintable(vacuous.err));
+        const auto huge = cli({ u"check"_qs, u"--preset"_qs, u"default"_qs });
+        QCOMPARE(huge.code, 2);
+        QVERIFY2(huge.err.contains(u"--max-depth"_qs), qPrintable(huge.err));
+        const auto past
+            = cli({ u"check"_qs, u"--preset"_qs, u"check-shared-hctx"_qs, u"--max-runs"_qs, u"100000001"_qs });
+        QCOMPARE(past.code, 2);
+        QVERIFY2(past.err.contains(u"--max-runs"_qs), qPrintable(past.err));
+        const auto unknown
+            = cli({ u"check"_qs, u"--preset"_qs, u"check-shared-hctx"_qs, u"--property"_qs, u"no-bugs"_qs });
+        QCOMPARE(unknown.code, 2);
+        QVERIFY(unknown.err.contains(u"all-complete"_qs));
+    }
+
     void exploreFindsChanceStallsWhateverTheThreads()
     {
         const QStringList args { u"explore"_qs, u"--preset"_qs, u"shared-hctx-stall-random"_qs, u"--seeds"_qs,
@@ -800,6 +840,7 @@ private slots:
             { u"sweep"_qs,
                 { u"sweep"_qs, u"--vary"_qs, u"workload.jobs.0.iodepth=1,2"_qs, u"--duration"_qs, u"1ms"_qs } },
             { u"merge"_qs, { u"merge"_qs, u"shard.csv"_qs } }, // one output: no pair to try
+            { u"check"_qs, { u"check"_qs, u"--preset"_qs, u"check-shared-hctx"_qs } },
             { u"ab"_qs, { u"ab"_qs, u"--b"_qs, u"seed=2"_qs, u"--seeds"_qs, u"2"_qs, u"--duration"_qs, u"1ms"_qs } },
             { u"oracle"_qs,
                 { u"oracle"_qs, oracle + u"/machines/virtio-2s4c.json"_qs, u"--fio"_qs,
@@ -1206,6 +1247,7 @@ private slots:
             { u"oracle"_qs, { u"--figures"_qs } },
             { u"merge"_qs, { u"shard.csv"_qs } },
             { u"lesson"_qs, { u"shared-hctx-stall"_qs } },
+            { u"check"_qs, { u"--preset"_qs, u"check-shared-hctx"_qs, u"--set"_qs, u"kernel.restart=rr-shared"_qs } },
         };
         const QString escape = QString::fromUtf8("\x1b[2J");
         const QString control = QString::fromUtf8("a\x01b");

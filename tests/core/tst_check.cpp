@@ -114,6 +114,10 @@ private slots:
         // Minimal: the independent breadth-first search finds no violation with one choice fewer,
         // and finds one with as many.
         const Scenario base = load("check-shared-hctx");
+        // Three requests are not enough on any path: the seed's steps need four (A to D).
+        for (const char* fewer : { "workload.jobs.a.number_ios=1", "workload.jobs.b.number_ios=1" })
+            QCOMPARE(
+                check("check-shared-hctx", CheckProperty::NoStall, { fewer }).verdict, CheckResult::Verdict::Holds);
         QVERIFY(!violatedWithin(base, CheckProperty::NoStall, r.choices.size() - 1));
         QVERIFY(violatedWithin(base, CheckProperty::NoStall, r.choices.size()));
     }

@@ -221,6 +221,7 @@ void BlockLayer::blkMqCompleteRequest(int cpu, int rq)
     Request& r = request(rq);
     r.state = RqState::Complete;
     r.completeCalled = m_machine->opNow();
+    r.completeCpu = static_cast<std::int16_t>(cpu);
     if (!completeRemote(cpu, rq))
         completeRq(cpu, rq);
 }

@@ -39,6 +39,7 @@ struct Request {
     std::int32_t bytes = 0;
     std::int16_t cpu = -1; // rq->mq_ctx->cpu: the submitting CPU
     std::int16_t dev = -1;
+    std::int16_t completeCpu = -1; // the CPU that called blk_mq_complete_request() (-1: not called)
     RqState state = RqState::Free;
     bool schedSlot = false; // holds one of the hctx's scheduler requests
     bool hold = false; // scripted: the device keeps it until told

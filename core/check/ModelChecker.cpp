@@ -30,6 +30,9 @@ const std::vector<PropertyInfo>& checkProperties()
             "no allocation fails and sleeps while another CPU's cache holds free tags its cpus_have_tags bit hides" },
         { CheckProperty::AllComplete, "all-complete",
             "at the end of the run every request has completed and every job has submitted all of its number_ios" },
+        { CheckProperty::CompleteOnceWhereChosen, "complete-once",
+            "every request's ->complete runs once per submission, on the CPU blk_mq_complete_request() chose (the "
+            "submitting CPU when it redirected the request, else its own), and at the end all have completed" },
     };
     return table;
 }
@@ -55,6 +58,7 @@ std::string vacuous(CheckProperty p, const Scenario& s)
                   "lose a tag or hide one from a waiter";
         return {};
     case CheckProperty::AllComplete:
+    case CheckProperty::CompleteOnceWhereChosen:
         for (const JobSpec& j : s.jobs)
             if (j.number_ios == 0)
                 return "job '" + j.name
@@ -105,7 +109,39 @@ std::string describeChoice(const Choice& c)
     return "?";
 }
 
-std::string ModelChecker::violation(const Engine& e, CheckProperty p, bool atEnd)
+void CompletionWatch::record(const TraceRecord& r)
+{
+    if (r.kind != TraceKind::Submit && r.kind != TraceKind::Complete)
+        return;
+    if (r.rq < 0)
+        return;
+    const auto rq = static_cast<std::size_t>(r.rq);
+    if (rq >= m_completed.size())
+        m_completed.resize(rq + 1, false);
+    if (r.kind == TraceKind::Submit) {
+        m_completed[rq] = false;
+        return;
+    }
+    if (!problem.empty())
+        return;
+    const BlockLayer& b = m_engine.block();
+    const Request& q = b.request(r.rq);
+    const std::string name = b.requestName(r.rq);
+    if (m_completed[rq]) {
+        problem = name + "'s ->complete ran a second time, on CPU " + std::to_string(r.cpu);
+        return;
+    }
+    m_completed[rq] = true;
+    if (q.completeCpu < 0)
+        return; // completed in ->queue_rq or by a driver thread: no choice was made
+    const int chosen = q.redirected ? q.cpu : q.completeCpu;
+    if (r.cpu != chosen)
+        problem = name + "'s ->complete ran on CPU " + std::to_string(r.cpu) + ", but blk_mq_complete_request() on CPU "
+            + std::to_string(q.completeCpu) + " chose CPU " + std::to_string(chosen)
+            + (q.redirected ? " (the submitting CPU)" : " (its own)");
+}
+
+std::string ModelChecker::violation(const Engine& e, CheckProperty p, bool atEnd, const std::string& seen)
 {
     switch (p) {
     case CheckProperty::NoStall:
@@ -132,6 +168,10 @@ std::string ModelChecker::violation(const Engine& e, CheckProperty p, bool atEnd
             if (m.text.find("went to sleep") != std::string::npos)
                 return m.text;
         return "an allocation slept while free tags were hidden (tags.missed_wakeups)";
+    case CheckProperty::CompleteOnceWhereChosen:
+        if (!seen.empty())
+            return seen;
+        [[fallthrough]];
     case CheckProperty::AllComplete: {
         if (!atEnd)
             return {};
@@ -216,6 +256,9 @@ CheckResult ModelChecker::run()
         sc.choices.taken = path;
         Engine e(sc);
         e.limitChoices(m_bounds.maxDepth);
+        CompletionWatch watch(e);
+        if (m_property == CheckProperty::CompleteOnceWhereChosen)
+            e.addTraceSink(&watch);
         std::string why;
         bool cut = false; // past the best violation's length: it cannot be shorter
         while (e.step()) {
@@ -223,13 +266,13 @@ CheckResult ModelChecker::run()
                 cut = true;
                 break;
             }
-            why = violation(e, m_property, false);
+            why = violation(e, m_property, false, watch.problem);
             if (!why.empty())
                 break;
         }
         if (why.empty() && !cut) {
             e.run(); // the end: the clock at the duration, the stall detector's last look
-            why = violation(e, m_property, true);
+            why = violation(e, m_property, true, watch.problem);
         }
         const std::vector<Choice>& made = e.choices().made;
         out.stateBytes = std::max(out.stateBytes, e.stateBytes());

@@ -4,6 +4,7 @@
 #include "sim/Choices.h"
 #include "sim/Result.h"
 #include "sim/SimTime.h"
+#include "sim/TraceSink.h"
 
 #include <cstdint>
 #include <string>
@@ -15,7 +16,7 @@ class Engine;
 
 // What `blkmqlab-cli check` proves or refutes (docs/check.md). One row per property: its name on the
 // command line, what it says, and why a scenario cannot violate it (empty: it can).
-enum class CheckProperty : std::uint8_t { NoStall, NoTagLost, NoMissedWakeup, AllComplete };
+enum class CheckProperty : std::uint8_t { NoStall, NoTagLost, NoMissedWakeup, AllComplete, CompleteOnceWhereChosen };
 struct PropertyInfo {
     CheckProperty id;
     const char* name;
@@ -55,6 +56,23 @@ struct CheckResult {
     std::string counterexampleJson;
 };
 
+// Watches every ->complete of a run (a trace sink): each request completes once per submission, on
+// the CPU blk_mq_complete_request() chose: the submitting CPU when it redirected the request there,
+// else its own. `problem` holds the first time it did not.
+class CompletionWatch : public TraceSink {
+public:
+    explicit CompletionWatch(const Engine& e)
+        : m_engine(e)
+    {
+    }
+    void record(const TraceRecord& r) override;
+    std::string problem;
+
+private:
+    const Engine& m_engine;
+    std::vector<bool> m_completed; // by request index, since its last submission
+};
+
 class ModelChecker {
 public:
     // `scenario`: as loaded; its choices are turned on with bounds.latencyPoints.
@@ -65,7 +83,8 @@ public:
     std::string tooLarge() const;
     CheckResult run();
     // The violation `e` shows now, in words, or "" (`atEnd`: the run is over; AllComplete is judged then).
-    static std::string violation(const Engine& e, CheckProperty p, bool atEnd);
+    // `seen`: what a CompletionWatch on the run saw (CompleteOnceWhereChosen), "" for nothing.
+    static std::string violation(const Engine& e, CheckProperty p, bool atEnd, const std::string& seen = {});
 
 private:
     Scenario m_scenario;

@@ -87,6 +87,20 @@ std::vector<Claim> allClaims()
     completion("the 2020 completion thread, Sagi Grimberg",
         "nvme-tcp completing in NAPI context will probably always go to the IPI path", "nvme-tcp-napi", {},
         "/completion/remote_pct", "", {}, 50, 100, "most (50..100%)");
+    // Every ordering of check-completion's interrupts, IPIs and softirqs (blkmqlab-cli check), without the
+    // series and with each patch: each request completes once, where blk_mq_complete_request() sent it.
+    for (const std::vector<std::string>& sets : std::vector<std::vector<std::string>> {
+             {}, { p1, "kernel.threadirqs=true" }, { p2 }, { p3 }, { "kernel.threadirqs=true" } }) {
+        std::string with;
+        for (const std::string& set : sets)
+            with += (with.empty() ? " with " : " and ")
+                + set.substr(set.rfind('.') + 1, set.find('=') - set.rfind('.') - 1);
+        completion(series,
+            "every request completes once, on the CPU the completion path chose, for every interleaving"
+                + (with.empty() ? std::string(" (v5.10)") : with),
+            "check-completion", sets, "", "", {}, 0, 0, "holds for every ordering");
+        c.back().check = "complete-once";
+    }
     const auto restart
         = [&](std::string text, std::string preset, std::vector<std::string> sets, std::string metric, std::string per,
               std::vector<std::string> compare, double lo, double hi, std::string band) {

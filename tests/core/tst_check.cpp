@@ -161,6 +161,47 @@ private slots:
         QCOMPARE(a.depth() - a.inUse() - a.findableFree(), 1);
     }
 
+    // Seed 000: every request completes once, where blk_mq_complete_request() sent it, on every
+    // interleaving, with and without each patch of the series.
+    void completionsLandWhereChosen()
+    {
+        for (const std::vector<std::string>& sets :
+            std::vector<std::vector<std::string>> { {}, { "kernel.patches.complete-remote-softirq=true" },
+                { "kernel.patches.complete-llist=true" }, { "kernel.threadirqs=true" },
+                { "kernel.threadirqs=true", "kernel.patches.complete-no-remote-threaded=true" } }) {
+            const CheckResult r = check("check-completion", CheckProperty::CompleteOnceWhereChosen, sets);
+            QVERIFY2(r.verdict == CheckResult::Verdict::Holds, r.violation.c_str());
+            QVERIFY(r.runs > 100);
+        }
+        // The configuration does send completions away: half of them go back to CPU 1.
+        Engine e(load("check-completion"));
+        e.run();
+        QCOMPARE(e.counters().remote * 2, e.counters().completed);
+        // The watch sees a ->complete on a CPU not chosen, and a second one.
+        Engine w(load("check-completion"));
+        CompletionWatch watch(w);
+        w.addTraceSink(&watch);
+        while (watch.problem.empty() && w.step()) {
+            for (int rq = 0; rq < static_cast<int>(w.block().poolSize()); ++rq) {
+                const Request& q = w.block().request(rq);
+                if (q.state != RqState::Complete || q.completeCpu < 0)
+                    continue;
+                const int chosen = q.redirected ? q.cpu : q.completeCpu;
+                CompletionWatch probe(w);
+                probe.record({ 0, rq, 0, static_cast<std::int16_t>(1 - chosen), TraceKind::Complete, -1 });
+                QVERIFY(probe.problem.find("but blk_mq_complete_request()") != std::string::npos);
+                CompletionWatch twice(w);
+                const TraceRecord done { 0, rq, 0, static_cast<std::int16_t>(chosen), TraceKind::Complete, -1 };
+                twice.record(done);
+                QVERIFY(twice.problem.empty());
+                twice.record(done);
+                QVERIFY(twice.problem.find("a second time") != std::string::npos);
+                return;
+            }
+        }
+        QFAIL("no request was seen between blk_mq_complete_request() and ->complete");
+    }
+
     // A counterexample replays, from its scenario and as a session, to the same violation.
     void counterexampleReplays()
     {

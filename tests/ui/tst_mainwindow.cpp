@@ -7,6 +7,7 @@
 #include "PlotPanel.h"
 #include "ScenarioPanel.h"
 #include "TimePlot.h"
+#include "check/ModelChecker.h"
 #include "cpu/Op.h"
 #include "engine/Engine.h"
 #include "scenario/ScenarioLoader.h"
@@ -1056,6 +1057,39 @@ private slots:
     // Save -> open round-trips a run with a live patch switch, a bookmark, a lesson-free view and a
     // hidden plot: the opened window stands at the same time, event and fingerprint as the headless
     // replay. Step back goes to exactly one event earlier. A session that diverges changes nothing.
+    // blkmqlab-cli check's shortest counterexample, as a session: the window opens it at the stall,
+    // the banner's steps explaining it, the same run as headless.
+    void checkCounterexampleOpensAtTheStall()
+    {
+        const auto scenario = ScenarioLoader::fromPreset("check-shared-hctx");
+        QVERIFY(scenario.ok());
+        const CheckResult r = ModelChecker(*scenario, CheckProperty::NoStall, {}).run();
+        QCOMPARE(int(r.verdict), int(CheckResult::Verdict::Violated));
+        const auto cx = ScenarioLoader::fromText(r.counterexampleJson, "cx");
+        QVERIFY(cx.ok());
+        Engine at(*cx);
+        while (at.events() < r.violationEvents && at.step()) { }
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("cx.blkmqlab"));
+        QFile out(path);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(QByteArray::fromStdString(Session::of(at, cx->sourceJson).toText()));
+        out.close();
+
+        MainWindow w;
+        w.show();
+        QSignalSpy opened(&w, &MainWindow::sessionOpened);
+        QCOMPARE(w.openSession(path), QString());
+        QTRY_COMPARE_WITH_TIMEOUT(opened.size(), 1, 20000);
+        const auto snap = w.runner()->snapshot();
+        QVERIFY(snap->stalled);
+        QCOMPARE(snap->events, r.violationEvents);
+        QCOMPARE(snap->fingerprint, at.fingerprint());
+        QTRY_VERIFY_WITH_TIMEOUT(w.stallBanner()->isVisible(), 5000);
+        QVERIFY(w.stallBanner()->text().contains(QStringLiteral("shared_hctx_restart was 0")));
+        QVERIFY(w.stallSteps().size() >= 3);
+    }
+
     void sessionsSaveOpenAndStepBack()
     {
         MainWindow w;

@@ -354,18 +354,26 @@ std::string checkAxes(const Sweep& s)
     return {};
 }
 
-// The CSV (docs/sweep.md): a comment line naming the grid, the shard and the model that computed the
-// rows (kModelId, a hash of core's sources), a header, then one row per run in grid order. One unsharded run and the
-// merge of its shards write the same bytes.
-std::string csvPreamble(const Sweep& s, const std::string& hash, std::uint64_t size, const Experiment::Shard& shard)
+// The CSV (docs/sweep.md): a header, then one row per run in grid order. Each row ends with the
+// grid's identity: the grid (a hash of its base, axes and columns), its size, the shard and the model
+// that computed the row (kModelId, a hash of core's sources), so that a CSV tool reads the file as it
+// is and merge refuses rows of another grid or build. One unsharded run and the merge of its shards
+// write the same bytes.
+std::string csvHeader(const Sweep& s)
 {
-    std::string out = "# blkmqlab-cli sweep grid=" + hash + " runs=" + std::to_string(size) + " shard="
-        + std::to_string(shard.index) + "/" + std::to_string(shard.count) + " model=" + kModelId + "\nindex";
+    std::string out = "index";
     for (const Axis& a : s.axes)
         out.append(",").append(a.name());
     for (const int m : s.metrics)
         out.append(",").append(kMetrics[static_cast<std::size_t>(m)].id);
-    return out + ",stalled,first_stuck_ns,fingerprint\n";
+    return out + ",stalled,first_stuck_ns,fingerprint,grid,grid_runs,shard,model\n";
+}
+
+std::string csvIdentity(const std::string& hash, std::uint64_t size, std::uint64_t shardIndex, std::uint64_t shards,
+    const std::string& model)
+{
+    return hash + "," + std::to_string(size) + "," + std::to_string(shardIndex) + "/" + std::to_string(shards) + ","
+        + model;
 }
 
 std::string csvField(const std::string& v)
@@ -378,7 +386,7 @@ std::string csvField(const std::string& v)
     return out + "\"";
 }
 
-std::string csvRow(const Sweep& s, const RunResult& r)
+std::string csvRow(const Sweep& s, const RunResult& r, const std::string& identity)
 {
     std::string out = std::to_string(r.index);
     for (const auto& l : r.labels)
@@ -388,7 +396,10 @@ std::string csvRow(const Sweep& s, const RunResult& r)
     return out.append(r.stalled ? ",1," : ",0,")
         .append(std::to_string(r.firstStallNs))
         .append(",")
-        .append(r.fingerprint + "\n");
+        .append(r.fingerprint)
+        .append(",")
+        .append(identity)
+        .append("\n");
 }
 
 // The fields of one CSV line, as csvField() quotes them (a comma inside quotes is not a separator).
@@ -626,20 +637,25 @@ int sweepCommand(const std::vector<std::string>& args)
     const int onStdout = (o.jsonOut == "-") + (csvOut == "-");
     const bool table = onStdout == 0; // the human table on stdout unless a format has it
     const std::string hash = gridHash(sweep);
-    std::string csv = csvPreamble(sweep, hash, size, shard);
+    std::string csv = csvHeader(sweep);
+    const std::string identity = csvIdentity(hash, size, shard.index, shard.count, kModelId);
     Journal journal;
     std::uint64_t resumed = 0;
     if (!csvOut.empty() && csvOut != "-") {
         std::string rows;
-        // The journal's rows: the CSV's, each the shard's next grid index with every column.
-        const std::size_t fields = csvFieldCount(csv.substr(csv.find('\n') + 1));
+        // The journal's rows: the CSV's, each the shard's next grid index with every column. Its first
+        // line names the work, so a journal of other work is refused rather than run again.
+        const std::size_t fields = csvFieldCount(csv);
         const auto accept = [&](const std::string& line, std::uint64_t n) {
             std::uint64_t index = 0;
             const auto [p, ec] = std::from_chars(line.data(), line.data() + line.size(), index);
             return ec == std::errc() && *p == ',' && index == Experiment::gridIndex(shard, n)
-                && csvFieldCount(line) == fields;
+                && csvFieldCount(line) == fields && line.size() > identity.size()
+                && line.compare(line.size() - identity.size(), identity.size(), identity) == 0;
         };
-        if (const std::string e = journal.open(csvOut + ".journal", csv, resume, accept, rows, resumed); !e.empty()) {
+        const std::string preamble = "# blkmqlab-cli sweep journal " + identity + "\n" + csv;
+        if (const std::string e = journal.open(csvOut + ".journal", preamble, resume, accept, rows, resumed);
+            !e.empty()) {
             std::cerr << "blkmqlab-cli sweep: --csv: " << e << '\n';
             return resume ? kExitUsage : kExitIo;
         }
@@ -680,7 +696,7 @@ int sweepCommand(const std::vector<std::string>& args)
     std::vector<ChartPoint> chartPoints;
     const auto status = experiment.run(options, [&](RunResult&& r) {
         stalled |= r.stalled;
-        const std::string row = csvRow(sweep, r);
+        const std::string row = csvRow(sweep, r, identity);
         csv += row;
         journal.append(row);
         if (chartMetricIndex >= 0)
@@ -772,10 +788,11 @@ int mergeCommand(const std::vector<std::string>& args)
         return fail("give the CSV files of a sharded sweep (sweep --shard I/N --csv FILE)");
     if (int code = 0; !outputsUsable("merge", { { "--csv", out == "-" ? std::string() : out } }, code))
         return code;
+    static const std::string kIdentityColumns = ",grid,grid_runs,shard,model";
     std::string grid, header, model;
     std::uint64_t runs = 0, count = 0;
     std::map<std::uint64_t, std::string> shards; // shard index -> file
-    std::map<std::uint64_t, std::string> rows; // grid index -> row
+    std::map<std::uint64_t, std::string> rows; // grid index -> the row without its identity
     for (const std::string& file : files) {
         std::string text;
         if (const std::string e = SafeFile::read(file, limits::kMergeInputBytes, text); !e.empty())
@@ -785,57 +802,76 @@ int mergeCommand(const std::vector<std::string>& args)
         // A shard that went through Windows: CR LF line ends read as LF.
         text.erase(std::remove(text.begin(), text.end(), '\r'), text.end());
         std::istringstream in(text);
-        std::string first, head;
-        std::getline(in, first);
+        std::string head;
         std::getline(in, head);
-        char g[17] = {}, m[17] = {};
-        unsigned long long r = 0, si = 0, sn = 0;
-        if (std::sscanf(first.c_str(),
-                "# blkmqlab-cli sweep grid=%16[0-9a-f] runs=%llu shard=%llu/%llu model=%16[0-9a-f]", g, &r, &si, &sn, m)
-                != 5
-            || sn == 0 || si >= sn)
-            return fail(
-                file + ": not the CSV of blkmqlab-cli sweep (its first line names the grid, the shard and the model)");
-        if (r > static_cast<unsigned long long>(limits::kSweepRunsMax) || sn > r)
-            return fail(file + ": its first line says runs=" + std::to_string(r) + " shard=" + std::to_string(si) + "/"
-                + std::to_string(sn) + ", which no sweep writes (at most " + std::to_string(limits::kSweepRunsMax)
-                + " runs, at most one shard per run)");
-        if (grid.empty()) {
-            grid = g;
-            runs = r;
-            count = sn;
+        if (head.rfind("index,", 0) != 0 || head.size() < kIdentityColumns.size()
+            || head.compare(head.size() - kIdentityColumns.size(), kIdentityColumns.size(), kIdentityColumns) != 0)
+            return fail(file
+                + ": not the CSV of blkmqlab-cli sweep (its header starts with index and ends with grid, grid_runs, "
+                  "shard and model)");
+        if (header.empty())
             header = head;
-            model = m;
-        } else if (model != m) {
-            return fail(file + ": computed by another build of the lab (model=" + m + ", not model=" + model + " as "
-                + shards.begin()->second + "): rerun its shards with one build");
-        } else if (grid != g || runs != r) {
-            return fail(file + ": a shard of another grid (grid=" + g + " runs=" + std::to_string(r)
-                + ", not grid=" + grid + " runs=" + std::to_string(runs) + "): merge the shards of one sweep");
-        } else if (header != head) {
+        else if (header != head)
             return fail(file + ": its column header differs from " + shards.begin()->second + "'s");
-        } else if (count != sn) {
-            return fail(file + ": a shard of a split into " + std::to_string(sn) + ", the others are of "
-                + std::to_string(count));
-        }
-        if (!shards.emplace(si, file).second)
-            return fail(file + ": shard " + std::to_string(si) + "/" + std::to_string(sn) + " is given twice (also "
-                + shards[si] + ")");
-        const Experiment::Shard shard { si, sn };
         const std::size_t fields = csvFieldCount(header);
-        std::uint64_t n = 0;
+        std::string identity; // the file's, from its first row: every row must carry the same
+        std::uint64_t si = 0, sn = 0, n = 0;
         for (std::string line; std::getline(in, line); ++n) {
+            // The identity: the last four fields, which never need quotes.
+            std::size_t cut = line.size();
+            for (int k = 0; k < 4 && cut != std::string::npos; ++k)
+                cut = cut == 0 ? std::string::npos : line.rfind(',', cut - 1);
+            if (cut == std::string::npos || csvFieldCount(line) != fields)
+                return fail(file + ": row " + std::to_string(n + 1) + " has not the header's columns");
+            const std::string id = line.substr(cut + 1);
+            if (n == 0) {
+                char g[17] = {}, m[17] = {};
+                unsigned long long r = 0, i = 0, c = 0;
+                int used = 0;
+                if (std::sscanf(id.c_str(), "%16[0-9a-f],%llu,%llu/%llu,%16[0-9a-f]%n", g, &r, &i, &c, m, &used) != 5
+                    || static_cast<std::size_t>(used) != id.size() || c == 0 || i >= c)
+                    return fail(file + ": row 1 does not end with a grid, its size, a shard I/N and a model");
+                if (r > static_cast<unsigned long long>(limits::kSweepRunsMax) || c > r)
+                    return fail(file + ": row 1 says grid_runs=" + std::to_string(r) + " shard=" + std::to_string(i)
+                        + "/" + std::to_string(c) + ", which no sweep writes (at most "
+                        + std::to_string(limits::kSweepRunsMax) + " runs, at most one shard per run)");
+                identity = id;
+                si = i;
+                sn = c;
+                if (grid.empty()) {
+                    grid = g;
+                    runs = r;
+                    count = c;
+                    model = m;
+                } else if (model != m) {
+                    return fail(file + ": computed by another build of the lab (model=" + m + ", not model=" + model
+                        + " as " + shards.begin()->second + "): rerun its shards with one build");
+                } else if (grid != g || runs != r) {
+                    return fail(file + ": a shard of another grid (grid=" + g + " grid_runs=" + std::to_string(r)
+                        + ", not grid=" + grid + " grid_runs=" + std::to_string(runs)
+                        + "): merge the shards of one sweep");
+                } else if (count != c) {
+                    return fail(file + ": a shard of a split into " + std::to_string(c) + ", the others are of "
+                        + std::to_string(count));
+                }
+                if (!shards.emplace(si, file).second)
+                    return fail(file + ": shard " + std::to_string(si) + "/" + std::to_string(sn)
+                        + " is given twice (also " + shards[si] + ")");
+            } else if (id != identity) {
+                return fail(file + ": row " + std::to_string(n + 1) + " is of another grid, shard or model than row 1");
+            }
             std::uint64_t index = 0;
             const auto [p, ec] = std::from_chars(line.data(), line.data() + line.size(), index);
             if (ec != std::errc() || *p != ',' || index >= runs || index % sn != si)
                 return fail(file + ": row " + std::to_string(n + 1) + " is not a row of shard " + std::to_string(si)
                     + "/" + std::to_string(sn));
-            if (csvFieldCount(line) != fields)
-                return fail(file + ": row " + std::to_string(n + 1) + " has not the header's columns");
-            if (!rows.emplace(index, line).second)
+            if (!rows.emplace(index, line.substr(0, cut)).second)
                 return fail(file + ": the row of run " + std::to_string(index) + " is there twice (row "
                     + std::to_string(n + 1) + ")");
         }
+        if (n == 0)
+            return fail(file + ": it has no rows (was it interrupted?)");
+        const Experiment::Shard shard { si, sn };
         if (n != shard.sizeOf(runs))
             return fail(file + ": shard " + std::to_string(si) + "/" + std::to_string(sn) + " has " + std::to_string(n)
                 + " of its " + std::to_string(shard.sizeOf(runs)) + " rows (was it interrupted?)");
@@ -847,10 +883,11 @@ int mergeCommand(const std::vector<std::string>& args)
                 missing += (missing.empty() ? "" : ", ") + std::to_string(i) + "/" + std::to_string(count);
         return fail("shard(s) " + missing + " missing");
     }
-    std::string merged = "# blkmqlab-cli sweep grid=" + grid + " runs=" + std::to_string(runs)
-        + " shard=0/1 model=" + model + "\n" + header + "\n";
+    // The rows as one unsharded sweep writes them: shard 0/1.
+    const std::string identity = csvIdentity(grid, runs, 0, 1, model);
+    std::string merged = header + "\n";
     for (const auto& [index, row] : rows)
-        merged.append(row).append("\n");
+        merged.append(row).append(",").append(identity).append("\n");
     if (out == "-") {
         std::cout << merged;
         return flushStdout() ? kExitOk : kExitIo;

@@ -4,6 +4,7 @@
 
 #include "block/BlockLayer.h"
 #include "engine/Engine.h"
+#include "engine/StopCondition.h"
 #include "scenario/ScenarioLoader.h"
 #include "sim/Duration.h"
 #include "workload/Workload.h"
@@ -252,24 +253,39 @@ CheckResult ModelChecker::run()
             break;
         }
         ++out.runs;
-        Scenario sc = m_scenario;
-        sc.choices.taken = path;
-        Engine e(sc);
+        m_scenario.choices.taken = path;
+        Engine e(m_scenario);
         e.limitChoices(m_bounds.maxDepth);
         CompletionWatch watch(e);
         if (m_property == CheckProperty::CompleteOnceWhereChosen)
             e.addTraceSink(&watch);
-        std::string why;
-        bool cut = false; // past the best violation's length: it cannot be shorter
-        while (e.step()) {
-            if (found && e.choices().made.size() > bestChoices) {
-                cut = true;
-                break;
+        // After every event: the property, and whether the run is already longer than the best violation.
+        struct Watch : StopCondition {
+            const ModelChecker& checker;
+            const CompletionWatch& completions;
+            std::size_t longest; // choices a run may make and still be shorter than the best
+            mutable std::string why;
+            mutable bool cut = false; // past the best violation's length: it cannot be shorter
+            Watch(const ModelChecker& c, const CompletionWatch& w, std::size_t l)
+                : checker(c)
+                , completions(w)
+                , longest(l)
+            {
             }
-            why = violation(e, m_property, false, watch.problem);
-            if (!why.empty())
-                break;
-        }
+            bool reached(const Engine& run) const override
+            {
+                if (run.choices().made.size() > longest) {
+                    cut = true;
+                    return true;
+                }
+                why = violation(run, checker.m_property, false, completions.problem);
+                return !why.empty();
+            }
+            std::string describe() const override { return "a violation"; }
+        } stop(*this, watch, found ? bestChoices : SIZE_MAX);
+        e.runUntil(stop);
+        std::string why = stop.why;
+        const bool cut = stop.cut;
         if (why.empty() && !cut) {
             e.run(); // the end: the clock at the duration, the stall detector's last look
             why = violation(e, m_property, true, watch.problem);
@@ -307,6 +323,7 @@ CheckResult ModelChecker::run()
         path[p - 1] = static_cast<std::uint8_t>(made[p - 1].taken + 1);
         visitedPrefix = p - 1;
     }
+    m_scenario.choices.taken.clear();
     if (found) {
         out.verdict = CheckResult::Verdict::Violated;
         nlohmann::json doc = nlohmann::json::parse(m_scenario.sourceJson);

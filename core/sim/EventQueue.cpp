@@ -6,9 +6,9 @@
 
 namespace blkmq {
 
+// The calendar's lists and the ring (128 KiB) are made when the tiers first begin: most engines of a
+// small configuration (blkmqlab-cli check builds one per path) never need them.
 EventQueue::EventQueue(std::size_t reserve)
-    : m_calList(kCalendarLists)
-    , m_ring(static_cast<std::size_t>(kWindows))
 {
     m_heap.reserve(reserve);
     m_payload.reserve(reserve);
@@ -99,6 +99,10 @@ std::uint32_t EventQueue::growSlots()
 
 void EventQueue::enterTiers()
 {
+    if (m_calList.empty()) {
+        m_calList.resize(kCalendarLists);
+        m_ring.resize(static_cast<std::size_t>(kWindows));
+    }
     m_tiered = true;
     m_window = m_heap.front().time >> kWindowShift;
     m_scratch.swap(m_heap); // both keep their capacity: crossing the threshold again allocates nothing

@@ -140,10 +140,18 @@ void PercpuIdaTags::takeStack(int victim, int cpu, TagAccess& cost)
 
 int PercpuIdaTags::findableFree() const
 {
-    std::vector<bool> seen(static_cast<std::size_t>(m_depth), false);
+    // blkmqlab-cli check asks after every event: up to 64 tags without allocating.
+    std::uint64_t small = 0;
+    std::vector<bool> seen(m_depth > 64 ? static_cast<std::size_t>(m_depth) : 0, false);
     int n = 0;
     const auto add = [&](int tag) {
-        if (!m_inUseBy[static_cast<std::size_t>(tag)] && !seen[static_cast<std::size_t>(tag)]) {
+        if (m_inUseBy[static_cast<std::size_t>(tag)])
+            return;
+        if (m_depth <= 64) {
+            const std::uint64_t bit = std::uint64_t(1) << tag;
+            n += (small & bit) ? 0 : 1;
+            small |= bit;
+        } else if (!seen[static_cast<std::size_t>(tag)]) {
             seen[static_cast<std::size_t>(tag)] = true;
             ++n;
         }

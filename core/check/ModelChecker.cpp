@@ -213,8 +213,8 @@ std::string ModelChecker::tooLarge() const
     for (const Choice& c : made)
         log10Paths += std::log10(static_cast<double>(c.options));
     // A search may prune (a violation found early bounds the rest), so up to a thousand times the
-    // run bound is let through and ends as unfinished if it must.
-    // And the work: as many runs as that (at most --max-runs), each as long as the first.
+    // run bound is let through, to end as unfinished if it must. Its work: as many runs as that (at
+    // most --max-runs), each as long as the first.
     const double log10Events = std::min(log10Paths, std::log10(static_cast<double>(m_bounds.maxRuns)))
         + std::log10(static_cast<double>(std::max<std::uint64_t>(1, e.events())));
     if (log10Paths <= std::log10(static_cast<double>(m_bounds.maxRuns)) + 3 && log10Events <= kMaxLog10Events)

@@ -57,6 +57,8 @@ int checkCommand(const std::vector<std::string>& args)
     ScenarioOptions o;
     std::string propertyName = "no-stall", counterexample;
     std::int64_t maxRuns = 1'000'000, maxDepth = 1000, points = -1;
+    std::int64_t maxStates = static_cast<std::int64_t>(CheckBounds {}.maxStates);
+    bool lockBoundaries = false;
     const auto err
         = parseScenarioOptions(args, o, [&](const std::string& a, const NextValue& value, std::string& error) {
               if (a == "--property") {
@@ -76,6 +78,12 @@ int checkCommand(const std::vector<std::string>& args)
                   return countOption(a, value, error, 1, limits::kCheckRuns, maxRuns);
               if (a == "--max-depth")
                   return countOption(a, value, error, 1, limits::kCheckDepth, maxDepth);
+              if (a == "--max-states")
+                  return countOption(a, value, error, 0, limits::kCheckStates, maxStates);
+              if (a == "--lock-boundaries") {
+                  lockBoundaries = true;
+                  return true;
+              }
               if (a == "--latency-points")
                   return countOption(a, value, error, 1, limits::kLatencyPoints, points);
               if (a == "--save-counterexample") {
@@ -106,6 +114,8 @@ int checkCommand(const std::vector<std::string>& args)
     CheckBounds bounds;
     bounds.maxRuns = static_cast<std::uint64_t>(maxRuns);
     bounds.maxDepth = static_cast<std::size_t>(maxDepth);
+    bounds.maxStates = static_cast<std::uint64_t>(maxStates);
+    bounds.lockBoundaries = lockBoundaries;
     bounds.latencyPoints = points > 0 ? static_cast<int>(points) : scenario->choices.latency_points;
 
     ModelChecker checker(*scenario, property.id, bounds);
@@ -119,11 +129,15 @@ int checkCommand(const std::vector<std::string>& args)
         : r.verdict == CheckResult::Verdict::Violated              ? "violated"
                                                                    : "unfinished";
     nlohmann::json doc = { { "scenario", scenario->name }, { "property", property.name }, { "verdict", verdict },
-        { "runs", r.runs }, { "choice_points", r.states }, { "events", r.events }, { "deepest", r.deepest },
+        { "runs", r.runs }, { "choice_points", r.states }, { "distinct_states", r.distinct },
+        { "runs_ended_at_seen_state", r.revisits }, { "events", r.events }, { "deepest", r.deepest },
         { "depth_cut", r.depthCut }, { "cpu_seconds", r.cpuSeconds }, { "state_bytes", r.stateBytes },
+        { "table_bytes", r.tableBytes }, { "table_full", r.tableFull },
         { "bounds",
-            { { "max_runs", bounds.maxRuns }, { "max_depth", bounds.maxDepth },
-                { "latency_points", bounds.latencyPoints }, { "duration_ns", scenario->duration.ns() } } } };
+            { { "max_runs", bounds.maxRuns }, { "max_depth", bounds.maxDepth }, { "max_states", bounds.maxStates },
+                { "latency_points", bounds.latencyPoints },
+                { "lock_boundaries", bounds.lockBoundaries || scenario->choices.lock_boundaries },
+                { "duration_ns", scenario->duration.ns() } } } };
     if (r.verdict == CheckResult::Verdict::Violated) {
         nlohmann::json steps = nlohmann::json::array();
         for (const Choice& c : r.choices)
@@ -136,18 +150,27 @@ int checkCommand(const std::vector<std::string>& args)
     if (o.jsonOut != "-") {
         std::cout << "check " << scenario->name << ": " << property.name << " (" << property.what << ")\n";
         std::cout << "  bounds: the scenario's " << formatDuration(scenario->duration) << ", " << bounds.latencyPoints
-                  << " point(s) per device latency, at most " << thousands(bounds.maxRuns) << " runs and "
-                  << bounds.maxDepth << " choices per run\n";
+                  << " point(s) per device latency, "
+                  << (bounds.lockBoundaries || scenario->choices.lock_boundaries ? "CPUs held at lock boundaries, "
+                                                                                 : "")
+                  << "at most " << thousands(bounds.maxRuns) << " runs and " << bounds.maxDepth << " choices per run\n";
         std::cout << "  searched: " << thousands(r.runs) << " runs, " << thousands(r.states) << " choice points, "
                   << thousands(r.events) << " events; the longest run made " << r.deepest << " choices\n";
+        if (bounds.maxStates > 0)
+            std::cout << "  states: " << thousands(r.distinct) << " distinct; " << thousands(r.revisits)
+                      << " runs ended at a state already explored"
+                      << (r.tableFull ? " (the table filled at --max-states: later states were not remembered)" : "")
+                      << '\n';
+        else
+            std::cout << "  states: not remembered (--max-states 0): every path was run to its end\n";
         char rate[200];
         const double per = r.cpuSeconds > 0 ? 1 / r.cpuSeconds : 0.0;
         std::snprintf(rate, sizeof rate, "  time: %.2f s of CPU (%.0f runs/s, %.0f choice points/s, %.2f M events/s)\n",
             r.cpuSeconds, static_cast<double>(r.runs) * per, static_cast<double>(r.states) * per,
             static_cast<double>(r.events) * per / 1e6);
         std::cout << rate;
-        std::cout << "  memory: " << (r.stateBytes + 1023) / 1024
-                  << " KiB, one run's state (the search keeps only the path it is on)\n";
+        std::cout << "  memory: " << (r.stateBytes + 1023) / 1024 << " KiB for the run on the path, "
+                  << (r.tableBytes + 1023) / 1024 << " KiB for the states explored\n";
         switch (r.verdict) {
         case CheckResult::Verdict::Holds:
             std::cout << "  verdict: HOLDS for every ordering within the bounds"

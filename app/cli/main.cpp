@@ -26,7 +26,8 @@ usage:
                        stall hunting: per kernel variant, the seeds that stall, p with its 95%
                        Wilson interval, and the earliest stall (saved as a scenario, or a session at it)
   blkmqlab-cli check [FILE] [--preset NAME] [--set key=value]... [--property P] [--max-runs N]
-                     [--max-depth N] [--latency-points N] [--json FILE|-] [--save-counterexample FILE[.blkmqlab]]
+                     [--max-depth N] [--max-states N] [--latency-points N] [--lock-boundaries] [--json FILE|-]
+                     [--save-counterexample FILE[.blkmqlab]]
                      every ordering of a small configuration's choice points: the property holds
                      for all of them within the bounds, or the shortest run that violates it
                      (--properties lists the properties: no-stall, no-tag-lost, no-missed-wakeup,

@@ -44,6 +44,7 @@ struct PollQueue {
     RingQueue<int> entries; // request index, or -1 for a packet of the net_rx load
     bool polling = false;
     std::int64_t loadCost = 0; // CPU per -1 entry
+    void hashState(StateHash& h) const { h(entries, polling, loadCost); }
 };
 
 // Per-CPU block-layer state (and the per-CPU poll queues of napi and rdma modes).
@@ -59,6 +60,11 @@ struct BlkCpu {
     RingQueue<int> kblockd; // hctxs queued for an async run on this CPU's kworker
     PollQueue rx; // napi: the NIC receive ring (NAPI)
     PollQueue ibCq; // rdma: the completion queue of this CPU's connection (irq_poll)
+    void hashState(StateHash& h) const
+    {
+        h(callSingleQueue, blockCsdQueued, csdBatch, blockCsdBatched, done, doneBatch, callSingleOwner, doneOwner,
+            kblockd, rx, ibCq);
+    }
 };
 
 // blk_mq_sched_dispatch_requests() and blk_mq_dispatch_rq_list() as of (kernel.dispatch):
@@ -163,6 +169,13 @@ public:
     const LatencyHistogram& completionDelay() const { return m_completionDelay; }
 
     const SchedRestart& restart() const { return *m_restart; }
+    // The queues, hctxs, tags, permits, per-CPU lists, requests and restart state (docs/check.md).
+    // Out: the latency histograms (records), the stall walk's floor (it only saves a walk that
+    // would find nothing), and what the scenario fixes.
+    void hashState(StateHash& h) const
+    {
+        h(m_queues, m_hctxs, m_hctxLines, m_tagSets, m_permits, m_cpu, m_pool, m_freeRqs, m_inFlight, *m_restart);
+    }
 
     [[gnu::hot]] void perform(int cpu, Op op, OpStack& stack) override;
     OpName opName(std::uint8_t code) const override;

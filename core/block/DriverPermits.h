@@ -29,6 +29,12 @@ public:
     int waiting() const { return m_waiting; } // hctxs on a requeue list
 
     // ibnbd_get_tag(): false when every permit is in flight.
+    template<class Hash>
+    void hashState(Hash& h) const
+    {
+        h(m_busy, m_waiting, m_head, m_tail, m_next, m_inList, m_cpuRr);
+    }
+
     bool get();
     // ibnbd_clt_dev_add_to_requeue() on `cpu`. False when nothing is in flight (then nobody would
     // requeue it, and the driver must restart the hctx itself); true also when it is listed already.

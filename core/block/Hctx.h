@@ -29,6 +29,12 @@ struct Hctx {
     bool irqRaised = false; // the vector fired and its handler has not drained cq
     int atDevice = 0; // requests the device is working on
     std::vector<int> schedWaiters; // tasks sleeping for a scheduler request
+    template<class Hash>
+    void hashState(Hash& h) const
+    {
+        h(cpus, nextRunCpu, dispatch, schedFifo, schedInUse, nrRequests, tagUse, runQueued, stopped, startOnRun, cq,
+            pollCq, irqRaised, atDevice, schedWaiters);
+    }
     // Its two cachelines the restart walk reads are in BlockLayer's HctxLines arrays (topo/Cacheline.h).
 };
 

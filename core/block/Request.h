@@ -51,6 +51,12 @@ struct Request {
     SimTime dispatched; // ->queue_rq accepted it
     SimTime completeCalled { -1 }; // blk_mq_complete_request() was called (-1: not yet, or bypassed)
     SimTime waitSince; // entered the scheduler FIFO or hctx->dispatch
+    template<class Hash>
+    void hashState(Hash& h) const
+    {
+        h(next, tag, hctx, job, iou, script, bytes, cpu, dev, completeCpu, state, schedSlot, hold, released, polled,
+            redirected, permit, submitted, dispatched, completeCalled, waitSince);
+    }
 };
 
 } // namespace blkmq

@@ -25,6 +25,11 @@ struct RequestQueue {
     int kthreadCurrent = -1;
     bool kthreadDone = false;
     std::vector<Spinlock> cmdIssueLocks; // mtip32xx: port->cmd_issue_lock[], one per 32 tags
+    template<class Hash>
+    void hashState(Hash& h) const // spec, hctxs and tag set are the scenario's
+    {
+        h(schedQueued, kthread, kthreadPending, kthreadCurrent, kthreadDone, cmdIssueLocks);
+    }
 };
 
 } // namespace blkmq

@@ -13,6 +13,11 @@ struct RqList {
     std::int32_t size = 0;
 
     bool empty() const { return size == 0; }
+    template<class Hash>
+    void hashState(Hash& h) const // the order is in the requests' next links
+    {
+        h(head, tail, size);
+    }
 
     void pushBack(std::vector<Request>& pool, int rq)
     {

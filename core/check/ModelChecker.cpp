@@ -80,6 +80,13 @@ std::string describeChoice(const Choice& c)
                        : "the request goes into the scheduler";
     case ChoiceKind::NetGap:
         return "the next packet comes " + formatDuration(SimTime(c.value)) + " later";
+    case ChoiceKind::Hold: {
+        const std::string cpu = "CPU " + std::to_string(c.value & 0xffff);
+        if (c.taken == 0)
+            return cpu + " goes on from its lock boundary at once";
+        return cpu + " is held at its lock boundary for " + formatDuration(SimTime(c.value >> 16))
+            + ", until the next pending event has happened";
+    }
     case ChoiceKind::SameTime: {
         const auto kind = static_cast<EventKind>(c.value >> 32);
         const int a = static_cast<std::int32_t>(static_cast<std::uint32_t>(c.value));
@@ -196,6 +203,7 @@ ModelChecker::ModelChecker(const Scenario& scenario, CheckProperty property, Che
 {
     m_scenario.choices.on = true;
     m_scenario.choices.latency_points = bounds.latencyPoints;
+    m_scenario.choices.lock_boundaries = m_scenario.choices.lock_boundaries || bounds.lockBoundaries;
     m_scenario.choices.taken.clear();
 }
 
@@ -238,6 +246,11 @@ namespace {
 double cpuNow() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
 }
 
+std::size_t ModelChecker::ValueHash::operator()(const StateHash::Value& v) const noexcept
+{
+    return static_cast<std::size_t>(v.a);
+}
+
 CheckResult ModelChecker::run()
 {
     const double t0 = cpuNow();
@@ -247,6 +260,7 @@ CheckResult ModelChecker::run()
     std::size_t bestChoices = SIZE_MAX; // of the best violation so far
     std::uint64_t bestEvents = UINT64_MAX;
     std::size_t visitedPrefix = 0; // choices of this run that an earlier run already made
+    Visited visited; // every state explored (after an event that made a choice), with its fewest choices
     for (;;) {
         if (out.runs >= m_bounds.maxRuns) {
             out.verdict = CheckResult::Verdict::Unfinished;
@@ -259,33 +273,69 @@ CheckResult ModelChecker::run()
         CompletionWatch watch(e);
         if (m_property == CheckProperty::CompleteOnceWhereChosen)
             e.addTraceSink(&watch);
-        // After every event: the property, and whether the run is already longer than the best violation.
+        // After every event: the property; whether the run is already longer than the best violation;
+        // and, after an event that made a choice beyond the path's forced prefix, whether the state
+        // was explored before, no deeper (then everything that can follow it was tried too).
         struct Watch : StopCondition {
-            const ModelChecker& checker;
+            ModelChecker& checker;
+            Visited& visited;
+            CheckResult& out;
             const CompletionWatch& completions;
             std::size_t longest; // choices a run may make and still be shorter than the best
+            std::size_t forced; // the path's choices: the states up to its last one were explored before
+            mutable std::size_t lastMade = 0;
             mutable std::string why;
             mutable bool cut = false; // past the best violation's length: it cannot be shorter
-            Watch(const ModelChecker& c, const CompletionWatch& w, std::size_t l)
+            mutable bool seen = false; // at a state explored before
+            Watch(ModelChecker& c, Visited& v, CheckResult& o, const CompletionWatch& w, std::size_t l, std::size_t f)
                 : checker(c)
+                , visited(v)
+                , out(o)
                 , completions(w)
                 , longest(l)
+                , forced(f)
             {
             }
             bool reached(const Engine& run) const override
             {
-                if (run.choices().made.size() > longest) {
+                const std::size_t made = run.choices().made.size();
+                if (made > longest) {
                     cut = true;
                     return true;
                 }
                 why = violation(run, checker.m_property, false, completions.problem);
-                return !why.empty();
+                if (!why.empty())
+                    return true;
+                if (made == lastMade || made < forced || checker.m_bounds.maxStates == 0)
+                    return false;
+                lastMade = made;
+                StateHash h;
+                run.hashState(h);
+                completions.hashState(h);
+                const auto depth = static_cast<std::uint32_t>(made);
+                const auto [it, isNew] = visited.try_emplace(h.value(), depth);
+                if (isNew) {
+                    if (visited.size() > checker.m_bounds.maxStates) {
+                        visited.erase(it);
+                        out.tableFull = true;
+                    } else {
+                        ++out.distinct;
+                    }
+                    return false;
+                }
+                if (it->second <= depth) {
+                    seen = true;
+                    return true;
+                }
+                it->second = depth; // reached by a shorter path: explored again, to keep the shortest violation
+                return false;
             }
             std::string describe() const override { return "a violation"; }
-        } stop(*this, watch, found ? bestChoices : SIZE_MAX);
+        } stop(*this, visited, out, watch, found ? bestChoices : SIZE_MAX, path.size());
         e.runUntil(stop);
         std::string why = stop.why;
-        const bool cut = stop.cut;
+        const bool cut = stop.cut || stop.seen;
+        out.revisits += stop.seen ? 1 : 0;
         if (why.empty() && !cut) {
             e.run(); // the end: the clock at the duration, the stall detector's last look
             why = violation(e, m_property, true, watch.problem);
@@ -324,13 +374,17 @@ CheckResult ModelChecker::run()
         visitedPrefix = p - 1;
     }
     m_scenario.choices.taken.clear();
+    // An unordered_map node: the key, the depth and the next pointer, rounded to the allocator's 16
+    // bytes, plus its bucket.
+    out.tableBytes = visited.empty() ? 0 : visited.size() * 48 + visited.bucket_count() * sizeof(void*);
     if (found) {
         out.verdict = CheckResult::Verdict::Violated;
         nlohmann::json doc = nlohmann::json::parse(m_scenario.sourceJson);
         std::vector<int> taken;
         for (const Choice& c : out.choices)
             taken.push_back(c.taken);
-        doc["choices"] = { { "latency_points", m_bounds.latencyPoints }, { "taken", taken } };
+        doc["choices"] = { { "latency_points", m_bounds.latencyPoints },
+            { "lock_boundaries", m_scenario.choices.lock_boundaries }, { "taken", taken } };
         const std::string property = [this] {
             for (const PropertyInfo& p : checkProperties())
                 if (p.id == m_property)

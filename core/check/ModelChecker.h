@@ -4,10 +4,12 @@
 #include "sim/Choices.h"
 #include "sim/Result.h"
 #include "sim/SimTime.h"
+#include "sim/StateHash.h"
 #include "sim/TraceSink.h"
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace blkmq {
@@ -34,14 +36,24 @@ struct CheckBounds {
     std::uint64_t maxRuns = 1'000'000; // runs (paths through the choices) before the search gives up
     std::size_t maxDepth = 1000; // choices searched per run; later ones take option 0
     int latencyPoints = 2; // choices.latency_points of every run
+    bool lockBoundaries = false; // choices.lock_boundaries on for every run (else as the scenario says)
+    // States remembered (Engine::stateHash), so that a state reached again is not explored again;
+    // past this many, new states are explored without being remembered. 0: none (every path is run).
+    std::uint64_t maxStates = 4'000'000;
 };
 
-// Every ordering of a scenario's choice points, tried run by run (a stateless depth-first search of
-// the tree of choices), with the property checked after every event; the shortest violation kept.
+// Every ordering of a scenario's choice points, tried run by run (a depth-first search of the tree
+// of choices that replays each path from the start), with the property checked after every event;
+// a run that reaches a state explored before, no deeper in the tree, ends there; the shortest
+// violation kept.
 struct CheckResult {
     enum class Verdict : std::uint8_t { Holds, Violated, Unfinished } verdict = Verdict::Holds;
     std::uint64_t runs = 0; // paths tried (leaves of the tree, or runs cut short)
     std::uint64_t states = 0; // choice points visited: nodes of the tree
+    std::uint64_t distinct = 0; // distinct states after an event that made a choice (the table's entries)
+    std::uint64_t revisits = 0; // runs ended at a state explored before
+    bool tableFull = false; // maxStates was reached: later states were explored without being remembered
+    std::size_t tableBytes = 0; // the table's memory at the end
     std::uint64_t events = 0; // events processed over all runs
     std::size_t deepest = 0; // the most choices one run made
     bool depthCut = false; // some run made more choices than maxDepth
@@ -66,6 +78,8 @@ public:
     {
     }
     void record(const TraceRecord& r) override;
+    // What it remembers of the run so far: part of the state a search compares.
+    void hashState(StateHash& h) const { h(m_completed); }
     std::string problem;
 
 private:
@@ -87,6 +101,11 @@ public:
     static std::string violation(const Engine& e, CheckProperty p, bool atEnd, const std::string& seen = {});
 
 private:
+    struct ValueHash {
+        std::size_t operator()(const StateHash::Value& v) const noexcept;
+    };
+    using Visited = std::unordered_map<StateHash::Value, std::uint32_t, ValueHash>;
+
     Scenario m_scenario;
     CheckProperty m_property;
     CheckBounds m_bounds;

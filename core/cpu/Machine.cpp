@@ -450,6 +450,9 @@ void Machine::onBoundary(int cpu)
             jobCur = jobCurrent(cpu); // only pickStack() changes the current task
         }
         m_context = ctx;
+        if (m_sim->choices.lockBoundaries && stack->back().owner != 0
+            && m_handlers[stack->back().owner]->lockBoundary(stack->back()) && held(cpu))
+            break;
         const Op op = stack->back();
         stack->pop_back();
         // What this level does now (kernelPath): the op, and the last op of another kind before it.
@@ -487,6 +490,24 @@ void Machine::onBoundary(int cpu)
     m_executingCpu = -1;
     m_charge = 0;
     m_userCharge = 0;
+}
+
+// A check's Hold choice (docs/check.md): the CPU goes on now, or its action waits until the next
+// pending event has happened (its boundary is pushed after that event's).
+bool Machine::held(int cpu)
+{
+    Choices& choices = m_sim->choices;
+    if (m_sim->queue.empty() || choices.made.size() >= choices.depth)
+        return false;
+    const SimTime until = m_sim->queue.topTime();
+    if (choices.take(ChoiceKind::Hold, 2) == 0) {
+        choices.note(cpu);
+        return false;
+    }
+    choices.note((until - m_sim->now).ns() << 16 | cpu);
+    m_cpus[static_cast<std::size_t>(cpu)].boundaryPending = true;
+    m_sim->schedule(until, EventKind::CpuBoundary, EventPriority::Cpu, cpu);
+    return true;
 }
 
 OpName Machine::opName(Op op) const

@@ -32,11 +32,13 @@ struct LevelOp {
     Op caller; // the last op of another kind on this level: the one a nested op runs inside
     int task = -1; // Task level: whose op
     bool valid = false;
+    void hashState(StateHash& h) const { h(op, caller, task, valid); }
 };
 
 struct PendingIrq {
     IrqKind kind;
     std::int32_t arg;
+    void hashState(StateHash& h) const { h(kind, arg); }
 };
 
 // One CPU: its context stacks, pending interrupts and softirqs, its tasks,
@@ -79,6 +81,14 @@ struct alignas(64) CpuState {
     std::uint64_t tagLocalHits = 0;
 
     bool irqQueued() const { return !irqs.empty(); }
+    // All but the kept pick (Machine::setKeepPicks: a pick made afresh is the same) and what only
+    // records: busy time and the tag allocation counts.
+    void hashState(StateHash& h) const
+    {
+        h(current, currentIsJob, boundaryPending, idle, running, level, hardirqActive, softirqActive, doing, hardirq,
+            softirq, irqs, tasks, wakesPending, idleVruntime, runnableFifo, runnableOther, softirqPending, softirqStart,
+            softirqRestarts, ksoftirqd, kworker);
+    }
 };
 
 // The CPUs of the virtual machine and the kernel mechanics that do not
@@ -99,6 +109,9 @@ public:
     // The stack of this machine that is `stack` of `from` (the machine this one is a copy of): a
     // CPU's hardirq or softirq stack or a task's; nullptr if it is none of them.
     const void* sameStack(const Machine& from, const void* stack) const;
+
+    // The CPUs and tasks (docs/check.md); the handlers and vectors are the scenario's.
+    void hashState(StateHash& h) const { h(m_cpus, m_tasks, m_vectorThread, m_threadirqs); }
 
     // Registers a component that performs ops of its own; the number is the `owner` of its ops.
     std::uint8_t addHandler(OpHandler* handler);
@@ -219,6 +232,7 @@ private:
     }
     void addVruntimeQueued(int id, std::int64_t ns);
     void enterSoftirq(int cpu, OpStack& stack, bool on);
+    bool held(int cpu); // a Hold choice at a lock boundary: true if the CPU waits
     Op irqHandler(IrqKind kind, int arg) const
     {
         Op op = m_irqHandler[static_cast<std::size_t>(kind)];

@@ -17,6 +17,11 @@ struct Op {
     std::uint8_t code = 0;
     std::int32_t a = 0;
     std::int32_t b = 0;
+    template<class Hash>
+    void hashState(Hash& h) const
+    {
+        h(owner, code, a, b);
+    }
 };
 
 using OpStack = std::vector<Op>;

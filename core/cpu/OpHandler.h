@@ -19,6 +19,10 @@ public:
     virtual ~OpHandler() = default;
     virtual void perform(int cpu, Op op, OpStack& stack) = 0;
     virtual OpName opName(std::uint8_t code) const = 0;
+    // Whether `op` starts on a lock boundary a check may hold a CPU at (choices.lock_boundaries,
+    // docs/check.md): a point inside a kernel function where the real code runs with interrupts on
+    // and no lock held, so that other CPUs and interrupts may come in for any length of time.
+    virtual bool lockBoundary(const Op& /*op*/) const { return false; }
 };
 
 } // namespace blkmq

@@ -58,6 +58,9 @@ struct Sim {
             sinks[static_cast<std::size_t>(i)]->slice(s);
     }
     bool tracing() const { return nrSinks > 0; }
+    // What decides the run's future (docs/check.md): the clock, the RNG and the pending events. The
+    // counters only record; the topology and costs are the scenario's; the choices made are the path.
+    void hashState(StateHash& h) const { h(now, rng, queue); }
 
     const Topology& topo;
     Costs costs;

@@ -52,6 +52,13 @@ struct Task {
     static constexpr std::int32_t kNiceMinus20Weight = 88761;
     OpStack stack;
 
+    template<class Hash>
+    void hashState(Hash& h) const
+    {
+        h(kind, cpu, allowed, loop, fifo, runnable, wakePending, inSoftirq, bhDisabled, irqPending, vruntime, weight,
+            stack);
+    }
+
     ExecContext context() const
     {
         switch (kind) {

@@ -20,6 +20,7 @@ Engine::Engine(const Scenario& scenario)
     if (m_scenario.choices.on) {
         m_sim->choices.on = true;
         m_sim->choices.latencyPoints = m_scenario.choices.latency_points;
+        m_sim->choices.lockBoundaries = m_scenario.choices.lock_boundaries;
         m_sim->choices.script = m_scenario.choices.taken;
     }
     m_machine = std::make_unique<Machine>(*m_sim);
@@ -84,6 +85,14 @@ void Engine::copyRun(const Engine& o)
     m_scenarioJson = o.m_scenarioJson;
     m_loadedJson = o.m_loadedJson;
     m_scriptIds = o.m_scriptIds;
+}
+
+void Engine::hashState(StateHash& h) const
+{
+    m_sim->hashState(h);
+    m_machine->hashState(h);
+    m_block->hashState(h);
+    m_workload->hashState(h);
 }
 
 std::size_t Engine::stateBytes() const

@@ -72,6 +72,16 @@ public:
     const std::string& loadedScenarioJson() const { return *m_loadedJson; }
     // An estimate of what clone() allocates: the simulated structures' heap and the run's records.
     std::size_t stateBytes() const;
+    // A hash of every simulated structure (sim/StateHash.h), between two events: two runs of one
+    // scenario with equal hashes go on alike under the same choices. The run's records (series,
+    // markers, stall record, fingerprint) are history and stay out.
+    void hashState(StateHash& h) const;
+    StateHash::Value stateHash() const
+    {
+        StateHash h;
+        hashState(h);
+        return h.value();
+    }
 
     CommandInbox& inbox() { return m_inbox; }
     // Every command the engine has taken from its inbox (applied, or rejected with a marker), with

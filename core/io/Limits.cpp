@@ -47,6 +47,8 @@ const std::vector<LimitInfo>& allLimits()
         { "choices.taken", kChoicesTaken, "", "a counterexample's choices; a small configuration makes dozens" },
         { "check --max-runs", kCheckRuns, "", "runs of one exhaustive search; a tiny configuration needs thousands" },
         { "check --max-depth", kCheckDepth, "", "choice points searched per run; later ones take their first option" },
+        { "check --max-states", kCheckStates, "",
+            "states one search remembers (about 60 bytes each); past it, new states are explored without being kept" },
     };
     return table;
 }

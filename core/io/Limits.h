@@ -39,6 +39,7 @@ inline constexpr std::int64_t kLatencyPoints = 16; // choices.latency_points
 inline constexpr std::int64_t kChoicesTaken = 100000; // choices.taken
 inline constexpr std::int64_t kCheckRuns = 100000000; // check --max-runs
 inline constexpr std::int64_t kCheckDepth = 10000; // check --max-depth
+inline constexpr std::int64_t kCheckStates = 20000000; // check --max-states: the table of states explored
 } // namespace limits
 
 struct LimitInfo {

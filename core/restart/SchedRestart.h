@@ -103,9 +103,15 @@ public:
 
     void perform(int cpu, Op op, OpStack& stack) override;
     OpName opName(std::uint8_t code) const override;
+    // A batch of the walk: blk_mq_sched_restart() walks the tag set's hctxs under rcu_read_lock()
+    // only, so other CPUs dispatch, mark and free between any two of its looks.
+    bool lockBoundary(const Op& op) const override { return OpSet<RestartOp>::code(op) == RestartOp::Walk; }
 
     // blk_mq_sched_restart() as ftrace's function profiler sees it: entry to return, per CPU.
     const FunctionProfile& profile() const { return m_profile; }
+    // The marks, counters and flags (a walk in progress is an op on its CPU's stack). Out: the last
+    // decision and the open calls, which only explain and profile.
+    void hashState(StateHash& h) const { h(m_hctx, m_queueCounter, m_queueFlag, m_queueFlagLine, m_tagSet); }
 
 private:
     enum class RestartOp : std::uint8_t { Walk }; // a = completing hctx, b = position
@@ -119,10 +125,12 @@ private:
         bool marked = false;
         MarkReason why = MarkReason::DispatchList;
         SimTime since;
+        void hashState(StateHash& h) const { h(marked, why, since); }
     };
     struct TagSetState {
         int counter = 0; // shared_hctx_restart of the tag set (Roman Pen's RFC)
         RestartNote last;
+        void hashState(StateHash& h) const { h(counter); }
     };
     Sim* m_sim;
     Machine* m_machine;

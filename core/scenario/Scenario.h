@@ -111,6 +111,7 @@ struct KernelSpec {
 struct ChoiceSpec {
     bool on = false;
     int latency_points = 2; // the points of a service-time distribution a choice picks among
+    bool lock_boundaries = false; // a CPU may be held at each lock boundary (ChoiceKind::Hold)
     std::vector<std::uint8_t> taken;
 };
 

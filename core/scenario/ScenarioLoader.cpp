@@ -797,12 +797,17 @@ Scenario parse(const json& doc)
                     + "): it is the user-space part of it");
     }
     // Choice points (docs/check.md)
-    note("choices", "object", "latency_points, taken: the run's choice points, as blkmqlab-cli check makes them");
+    note("choices", "object",
+        "latency_points, lock_boundaries, taken: the run's choice points, as blkmqlab-cli check makes them");
     if (const json* c = top.get("choices")) {
         ObjectReader r(*c, "choices");
         s.choices.on = true;
         s.choices.latency_points
             = static_cast<int>(r.integer("latency_points", s.choices.latency_points, 1, limits::kLatencyPoints));
+        note("choices.lock_boundaries", "bool",
+            "a CPU at a lock boundary (a percpu_ida steal step, a restart walk batch) may be held until the next "
+            "event");
+        s.choices.lock_boundaries = r.boolean("lock_boundaries", s.choices.lock_boundaries);
         note("choices.taken", "array", "options 0..254, one per choice point in order; later ones take 0");
         if (const json* t = r.get("taken")) {
             if (!t->is_array())
@@ -1043,7 +1048,7 @@ nlohmann::json ScenarioLoader::fullDocument()
                 { "net_rx", { { { "cpus", "0-3" }, { "pps", 1000 }, { "cost", "1us" } } } } } },
         { "kernel", kernel },
         { "costs", costs },
-        { "choices", { { "latency_points", 2 }, { "taken", { 0, 1 } } } },
+        { "choices", { { "latency_points", 2 }, { "lock_boundaries", false }, { "taken", { 0, 1 } } } },
     };
 }
 

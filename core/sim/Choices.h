@@ -13,6 +13,7 @@ enum class ChoiceKind : std::uint8_t {
     Bypass, // a job's request bypasses the scheduler or not (0 < bypass_pct < 100)
     NetGap, // the gap before a net_rx packet: one of the points of its exponential
     SameTime, // which of the hardware and CPU events due at one instant happens first
+    Hold, // a CPU at a lock boundary goes on now, or is held until the next pending event has happened
 };
 
 inline const char* choiceKindName(ChoiceKind k)
@@ -26,6 +27,8 @@ inline const char* choiceKindName(ChoiceKind k)
         return "packet gap";
     case ChoiceKind::SameTime:
         return "same-time order";
+    case ChoiceKind::Hold:
+        return "lock boundary";
     }
     return "?";
 }
@@ -38,7 +41,8 @@ struct Choice {
     std::uint8_t taken = 0;
     std::uint64_t events = 0;
     std::int64_t t_ns = 0;
-    // What the option was: a latency or gap in ns, 1 for a bypass, the first event's kind << 32 | its a.
+    // What the option was: a latency or gap in ns, 1 for a bypass, the first event's kind << 32 | its a,
+    // a hold's length in ns (0: it went on) << 16 | the CPU.
     std::int64_t value = 0;
 };
 
@@ -50,6 +54,7 @@ struct Choices {
 
     bool on = false;
     int latencyPoints = 2;
+    bool lockBoundaries = false; // Hold choices at the ops OpHandler::lockBoundary names
     std::vector<std::uint8_t> script;
     std::vector<Choice> made;
     // Choices past this many take option 0 without being recorded (a search's depth bound).

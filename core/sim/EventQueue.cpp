@@ -67,6 +67,34 @@ void EventQueue::drainCalendar(Out&& out)
     m_inCalendar = 0;
 }
 
+void EventQueue::hashState(StateHash& h) const
+{
+    std::vector<std::pair<Key, Payload>> pending;
+    pending.reserve(m_size);
+    if (m_hasFront)
+        pending.push_back({ m_front, m_frontPayload });
+    const auto withPayload = [&](const Key& k) {
+        pending.push_back({ k, m_payload[static_cast<std::size_t>(k.order & kSlotMask)] });
+    };
+    for (const Key& k : m_heap)
+        withPayload(k);
+    for (const CalList& l : m_calList)
+        for (std::uint32_t s = l.head; s != kNoSlot; s = m_calNode[s].next)
+            withPayload(m_calNode[s].key);
+    for (const auto& w : m_ring)
+        for (const Key& k : w)
+            withPayload(k);
+    for (const Key& k : m_overflow)
+        withPayload(k);
+    std::sort(pending.begin(), pending.end(), [](const auto& x, const auto& y) { return x.first.before(y.first); });
+    h.word(pending.size());
+    for (const auto& [k, p] : pending) {
+        h.word(static_cast<std::uint64_t>(k.time));
+        h.word(p.ab);
+        h.word(p.rest); // the kind and priority with c
+    }
+}
+
 void EventQueue::clear()
 {
     m_hasFront = false;

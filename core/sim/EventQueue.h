@@ -2,6 +2,7 @@
 
 #include "sim/Cloned.h"
 #include "sim/Event.h"
+#include "sim/StateHash.h"
 
 #include <algorithm>
 #include <array>
@@ -125,6 +126,9 @@ public:
             n += heapBytes(w);
         return n;
     }
+    // The pending events in the order they would pop, each as its time, priority, kind and operands:
+    // their sequence numbers and where they wait are left out (docs/check.md).
+    void hashState(StateHash& h) const;
     // As if n more events had been pushed and popped: lets a test reach the renumbering of a full
     // sequence field without 2^40 pushes.
     void skipSequence(std::uint64_t n) { m_nextSeq += n; }

@@ -36,6 +36,13 @@ public:
         --m_size;
         return v;
     }
+    template<class Hash>
+    void hashState(Hash& h) const // the entries, front first
+    {
+        h(m_size);
+        for (std::size_t i = 0; i < m_size; ++i)
+            h(m_slots[(m_head + i) % m_slots.size()]);
+    }
     void clear()
     {
         m_head = 0;

@@ -49,6 +49,12 @@ public:
 
     double exponential(double mean) { return -mean * std::log1p(-uniform()); }
 
+    template<class Hash>
+    void hashState(Hash& h) const
+    {
+        h(m_s[0], m_s[1], m_s[2], m_s[3]);
+    }
+
 private:
     static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
     std::uint64_t m_s[4] {};

@@ -48,6 +48,7 @@ public:
     [[gnu::hot]] void put(int cpu, int tag, int allocCpu, TagAccess& cost) override;
     std::unique_ptr<TagAllocator> clone() const override { return std::make_unique<BitmapTags>(*this); }
     std::size_t bytes() const override { return heapBytes(m_words) + heapBytes(m_hint); }
+    void hashState(StateHash& h) const override { h(m_inUse, m_words, m_hint); }
     int depth() const override { return m_depth; }
     int inUse() const override { return m_inUse; }
     bool isSet(int tag) const override;
@@ -101,6 +102,7 @@ private:
         std::uint64_t bits = 0;
         int depth = 0; // bits in use in this word (the last may be short)
         Cacheline line;
+        void hashState(StateHash& h) const { h(bits, line); }
     };
     [[gnu::hot]] int getWord(int w, int hintBit, int cpu, TagAccess& cost); // __sbitmap_get_word / __bt_get_word
     static std::uint64_t freeBits(const Word& w) // the clear bits of the word's depth
@@ -118,6 +120,7 @@ private:
     struct Hint {
         int tag = 0;
         Cacheline line;
+        void hashState(StateHash& h) const { h(tag, line); }
     };
 
     // "Only update the hint if we used it": to the tag after it (0 from depth - 1 on, the kernel's

@@ -23,6 +23,7 @@ struct TagUser {
     int held = 0; // driver tags its requests hold
     int waitIndex = 0; // hctx->wait_index: the wait queue bt_wait_ptr() hands out next
     SimTime lastActivity;
+    void hashState(StateHash& h) const { h(hctx, shared, active, parked, held, waitIndex, lastActivity); }
 };
 
 // The first time an allocator's race struck (ida-lock-split): who, when, and on whom.
@@ -115,6 +116,14 @@ public:
     bool ownPath() const { return m_own != nullptr; }
 
     const TagAllocator& alloc() const { return *m_alloc; }
+    // The allocator, the active queues (by hctx) and the wait queues; the first races only record.
+    void hashState(StateHash& h) const
+    {
+        m_alloc->hashState(h);
+        h(m_own != nullptr, m_activeQueues, m_wakeIndex, m_waiting, m_ws, m_active.size());
+        for (const TagUser* u : m_active)
+            h(u->hctx);
+    }
     const TagRace& firstLoss() const { return m_firstLoss; }
     const TagRace& firstMiss() const { return m_firstMiss; }
     int activeQueues() const { return m_activeQueues; }
@@ -130,6 +139,7 @@ private:
         std::vector<int> tasks; // exclusive waiters, in order
         std::vector<int> hctxs; // hctx->dispatch_wait entries
         bool active() const { return !tasks.empty() || !hctxs.empty(); }
+        void hashState(StateHash& h) const { h(waitCnt, tasks, hctxs); }
     };
     WaitQueue& waitPtr(TagUser& user); // bt_wait_ptr()
     // Charges an allocator step to the CPU and counts it; lock time goes to `caller` in the lock profile.
@@ -208,6 +218,7 @@ struct TagSet {
     int nrHwQueues = 0;
     std::vector<int> queues; // devices using it (tag_list order)
     std::vector<BlkMqTags> tags; // per hw queue index
+    void hashState(StateHash& h) const { h(tags); }
 };
 
 } // namespace blkmq

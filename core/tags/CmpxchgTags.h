@@ -31,6 +31,10 @@ public:
     [[gnu::hot]] void put(int cpu, int tag, int allocCpu, TagAccess& cost) override;
     std::unique_ptr<TagAllocator> clone() const override { return std::make_unique<CmpxchgTags>(*this); }
     std::size_t bytes() const override { return heapBytes(m_inUseBy) + heapBytes(m_next) + heapBytes(m_linkLines); }
+    void hashState(StateHash& h) const override
+    {
+        h(m_inUse, m_inUseBy, m_head, m_next, m_headLine, m_headFreeAt, m_headWrittenAt, m_linkLines);
+    }
     int depth() const override { return m_depth; }
     int inUse() const override { return m_inUse; }
     bool isSet(int tag) const override { return m_inUseBy[static_cast<std::size_t>(tag)]; }

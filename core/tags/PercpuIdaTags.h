@@ -58,6 +58,11 @@ public:
     [[gnu::hot]] void put(int cpu, int tag, int allocCpu, TagAccess& cost) override;
     std::unique_ptr<TagAllocator> clone() const override { return std::make_unique<PercpuIdaTags>(*this); }
     std::size_t bytes() const override;
+    void hashState(StateHash& h) const override
+    {
+        h(m_inUse, m_inUseBy, m_cpu, m_poolLock, m_global, m_globalEntries, m_haveTags, m_haveTagsLine, m_lastStolen,
+            m_lost, m_lostTag);
+    }
     int depth() const override { return m_depth; }
     int inUse() const override { return m_inUse; }
     bool isSet(int tag) const override { return m_inUseBy[static_cast<std::size_t>(tag)]; }
@@ -76,6 +81,7 @@ private:
     struct CpuCache {
         Spinlock lock; // its line also holds nr_free and the first 14 entries of freelist[]
         std::vector<int> stack; // freelist[0..nr_free), capacity maxSize
+        void hashState(StateHash& h) const { h(lock, stack); }
     };
     static std::int64_t now(const TagAccess& cost);
     void lock(Spinlock& l, int cpu, TagAccess& cost); // spin, then take its line from the last holder

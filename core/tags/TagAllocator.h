@@ -1,6 +1,7 @@
 #pragma once
 
 #include "io/Limits.h"
+#include "sim/StateHash.h"
 #include "topo/Cacheline.h"
 
 #include <array>
@@ -64,6 +65,7 @@ struct TagAlloc {
     int state = 0;
     int tag = -1; // the result once get() returned Done (-1 = none free)
     std::int32_t scratch[2] {};
+    void hashState(StateHash& h) const { h(cpu, state, tag, scratch[0], scratch[1]); }
 };
 
 // How sleeping submitters are woken. Bitmap allocators leave it to the wait
@@ -97,6 +99,8 @@ public:
     // `cpu` frees `tag`, which a request allocated on `allocCpu` (rq->mq_ctx->cpu) holds.
     virtual void put(int cpu, int tag, int allocCpu, TagAccess& cost) = 0;
     virtual std::size_t bytes() const = 0; // on the heap: what a copy costs (Engine::stateBytes)
+    // Everything that decides what a later get() or put() does (docs/check.md).
+    virtual void hashState(StateHash& h) const = 0;
     virtual int depth() const = 0;
     virtual int inUse() const = 0;
     virtual bool isSet(int tag) const = 0;

@@ -29,6 +29,11 @@ struct Cacheline {
     // CPU ids fit 16 bits (limits::kCpus): a line is 4 bytes (thousands of hctxs hold two each).
     std::int16_t writer = -1; // last CPU to write it (-1: clean)
     std::int16_t reader = -1; // the last CPU to read it since that write
+    template<class Hash>
+    void hashState(Hash& h) const
+    {
+        h(writer, reader);
+    }
 
     void write(int cpu)
     {
@@ -129,6 +134,12 @@ public:
                 ns += readTags(w * 64 + std::countr_zero(bits), cpu, evicted, topo, costs);
         }
         return ns + Cacheline::floorNs(evicted, costs) * (to - from - written);
+    }
+
+    template<class Hash>
+    void hashState(Hash& h) const
+    {
+        h(m_state, m_tags, m_tagsWritten);
     }
 
 private:

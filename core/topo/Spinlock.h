@@ -61,6 +61,16 @@ struct Spinlock {
         return grant;
     }
     void unlock(std::int64_t t) { freeAt = t; }
+    // Its timeline: when it is free, and the waiters still queued (the ring's used part, in order).
+    template<class Hash>
+    void hashState(Hash& h) const
+    {
+        h(line, freeAt, queued);
+        for (int i = 0; i < queued; ++i) {
+            const auto at = static_cast<std::size_t>((first + i) % kTracked);
+            h(grantAt[at], waiter[at]);
+        }
+    }
     // How many CPUs were still queued for it at `t` (as far as it tracks them).
     int waitersAt(std::int64_t t) const
     {

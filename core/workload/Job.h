@@ -33,6 +33,11 @@ struct Job {
     bool waitingCompletion = false;
     bool thinking = false;
     int inflight() const { return iodepth - static_cast<int>(freeIous.size()); }
+    void hashState(StateHash& h) const
+    {
+        h(task, ioLeft, iouSubmitted, freeIous, completedIous, nrCompleted, batchPos, submitCharged, tagAlloc,
+            allocSince, waitingCompletion, thinking);
+    }
 };
 
 } // namespace blkmq

@@ -206,6 +206,12 @@ bool Workload::maySubmit(int dev) const
     return false;
 }
 
+bool Workload::lockBoundary(const Op& op) const
+{
+    return OpSet<WorkloadOp>::code(op) == WorkloadOp::Submit
+        && m_jobs[static_cast<std::size_t>(op.a)].tagAlloc.state != 0;
+}
+
 OpName Workload::opName(std::uint8_t code) const
 {
     switch (static_cast<WorkloadOp>(code)) {

@@ -41,9 +41,14 @@ public:
 
     [[gnu::hot]] void perform(int cpu, Op op, OpStack& stack) override;
     OpName opName(std::uint8_t code) const override;
+    // The next step of a driver tag allocation in progress: ida-lock-split's steal_tags() runs in
+    // steps with interrupts on and no lock held (PercpuIdaTags).
+    bool lockBoundary(const Op& op) const override;
     [[gnu::hot]] void endIo(int cpu, const Request& rq) override;
 
     const std::vector<Job>& jobs() const { return m_jobs; }
+    // The jobs and the script's progress (docs/check.md); the latency histograms only record.
+    void hashState(StateHash& h) const { h(m_jobs, m_scriptRq, m_releaseEarly, m_scriptQueue, m_scriptTask); }
     // Each latency is recorded once, in the interval's histogram; the whole run's is the intervals
     // closed by resetInterval() plus the open one (the same buckets as recording both on every I/O).
     LatencyHistogram latency() const { return m_closedLat.merged(m_intervalLat); }

@@ -595,7 +595,9 @@ private slots:
         QCOMPARE(holds.code, 0);
         const QJsonObject doc = QJsonDocument::fromJson(holds.out.toUtf8()).object();
         QCOMPARE(doc[u"verdict"_qs].toString(), u"holds"_qs);
-        QVERIFY(doc[u"runs"_qs].toInt() > 1000);
+        QVERIFY(doc[u"distinct_states"_qs].toInt() > 1000);
+        QVERIFY(doc[u"runs_ended_at_seen_state"_qs].toInt() > 0); // orders that commute meet again
+        QVERIFY(doc[u"runs"_qs].toInt() < doc[u"choice_points"_qs].toInt());
         const auto unfinished = cli({ u"check"_qs, u"--preset"_qs, u"check-shared-hctx"_qs, u"--set"_qs,
             u"kernel.restart=rr-shared"_qs, u"--max-runs"_qs, u"5"_qs });
         QCOMPARE(unfinished.code, 5);
@@ -1267,7 +1269,7 @@ private slots:
             { u"oracle"_qs, { u"--figures"_qs } },
             { u"merge"_qs, { u"shard.csv"_qs } },
             { u"lesson"_qs, { u"shared-hctx-stall"_qs } },
-            { u"check"_qs, { u"--preset"_qs, u"check-shared-hctx"_qs, u"--set"_qs, u"kernel.restart=rr-shared"_qs } },
+            { u"check"_qs, { u"--preset"_qs, u"check-shared-hctx"_qs, u"--set"_qs, u"kernel.restart=own-hctx"_qs } },
         };
         const QString escape = QString::fromUtf8("\x1b[2J");
         const QString control = QString::fromUtf8("a\x01b");

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <numeric>
 #include <queue>
+#include <random>
 
 using namespace blkmq;
 
@@ -177,6 +178,63 @@ private slots:
 
     // The sequence field is 40 bits: when it fills, the pending events are renumbered and keep
     // their order, ties included, and the operands stay with their event.
+    // A model checker's state (EventQueue::hashState) is the pending events in pop order, wherever
+    // they wait: queues that hold the same events hash alike, in the heap and across the tiers,
+    // whatever order they came in; one event more, later or different does not.
+    void hashIsThePendingEventsInOrder()
+    {
+        const auto hashOf = [](const EventQueue& q) {
+            StateHash h;
+            q.hashState(h);
+            return h.value();
+        };
+        for (const int n : { 5, 40, 2000 }) { // the heap alone; the heap and calendar; ring and overflow too
+            std::vector<Event> events;
+            Rng rng(static_cast<std::uint64_t>(n));
+            for (int i = 0; i < n; ++i) {
+                Event e;
+                e.time = SimTime(static_cast<std::int64_t>(i) * 997 + static_cast<std::int64_t>(rng.below(900)));
+                if (i % 7 == 0)
+                    e.time = SimTime(e.time.ns() + 20'000'000); // beyond the ring
+                e.kind = static_cast<EventKind>(i % 4);
+                e.prio = i % 2 ? EventPriority::Cpu : EventPriority::Hardware;
+                e.a = i;
+                events.push_back(e);
+            }
+            EventQueue inOrder, shuffled, popped;
+            for (const Event& e : events)
+                inOrder.push(e);
+            std::vector<Event> mixed = events;
+            std::shuffle(mixed.begin(), mixed.end(), std::mt19937(42));
+            for (const Event& e : mixed)
+                shuffled.push(e);
+            QVERIFY2(hashOf(inOrder) == hashOf(shuffled), qPrintable(QString::number(n)));
+            // The same events after one more was pushed and popped (it leaves a different sequence).
+            Event early = events.front();
+            early.time = SimTime(0);
+            early.a = -1;
+            popped.push(early);
+            for (const Event& e : events)
+                popped.push(e);
+            QCOMPARE(popped.pop().a, -1);
+            QVERIFY(hashOf(popped) == hashOf(inOrder));
+            // Different: one more event, one event later, one operand changed.
+            EventQueue more = inOrder;
+            more.push(early);
+            QVERIFY(!(hashOf(more) == hashOf(inOrder)));
+            std::vector<Event> later = events, other = events;
+            later[static_cast<std::size_t>(n / 2)].time = SimTime(later[static_cast<std::size_t>(n / 2)].time.ns() + 1);
+            other[static_cast<std::size_t>(n / 3)].b = 9;
+            EventQueue ql, qo;
+            for (std::size_t i = 0; i < events.size(); ++i) {
+                ql.push(later[i]);
+                qo.push(other[i]);
+            }
+            QVERIFY(!(hashOf(ql) == hashOf(inOrder)));
+            QVERIFY(!(hashOf(qo) == hashOf(inOrder)));
+        }
+    }
+
     void fullSequenceRenumbersInOrder()
     {
         EventQueue q;

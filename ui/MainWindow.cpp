@@ -13,6 +13,7 @@
 #include "io/Limits.h"
 #include "io/SafeFile.h"
 #include "io/Text.h"
+#include "metrics/Metrics.h"
 #include "engine/ChromeTrace.h"
 #include "engine/Engine.h"
 #include "experiment/Experiment.h"
@@ -439,6 +440,7 @@ void MainWindow::buildDocks()
     };
     auto* patches = dock(tr("Kernel patches"), m_patches, Qt::RightDockWidgetArea);
     auto* about = dock(tr("Scenario"), m_scenarioPanel, Qt::RightDockWidgetArea);
+    m_scenarioDock = about;
     auto* inspect = dock(tr("Inspector"), m_inspector, Qt::RightDockWidgetArea);
     auto* compareBox = new QWidget;
     auto* cbl = new QVBoxLayout(compareBox);
@@ -551,7 +553,7 @@ void MainWindow::buildDocks()
         auto* a = plots->addAction(m_plots->plots()[i]->title());
         a->setCheckable(true);
         a->setChecked(true);
-        connect(a, &QAction::toggled, this, [this, i](bool on) { m_plots->setPlotVisible(static_cast<int>(i), on); });
+        connect(a, &QAction::toggled, this, &MainWindow::applyPlotVisibility);
         m_plotActions.push_back(a);
     }
     plots->addSeparator();
@@ -574,6 +576,10 @@ bool MainWindow::loadPreset(const QString& name, const std::vector<std::string>&
 
 void MainWindow::loadScenario(const Scenario& scenario)
 {
+    if (m_lessonPlots) { // a lesson step sets its plots again after loading its scenario
+        m_lessonPlots.reset();
+        applyPlotVisibility();
+    }
     m_runner->setPauseOnStall(m_pauseOnStall->isChecked());
     m_runner->load(scenario);
     m_bookmarks.clear();
@@ -1764,8 +1770,11 @@ QString MainWindow::openLesson(const QString& nameOrPath)
     if (err.isEmpty()) {
         m_lessonsDock->show();
         m_lessonsDock->raise();
-        // The narrative needs the height: the lesson takes most of the right-hand column.
-        QTimer::singleShot(0, this, [this] { resizeDocks({ m_lessonsDock }, { height() * 3 / 5 }, Qt::Vertical); });
+        // The narrative needs the height: the lesson takes three quarters of the right-hand column,
+        // the scenario and inspector below it the rest.
+        QTimer::singleShot(0, this, [this] {
+            resizeDocks({ m_lessonsDock, m_scenarioDock }, { height() * 3 / 4, height() / 4 }, Qt::Vertical);
+        });
     }
     return err;
 }
@@ -1784,6 +1793,7 @@ void MainWindow::showLessonMachine()
     for (const RunSession& session : m_sessions)
         session.runner->pause();
     loadScenario(*s);
+    setLessonPlots(0);
     statusBar()->showMessage(tr("Lesson: %1 — press Next step to start").arg(q(lesson->title())), 10000);
 }
 
@@ -1804,6 +1814,7 @@ void MainWindow::playLessonStep(int step, bool fresh)
         loadScenario(*s);
         from = lesson->segmentStart(step);
     }
+    setLessonPlots(step);
     m_scene->setHighlights({});
     statusBar()->showMessage(tr("Lesson: playing step %1…").arg(step + 1));
     m_runner->playLesson(lesson, from, step);
@@ -1862,6 +1873,35 @@ void MainWindow::lessonStepPlayed(int step, const QString& error)
     wake();
 }
 
+void MainWindow::setLessonPlots(int step)
+{
+    m_lessonPlots.reset();
+    const auto lesson = m_lessons->shared();
+    if (lesson && step >= 0 && step < lesson->size())
+        if (const auto& ids = lesson->plotsOf(step)) {
+            std::vector<int> shown;
+            const auto& plots = m_plots->plots();
+            for (const std::string& id : *ids)
+                if (const TimePlot* p = m_plots->plotOf(findMetric(id)))
+                    shown.push_back(static_cast<int>(std::find(plots.begin(), plots.end(), p) - plots.begin()));
+            m_lessonPlots = shown;
+        }
+    applyPlotVisibility();
+}
+
+void MainWindow::applyPlotVisibility()
+{
+    bool any = false;
+    for (std::size_t i = 0; i < m_plots->plots().size() && i < m_plotActions.size(); ++i) {
+        const bool lessonWants = !m_lessonPlots
+            || std::find(m_lessonPlots->begin(), m_lessonPlots->end(), static_cast<int>(i)) != m_lessonPlots->end();
+        const bool on = m_plotActions[i]->isChecked() && lessonWants;
+        m_plots->setPlotVisible(static_cast<int>(i), on);
+        any = any || on;
+    }
+    m_plots->setVisible(any);
+}
+
 void MainWindow::closeEvent(QCloseEvent* event)
 {
     for (const RunSession& s : m_sessions)
@@ -1883,9 +1923,12 @@ QString MainWindow::saveSession(const QString& path)
         session.lessonStep = m_lessons->current();
     }
     nlohmann::json hidden = nlohmann::json::array();
-    for (std::size_t i = 0; i < m_plots->plots().size(); ++i)
-        if (m_plots->plots()[i]->isHidden())
+    for (std::size_t i = 0; i < m_plots->plots().size(); ++i) { // what was hidden, not what a lesson step leaves out
+        const bool lessonHides = m_lessonPlots
+            && std::find(m_lessonPlots->begin(), m_lessonPlots->end(), static_cast<int>(i)) == m_lessonPlots->end();
+        if (lessonHides ? i < m_plotActions.size() && !m_plotActions[i]->isChecked() : m_plots->plots()[i]->isHidden())
             hidden.push_back(i);
+    }
     session.view = { { "plots_hidden", hidden }, { "plot_columns", m_plots->columns() } };
     if (m_selection.kind == CanvasSelection::Kind::Cpu || m_selection.kind == CanvasSelection::Kind::Hctx)
         session.view["inspect"]
@@ -2039,8 +2082,10 @@ void MainWindow::sessionReplayed(const QString& error)
         const QSignalBlocker quiet(m_lessons); // its machine is the session's, not its first step's
         if (m_lessons->open(q(session->lesson)).isEmpty()) {
             m_lessonsDock->show();
-            if (session->lessonStep >= 0 && session->lessonStep < m_lessons->lesson()->size())
+            if (session->lessonStep >= 0 && session->lessonStep < m_lessons->lesson()->size()) {
                 m_lessons->stepReached(session->lessonStep, QString(), *m_runner->snapshot());
+                setLessonPlots(session->lessonStep);
+            }
         }
     }
     const auto hidden = session->view.value("plots_hidden", nlohmann::json::array());

@@ -9,6 +9,8 @@
 #include "session/Session.h"
 
 #include <QMainWindow>
+
+#include <optional>
 #include <QStringList>
 
 #include <memory>
@@ -209,6 +211,11 @@ private:
     LessonPanel* m_lessons;
     std::vector<Session::Bookmark> m_bookmarks;
     std::vector<QAction*> m_plotActions; // View > Plots: one per plot, then "In two columns"
+    // The plots a lesson step is about (Lesson::plotsOf), by index; unset: every plot the View menu
+    // shows. A plot shows when both want it; with none to show, the panel gives its room away.
+    std::optional<std::vector<int>> m_lessonPlots;
+    void setLessonPlots(int step);
+    void applyPlotVisibility();
     std::shared_ptr<const Session> m_opening; // a session being replayed (openSession, stepBack, seekTo)
     bool m_moving = false; // m_opening is a move along the run (stepBack, seekTo), not a file
     std::int64_t m_pendingSeek = -1; // seekTo() while a replay was under way
@@ -221,6 +228,7 @@ private:
     void finishMove(); // a move along the run replayed: show it
     void sessionReplayed(const QString& error);
     QDockWidget* m_lessonsDock = nullptr;
+    QDockWidget* m_scenarioDock = nullptr; // with the inspector, below the lessons
     QDockWidget* m_compareDock = nullptr;
     QStringList m_scriptIds; // the scenario's workload.script ids by step (Snapshot::scriptIds)
     int m_selectionScript = -1; // the script step of the selected request (its name after it completed)

@@ -324,6 +324,28 @@ struct Reader {
         }
         return true;
     }
+    // A list of metric ids, each drawn in a plot (Metric::group not empty).
+    bool plots(const json& o, const std::string& path, std::optional<std::vector<std::string>>& out)
+    {
+        if (!o.contains("plots"))
+            return true;
+        std::vector<std::string> ids;
+        if (!texts(o, path, "plots", ids))
+            return false;
+        for (std::size_t i = 0; i < ids.size(); ++i) {
+            const int m = findMetric(ids[i]);
+            if (m < 0 || kMetrics[static_cast<std::size_t>(m)].group.empty()) {
+                std::string plotted;
+                for (const Metric& metric : kMetrics)
+                    if (!metric.group.empty())
+                        plotted += (plotted.empty() ? "" : ", ") + std::string(metric.id);
+                return fail(path + "plots[" + std::to_string(i) + "]",
+                    "'" + printable(ids[i]) + "' is not a plotted metric (one of " + plotted + ")");
+            }
+        }
+        out = std::move(ids);
+        return true;
+    }
 };
 
 constexpr std::size_t kMaxSteps = 200;
@@ -355,7 +377,8 @@ Result<Lesson> Lesson::fromJson(const nlohmann::json& doc, const std::string& or
     if (!doc.contains("format") || doc["format"] != 1)
         return LessonResult::failure(origin + ": format: must be 1");
     if (!rd.text(doc, "", "name", l.m_name, true) || !rd.text(doc, "", "title", l.m_title, true)
-        || !rd.text(doc, "", "source", l.m_source, false) || !rd.text(doc, "", "summary", l.m_summary, false))
+        || !rd.text(doc, "", "source", l.m_source, false) || !rd.text(doc, "", "summary", l.m_summary, false)
+        || !rd.plots(doc, "", l.m_plots))
         return LessonResult::failure(rd.error);
     if (!doc.contains("steps") || !doc["steps"].is_array() || doc["steps"].empty())
         return LessonResult::failure(origin + ": steps: must be a non-empty array");
@@ -372,7 +395,8 @@ Result<Lesson> Lesson::fromJson(const nlohmann::json& doc, const std::string& or
         std::vector<std::string> highlights, expects;
         if (!rd.text(st, path, "title", step.title, true) || !rd.text(st, path, "text", step.text, true)
             || !rd.text(st, path, "until", step.until, false) || !rd.texts(st, path, "switch", step.switches)
-            || !rd.texts(st, path, "highlight", highlights) || !rd.texts(st, path, "expect", expects))
+            || !rd.texts(st, path, "highlight", highlights) || !rd.texts(st, path, "expect", expects)
+            || !rd.plots(st, path, step.plots))
             return LessonResult::failure(rd.error);
         if (st.contains("scenario")) {
             const json& sc = st["scenario"];
@@ -426,6 +450,9 @@ const FieldTable& Lesson::fields()
             { "title", "string", "required, not empty" },
             { "source", "text", "optional, may hold newlines" },
             { "summary", "text", "optional, may hold newlines" },
+            { "plots", "array",
+                "ids of metrics whose plots the lesson shows (blkmqlab-cli metrics), [] for none; without it, every "
+                "plot" },
             { "steps", "array", "1.." + std::to_string(kMaxSteps) + " steps" },
             { "steps[].title", "string", "required, not empty" },
             { "steps[].text", "text", "required, may hold newlines" },
@@ -436,6 +463,7 @@ const FieldTable& Lesson::fields()
             { "steps[].until", "string", "a stop condition (run --until syntax)" },
             { "steps[].highlight", "array", "cpu:N, hctx:N, tags:N, queue:N, request:ID" },
             { "steps[].expect", "array", "A OP B relations of snapshot values (blkmqlab-cli lessons)" },
+            { "steps[].plots", "array", "the plots this step shows, in place of the lesson's" },
         } };
     return table;
 }
@@ -445,11 +473,17 @@ std::string Lesson::fullDocument()
     const json step0 = { { "title", "t" }, { "text", "x" },
         { "scenario", { { "preset", "shared-hctx-stall" }, { "set", { "seed=1" } } } },
         { "switch", { "kernel.restart=rr-shared" } }, { "until", "time:1ms" },
-        { "highlight", { "hctx:0", "request:A" } }, { "expect", { "restart_skips >= 0" } } };
+        { "highlight", { "hctx:0", "request:A" } }, { "expect", { "restart_skips >= 0" } }, { "plots", { "iops" } } };
     return json {
         { "format", 1 }, { "name", "n" }, { "title", "t" }, { "source", "s" }, { "summary", "s" },
-        { "steps", { step0 } }
+        { "plots", json::array() }, { "steps", { step0 } }
     }.dump(2);
+}
+
+const std::optional<std::vector<std::string>>& Lesson::plotsOf(int step) const
+{
+    const auto& own = m_steps[static_cast<std::size_t>(step)].plots;
+    return own ? own : m_plots;
 }
 
 Result<Lesson> Lesson::fromFile(const std::string& path)

@@ -53,6 +53,9 @@ struct LessonStep {
     std::string until; // a stop condition (core/engine/StopCondition.h), "" = stay where it is
     std::vector<LessonHighlight> highlights;
     std::vector<LessonExpectation> expectations;
+    // The plots the step is about, by the ids of metrics drawn in them (Metric::group); empty: none.
+    // Unset: the lesson's.
+    std::optional<std::vector<std::string>> plots;
 };
 
 // One checked expectation: whether it held, and its values in words ("restart_skips = 1 >= 1").
@@ -98,6 +101,8 @@ public:
     const std::vector<LessonStep>& steps() const { return m_steps; }
     int size() const { return static_cast<int>(m_steps.size()); }
 
+    // The plots step `step` shows (its own list, else the lesson's); unset: every plot.
+    const std::optional<std::vector<std::string>>& plotsOf(int step) const;
     // The step at or before `step` that starts a fresh scenario, and that scenario.
     int segmentStart(int step) const;
     Result<Scenario> scenarioOf(int step) const;
@@ -110,6 +115,7 @@ public:
 
 private:
     std::string m_name, m_title, m_source, m_summary;
+    std::optional<std::vector<std::string>> m_plots;
     std::vector<LessonStep> m_steps;
 };
 

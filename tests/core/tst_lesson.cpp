@@ -128,6 +128,30 @@ private slots:
         QVERIFY2(named, p.failures.front().c_str());
     }
 
+    // A lesson names the plots it is about; a step may name its own in place of them.
+    void stepsNameTheirPlots()
+    {
+        const auto stall = Lesson::load("shared-hctx-stall");
+        QVERIFY(stall.ok());
+        for (int step = 0; step < stall->size(); ++step) {
+            QVERIFY(stall->plotsOf(step).has_value()); // a script of microseconds: no plot shows anything
+            QVERIFY(stall->plotsOf(step)->empty());
+        }
+        const auto walk = Lesson::load("restart-walk-cost");
+        QVERIFY(walk.ok());
+        QVERIFY(walk->plotsOf(0)->empty()); // the first call: nothing to plot yet
+        QCOMPARE(walk->plotsOf(1)->front(), std::string("iops")); // the lesson's
+        const auto l
+            = Lesson::fromText(replaced(stallLessonText(), "\"plots\": []", "\"plots\": [\"lat_p99_ns\"]"), "x");
+        QVERIFY2(l.ok(), l.ok() ? "" : l.error().c_str());
+        QCOMPARE(*l->plotsOf(3), std::vector<std::string> { "lat_p99_ns" });
+        std::string none = stallLessonText();
+        none = replaced(none, "\"plots\": [],\n", "");
+        const auto all = Lesson::fromText(none, "y");
+        QVERIFY2(all.ok(), all.ok() ? "" : all.error().c_str());
+        QVERIFY(!all->plotsOf(0).has_value()); // no list anywhere: every plot
+    }
+
     void wrongExpectationFailsWithItsValues()
     {
         const Lesson l = parse(replaced(stallLessonText(), "\"restart_skips == 1\"", "\"restart_skips == 2\""));
@@ -214,6 +238,12 @@ private slots:
         QTest::newRow("first step without scenario") << u"\"scenario\": { \"preset\": \"shared-hctx-stall\" },"_qs
                                                      << QString() << u"steps[0].scenario: missing"_qs;
         QTest::newRow("format") << u"\"format\": 1"_qs << u"\"format\": 2"_qs << u"format: must be 1"_qs;
+        QTest::newRow("unknown plot") << u"\"plots\": []"_qs << u"\"plots\": [\"iops\", \"iopz\"]"_qs
+                                      << u"plots[1]: 'iopz' is not a plotted metric (one of iops, "_qs;
+        QTest::newRow("metric without a plot") << u"\"plots\": []"_qs << u"\"plots\": [\"bw_mbps\"]"_qs
+                                               << u"plots[0]: 'bw_mbps' is not a plotted metric"_qs;
+        QTest::newRow("plots not a list")
+            << u"\"plots\": []"_qs << u"\"plots\": \"iops\""_qs << u"plots: must be an array of strings"_qs;
         QTest::newRow("terminal escape in a title")
             << u"\"title\": \"Request A"_qs << u"\"title\": \"\\u001b[2JRequest A"_qs
             << u"steps[0].title: contains a control character (U+001B)"_qs;

@@ -965,6 +965,48 @@ private slots:
         QCOMPARE(w.runner()->scenario().kernel.restart, std::string("rr-shared-tags-counter"));
     }
 
+    // A lesson step shows the plots it names and gives the rest of the room away; a scenario loaded
+    // after it shows every plot the View menu has on again.
+    void lessonStepsShowTheirPlots()
+    {
+        MainWindow w;
+        w.resize(1280, 800);
+        w.show();
+        const auto shownTitles = [&] {
+            QStringList shown;
+            for (TimePlot* p : w.plotPanel()->plots())
+                if (!p->isHidden())
+                    shown << p->title();
+            return shown;
+        };
+        const int all = static_cast<int>(w.plotPanel()->plots().size());
+        QCOMPARE(shownTitles().size(), all);
+        QVERIFY(w.openLesson(QStringLiteral("where-requests-complete")).isEmpty());
+        w.lessonPanel()->next();
+        QTRY_COMPARE_WITH_TIMEOUT(w.lessonPanel()->current(), 0, 20000);
+        QCOMPARE(shownTitles(),
+            (QStringList { u"Throughput"_qs, u"Latency, submission to reap"_qs, u"Remote completions"_qs,
+                u"IPIs, softirq raises, ksoftirqd wake-ups"_qs }));
+        QVERIFY(!w.plotPanel()->isHidden());
+        // The stall lesson's steps last microseconds: no plot, and the canvas takes the panel's room.
+        const int canvasBefore = w.findChild<QGraphicsView*>()->width();
+        QVERIFY(w.openLesson(QStringLiteral("shared-hctx-stall")).isEmpty());
+        w.lessonPanel()->next();
+        QTRY_COMPARE_WITH_TIMEOUT(w.lessonPanel()->current(), 0, 20000);
+        QVERIFY(w.plotPanel()->isHidden());
+        QTRY_VERIFY(w.findChild<QGraphicsView*>()->width() > canvasBefore);
+        // A session saved here keeps no plot hidden: the lesson step decides, not the View menu.
+        const QString file = QDir(QDir::tempPath()).filePath(u"lesson-plots.blkmqlab"_qs);
+        QVERIFY(w.saveSession(file).isEmpty());
+        QFile saved(file);
+        QVERIFY(saved.open(QIODevice::ReadOnly));
+        QVERIFY(saved.readAll().contains("\"plots_hidden\": []"));
+        QVERIFY(w.loadPreset(QStringLiteral("default")));
+        QVERIFY(!w.plotPanel()->isHidden());
+        QCOMPARE(shownTitles().size(), all);
+        QFile::remove(file);
+    }
+
     // Choosing a lesson from the panel's list shows the machine its text describes (step 1's
     // scenario at t = 0), not the one on screen before; the list is numbered in course order.
     void choosingALessonShowsItsMachine()

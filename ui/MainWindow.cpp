@@ -536,6 +536,10 @@ void MainWindow::buildDocks()
             seekTo(m_log->record(source.row()).time);
     });
     ll->addWidget(m_logView);
+    // The right-hand column runs to the bottom of the window and the log sits under the canvas and
+    // the plots: a lesson's narrative and the panels get the whole height, the log its full width
+    // less theirs.
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
     auto* logDock = dock(tr("Event log"), logBox, Qt::BottomDockWidgetArea);
     logDock->setMinimumHeight(110);
     // On a small screen (a 1280x800 projector) the canvas and the plots get the room: the panels

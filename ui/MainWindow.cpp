@@ -1893,13 +1893,17 @@ void MainWindow::setLessonPlots(int step)
     applyPlotVisibility();
 }
 
+bool MainWindow::lessonShows(std::size_t plot) const
+{
+    return !m_lessonPlots
+        || std::find(m_lessonPlots->begin(), m_lessonPlots->end(), static_cast<int>(plot)) != m_lessonPlots->end();
+}
+
 void MainWindow::applyPlotVisibility()
 {
     bool any = false;
     for (std::size_t i = 0; i < m_plots->plots().size() && i < m_plotActions.size(); ++i) {
-        const bool lessonWants = !m_lessonPlots
-            || std::find(m_lessonPlots->begin(), m_lessonPlots->end(), static_cast<int>(i)) != m_lessonPlots->end();
-        const bool on = m_plotActions[i]->isChecked() && lessonWants;
+        const bool on = m_plotActions[i]->isChecked() && lessonShows(i);
         m_plots->setPlotVisible(static_cast<int>(i), on);
         any = any || on;
     }
@@ -1928,9 +1932,8 @@ QString MainWindow::saveSession(const QString& path)
     }
     nlohmann::json hidden = nlohmann::json::array();
     for (std::size_t i = 0; i < m_plots->plots().size(); ++i) { // what was hidden, not what a lesson step leaves out
-        const bool lessonHides = m_lessonPlots
-            && std::find(m_lessonPlots->begin(), m_lessonPlots->end(), static_cast<int>(i)) == m_lessonPlots->end();
-        if (lessonHides ? i < m_plotActions.size() && !m_plotActions[i]->isChecked() : m_plots->plots()[i]->isHidden())
+        if (!lessonShows(i) ? i < m_plotActions.size() && !m_plotActions[i]->isChecked()
+                            : m_plots->plots()[i]->isHidden())
             hidden.push_back(i);
     }
     session.view = { { "plots_hidden", hidden }, { "plot_columns", m_plots->columns() } };

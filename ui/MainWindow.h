@@ -216,6 +216,7 @@ private:
     std::optional<std::vector<int>> m_lessonPlots;
     void setLessonPlots(int step);
     void applyPlotVisibility();
+    bool lessonShows(std::size_t plot) const; // no lesson step's list, or on it
     std::shared_ptr<const Session> m_opening; // a session being replayed (openSession, stepBack, seekTo)
     bool m_moving = false; // m_opening is a move along the run (stepBack, seekTo), not a file
     std::int64_t m_pendingSeek = -1; // seekTo() while a replay was under way

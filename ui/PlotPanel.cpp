@@ -2,10 +2,13 @@
 
 #include "TimePlot.h"
 
+#include <QAction>
 #include <QEvent>
 #include <QLabel>
+#include <QMenu>
 #include <QTextDocumentFragment>
 #include <QScrollArea>
+#include <QSignalBlocker>
 #include <QGridLayout>
 #include <QVBoxLayout>
 
@@ -181,6 +184,10 @@ void PlotPanel::setPlotVisible(int i, bool visible)
 void PlotPanel::setColumns(int columns)
 {
     m_columns = std::max(1, columns);
+    if (m_columnsAction) { // the View menu says what is set
+        const QSignalBlocker quiet(m_columnsAction);
+        m_columnsAction->setChecked(m_columns > 1);
+    }
     relayout();
 }
 
@@ -214,6 +221,72 @@ void PlotPanel::relayout()
         m_layout->addWidget(p, k / m_shownColumns, k % m_shownColumns);
         k += p->isHidden() ? 0 : 1;
     }
+}
+
+void PlotPanel::addViewMenu(QMenu* menu)
+{
+    for (TimePlot* p : m_plots) {
+        auto* a = menu->addAction(p->title());
+        a->setCheckable(true);
+        a->setChecked(true);
+        connect(a, &QAction::toggled, this, &PlotPanel::applyVisibility);
+        m_viewActions.push_back(a);
+    }
+    menu->addSeparator();
+    m_columnsAction = menu->addAction(tr("In two columns"));
+    m_columnsAction->setCheckable(true);
+    connect(m_columnsAction, &QAction::toggled, this, [this](bool on) { setColumns(on ? 2 : 1); });
+}
+
+void PlotPanel::setLessonPlots(const std::optional<std::vector<std::string>>& metrics)
+{
+    if (!metrics && !m_lessonPlots)
+        return;
+    m_lessonPlots.reset();
+    if (metrics) {
+        std::vector<int> shown;
+        for (const std::string& id : *metrics)
+            if (const TimePlot* p = plotOf(findMetric(id)))
+                shown.push_back(static_cast<int>(std::find(m_plots.begin(), m_plots.end(), p) - m_plots.begin()));
+        m_lessonPlots = shown;
+    }
+    applyVisibility();
+}
+
+void PlotPanel::saveTo(nlohmann::json& view) const
+{
+    std::vector<int> hidden;
+    for (std::size_t i = 0; i < m_plots.size(); ++i) {
+        const int plot = static_cast<int>(i);
+        const bool lessonHides
+            = m_lessonPlots && std::find(m_lessonPlots->begin(), m_lessonPlots->end(), plot) == m_lessonPlots->end();
+        if (lessonHides ? i < m_viewActions.size() && !m_viewActions[i]->isChecked() : m_plots[i]->isHidden())
+            hidden.push_back(plot);
+    }
+    view["plots_hidden"] = hidden;
+    view["plot_columns"] = m_columns;
+}
+
+void PlotPanel::restore(const nlohmann::json& view)
+{
+    const auto hidden = view.value("plots_hidden", std::vector<int>());
+    for (std::size_t i = 0; i < m_viewActions.size(); ++i)
+        m_viewActions[i]->setChecked(std::find(hidden.begin(), hidden.end(), static_cast<int>(i)) == hidden.end());
+    setColumns(view.value("plot_columns", 1));
+}
+
+void PlotPanel::applyVisibility()
+{
+    bool any = false;
+    for (std::size_t i = 0; i < m_plots.size() && i < m_viewActions.size(); ++i) {
+        const int plot = static_cast<int>(i);
+        const bool lesson
+            = !m_lessonPlots || std::find(m_lessonPlots->begin(), m_lessonPlots->end(), plot) != m_lessonPlots->end();
+        const bool on = m_viewActions[i]->isChecked() && lesson;
+        setPlotVisible(plot, on);
+        any = any || on;
+    }
+    setVisible(any);
 }
 
 } // namespace blkmq

@@ -2,13 +2,18 @@
 
 #include "metrics/TimeSeries.h"
 
+#include <nlohmann/json.hpp>
+
 #include <QWidget>
 
 #include <optional>
+#include <string>
 #include <vector>
 
+class QAction;
 class QLabel;
 class QGridLayout;
+class QMenu;
 class QScrollArea;
 
 namespace blkmq {
@@ -50,6 +55,16 @@ public:
     int columns() const { return m_columns; }
     int shownColumns() const { return m_shownColumns; }
 
+    // View > Plots: a checkable entry per plot, then "In two columns".
+    void addViewMenu(QMenu* menu);
+    // The plots a lesson step is about (metric ids, Lesson::plotsOf); none: every plot the View
+    // menu shows. A plot shows when both want it; with none to show, the panel gives its room away.
+    void setLessonPlots(const std::optional<std::vector<std::string>>& metrics);
+    // A session file's view: "plots_hidden" (by index: those not shown, but for a plot a lesson
+    // step leaves out, whether the View menu has it) and "plot_columns"; restore() takes them back.
+    void saveTo(nlohmann::json& view) const;
+    void restore(const nlohmann::json& view);
+
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
@@ -71,6 +86,10 @@ private:
     QString m_runsText;
     std::vector<std::vector<double>> m_values; // append()'s per-plot row, kept to reuse its storage
     void valuesOf(const SeriesRow& r);
+    std::vector<QAction*> m_viewActions; // addViewMenu's, one per plot
+    QAction* m_columnsAction = nullptr;
+    std::optional<std::vector<int>> m_lessonPlots; // by index
+    void applyVisibility();
 };
 
 } // namespace blkmq

@@ -2,6 +2,7 @@
 
 #include "EventLogModel.h"
 #include "TagMapItem.h"
+#include "tags/TagRegistry.h"
 
 #include <QGraphicsSceneHelpEvent>
 #include <QToolTip>
@@ -70,6 +71,22 @@ QColor TopologyScene::contextColor(int context, bool idle)
         break;
     }
     return Qt::white;
+}
+
+void TopologyScene::build(const Scenario& scenario)
+{
+    std::vector<DeviceLayout> devices;
+    for (const DeviceSpec& spec : scenario.devices) {
+        DeviceLayout l;
+        l.name = QString::fromStdString(spec.name);
+        l.nrHctx = spec.submit_queues;
+        l.tagDepth = spec.hw_queue_depth;
+        l.firstHctx = devices.empty() ? 0 : devices.back().firstHctx + devices.back().nrHctx;
+        l.tagSet = QString::fromStdString(spec.tag_set);
+        devices.push_back(l);
+    }
+    const TagAllocatorInfo* tags = TagRegistry::find(scenario.kernel.tags);
+    build(scenario.topology, devices, tags && tags->perCpuCaches);
 }
 
 void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>& devices, bool perCpuTagCaches)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "engine/Snapshot.h"
+#include "scenario/Scenario.h"
 #include "sim/TraceRecord.h"
 #include "topo/Topology.h"
 
@@ -52,6 +53,8 @@ public:
 
     // tagDepth: driver tags per hw queue of each device (for the tag maps); perCpuTagCaches: the
     // allocator caches free tags per CPU (percpu_ida), so each CPU tile shows its cache colour.
+    // The scenario's machine and devices (each device's hctxs in order, tag sets shared by name).
+    void build(const Scenario& scenario);
     void build(const Topology& topo, const std::vector<DeviceLayout>& devices, bool perCpuTagCaches = false);
     // frameMs: wall time since the last frame (for animation). figures: also the text of the tiles,
     // hctx cells and captions (busy shares over the time since they were last written); without it

@@ -1,0 +1,134 @@
+#include "CanvasView.h"
+
+#include "TokenLayer.h"
+#include "TopologyScene.h"
+
+#include <QAction>
+#include <QLabel>
+#include <QToolBar>
+#include <QResizeEvent>
+#include <QWheelEvent>
+
+namespace blkmq {
+
+CanvasView::CanvasView(TopologyScene* scene, QWidget* parent)
+    : QGraphicsView(scene, parent)
+    , m_scene(scene)
+    , m_legend(new QLabel)
+{
+    m_legend->setTextFormat(Qt::RichText);
+    m_legend->setWordWrap(true);
+    setRenderHint(QPainter::Antialiasing);
+    setDragMode(QGraphicsView::ScrollHandDrag);
+    setMinimumSize(360, 240);
+    setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+}
+
+void CanvasView::addActions(QWidget* window, QToolBar* tb)
+{
+    auto* zoomIn = new QAction(tr("Zoom in"), this);
+    zoomIn->setShortcuts({ QKeySequence::ZoomIn, QKeySequence(Qt::CTRL | Qt::Key_Equal) });
+    connect(zoomIn, &QAction::triggered, this, [this] { zoom(1.25); });
+    auto* zoomOut = new QAction(tr("Zoom out"), this);
+    zoomOut->setShortcut(QKeySequence::ZoomOut);
+    connect(zoomOut, &QAction::triggered, this, [this] { zoom(0.8); });
+    auto* fitAction = tb->addAction(tr("Fit"), this, &CanvasView::fit);
+    fitAction->setShortcut(Qt::Key_F);
+    fitAction->setToolTip(tr("Fit the whole machine in the canvas (F); Ctrl+wheel or Ctrl+/Ctrl- zoom"));
+    window->addAction(zoomIn);
+    window->addAction(zoomOut);
+}
+
+void CanvasView::fit()
+{
+    m_zoomed = false;
+    fitInView(m_scene->sceneRect(), Qt::KeepAspectRatio);
+    m_scene->setViewScale(transform().m11());
+}
+
+void CanvasView::zoom(double factor)
+{
+    const double next = transform().m11() * factor;
+    if (next < 0.05 || next > 20)
+        return;
+    m_zoomed = true;
+    scale(factor, factor);
+    m_scene->setViewScale(transform().m11());
+}
+
+void CanvasView::saveTo(nlohmann::json& view) const
+{
+    if (!m_zoomed)
+        return;
+    const QPointF centre = mapToScene(viewport()->rect().center());
+    view["zoom"] = transform().m11();
+    view["center"] = { centre.x(), centre.y() };
+}
+
+void CanvasView::restore(const nlohmann::json& view)
+{
+    if (!view.contains("zoom"))
+        return;
+    const double zoom = view["zoom"].get<double>(); // as it was zoomed, on the same point
+    resetTransform();
+    scale(zoom, zoom);
+    m_zoomed = true;
+    m_scene->setViewScale(zoom);
+    if (const auto c = view.value("center", nlohmann::json::array()); c.size() == 2)
+        centerOn(c[0].get<double>(), c[1].get<double>());
+}
+
+void CanvasView::resizeEvent(QResizeEvent* event)
+{
+    QGraphicsView::resizeEvent(event);
+    if (!m_zoomed) // the whole machine stays in view until the user zooms
+        fit();
+}
+
+bool CanvasView::viewportEvent(QEvent* event)
+{
+    const bool handled = QGraphicsView::viewportEvent(event);
+    if (event->type() == QEvent::Resize && !m_zoomed) // scroll bars came or went
+        fit();
+    return handled;
+}
+
+void CanvasView::wheelEvent(QWheelEvent* event)
+{
+    if (event->modifiers() & Qt::ControlModifier) { // F fits it again
+        zoom(event->angleDelta().y() > 0 ? 1.25 : 0.8);
+        event->accept();
+        return;
+    }
+    QGraphicsView::wheelEvent(event);
+}
+
+void CanvasView::refreshLegend(bool lessonOpen)
+{
+    QString legend;
+    for (int c = 0; c < kExecContexts; ++c)
+        legend += QStringLiteral("<span style='background:%1'>&nbsp;%2&nbsp;</span> ")
+                      .arg(TopologyScene::contextColor(c, false).name(),
+                          QString::fromLatin1(execContextName(static_cast<ExecContext>(c))));
+    legend += QStringLiteral("<span style='background:%1'>&nbsp;idle&nbsp;</span> &nbsp; requests: ")
+                  .arg(TopologyScene::contextColor(0, true).name());
+    for (RqState s : { RqState::Sched, RqState::Dispatch, RqState::AtDevice, RqState::Complete })
+        legend += QStringLiteral("<span style='color:%1'>&#9679;</span> %2 ")
+                      .arg(TokenLayer::stateColor(s).name(),
+                          s == RqState::Sched          ? tr("scheduler")
+                              : s == RqState::Dispatch ? tr("hctx->dispatch")
+                              : s == RqState::AtDevice ? tr("device")
+                                                       : tr("completing"));
+    legend += tr("&nbsp; <span style='color:#c0392b'>&#9711;</span> stuck &nbsp; red arc: IPI &nbsp; "
+                 "<span style='color:#117864'>dashed green arc</span>: tag steal &nbsp; red frame: RESTART set");
+    if (lessonOpen)
+        legend += tr(" &nbsp; <span style='color:#f39c12'>orange frame</span>: what the lesson step points at");
+    if (!m_scene->selectedRect().isEmpty())
+        legend += tr(" &nbsp; <span style='color:#21618c'>dashed blue frame</span>: selected");
+    legend += tr(" &nbsp; %1 in flight").arg(m_scene->requestsInFlight());
+    if (m_scene->sampled())
+        legend += tr(" (a sample of %1 drawn)").arg(m_scene->drawnTokens());
+    m_legend->setText(legend);
+}
+
+} // namespace blkmq

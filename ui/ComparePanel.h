@@ -1,0 +1,65 @@
+#pragma once
+
+#include "RunSet.h"
+#include "Workers.h"
+
+#include <QWidget>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+class QCheckBox;
+class QLabel;
+class QSpinBox;
+
+namespace blkmq {
+
+class PatchPanel;
+class PlotPanel;
+struct Snapshot;
+
+// Compare A/B: run B beside A on the same scenario and seed, in lockstep, with its own kernel
+// patches (dashed curves), a table of A, B and their differences, and the same comparison over
+// many seeds in the background (core/experiment/SeedComparison) with a paired t-test.
+class ComparePanel : public QWidget {
+    Q_OBJECT
+public:
+    ComparePanel(RunSet& runs, RunRecord& record, PlotPanel* plots, QWidget* parent = nullptr);
+
+    void setCompare(bool on);
+    // B's kernel settings are A's with `sets` (kernel.* paths) applied; an error naming the setting, or "".
+    QString compareWith(const std::vector<std::string>& sets);
+    // A new scenario A: every compared run loads it again with its own settings.
+    void reload();
+    // The compared runs' new rows into the plots and the record; true if anything changed.
+    bool drain();
+    void updateTable();
+    QString tableText() const; // the A/B table as shown (a chart export puts it beside the curves)
+    PatchPanel* patchesB() const { return m_patchesB; }
+    QLabel* seedsTable() const { return m_seedsTable; }
+    // A and B on `seeds` seeds from the scenario's, to its end, in the background; emits
+    // seedsCompared() when the table is written. An error at once, or "".
+    QString compareOverSeeds(int seeds);
+    void updateRunLabels(); // the plots' key: each compared run named by how it differs from A
+
+signals:
+    void seedsCompared();
+
+private:
+    void loadRun(std::size_t i);
+    void raiseDock();
+
+    RunSet& m_runs;
+    RunRecord& m_record;
+    PlotPanel* m_plots;
+    PatchPanel* m_patchesB; // the kernel settings of run B (m_runs.all[1])
+    QCheckBox* m_compareBox;
+    QLabel* m_table;
+    QSpinBox* m_seedsCount;
+    QLabel* m_seedsTable;
+    std::shared_ptr<const Snapshot> m_drawnB; // B's snapshot drawn last
+    Workers m_workers;
+};
+
+} // namespace blkmq

@@ -35,15 +35,15 @@ std::vector<Claim> allClaims()
         c.push_back(k);
     };
     claim("baseline", "the 2020 completion thread, Jens Axboe", "single core IOPS at 2.8M", "single-core-null", {},
-        "/io/iops", "", {}, 2.8e6 * 0.95, 2.8e6 * 1.05, "2.8M ± 5%");
+        "/metrics/iops", "", {}, 2.8e6 * 0.95, 2.8e6 * 1.05, "2.8M ± 5%");
     c.back().calibrated = true;
     claim("baseline", "the 2020 completion thread, Jens Axboe", "no remote IPI for that test case", "single-core-null",
         {}, "/completion/ipis", "", {}, 0, 0, "0");
     claim("baseline", "the 2020 completion thread, Daniel Wagner",
         "2x Gold 6130, NVMe with per-CPU queues, 32 jobs QD 64: 0% remote completions", "nvme-2s64-mq", {},
-        "/completion/remote_pct", "", {}, 0, 0, "0%");
+        "/metrics/remote_pct", "", {}, 0, 0, "0%");
     claim("baseline", "the 2020 completion thread, Daniel Wagner",
-        "the same with one hw queue: 56.4% remote completions", "nvme-2s64-1q", {}, "/completion/remote_pct", "", {},
+        "the same with one hw queue: 56.4% remote completions", "nvme-2s64-1q", {}, "/metrics/remote_pct", "", {},
         46.4, 66.4, "56.4% ± 10 points");
     const std::string series = "the 2020 completion thread, Sebastian Andrzej Siewior";
     const auto completion = [&](std::string source, std::string text, std::string preset, std::vector<std::string> sets,
@@ -61,14 +61,14 @@ std::vector<Claim> allClaims()
                                  "device I/O";
     completion("the 2020 completion thread, Daniel Wagner",
         "nvme-fc, 80 CPUs, 40 jobs QD 32: ca. 9.4% of completions remote", "wagner-nvmefc-4s80", {},
-        "/completion/remote_pct", "", {}, 4.7, 14.1, "9.4% ± 50%");
+        "/metrics/remote_pct", "", {}, 4.7, 14.1, "9.4% ± 50%");
     c.back().notComparable = buffered;
     completion("the 2020 completion thread, Daniel Wagner",
-        "the same: patch 2 changes IOPS by less than 1% (3345k vs 3371k)", "wagner-nvmefc-4s80", { p2 }, "/io/iops", "",
+        "the same: patch 2 changes IOPS by less than 1% (3345k vs 3371k)", "wagner-nvmefc-4s80", { p2 }, "/metrics/iops", "",
         { "seed=1" }, 0.99, 1.01, "ratio 0.99..1.01");
     c.back().notComparable = buffered;
     completion("the 2020 completion thread, Jens Axboe", "single core IOPS unchanged by the series", "single-core-null",
-        { p1, p2, p3 }, "/io/iops", "", { "seed=1" }, 0.99, 1.01, "ratio 0.99..1.01");
+        { p1, p2, p3 }, "/metrics/iops", "", { "seed=1" }, 0.99, 1.01, "ratio 0.99..1.01");
     completion(series, "threadirqs: a softirq raised from an SMP function call is run by ksoftirqd (patch 2 on)",
         "threadirqs-rt", { p2 }, "/completion/by_context/ksoftirqd", "/completion/remote", {}, 0.95, 1.05,
         "0.95..1.05 per remote completion");
@@ -86,7 +86,7 @@ std::vector<Claim> allClaims()
         { "kernel.patches.complete-local-bh=true" }, "/completion/ksoftirqd_wakeups", "", {}, 0, 0, "0");
     completion("the 2020 completion thread, Sagi Grimberg",
         "nvme-tcp completing in NAPI context will probably always go to the IPI path", "nvme-tcp-napi", {},
-        "/completion/remote_pct", "", {}, 50, 100, "most (50..100%)");
+        "/metrics/remote_pct", "", {}, 50, 100, "most (50..100%)");
     // Every ordering of check-completion's interrupts, IPIs and softirqs (blkmqlab-cli check), without the
     // series and with each patch: each request completes once, where blk_mq_complete_request() sent it.
     for (const std::vector<std::string>& sets : std::vector<std::vector<std::string>> {
@@ -133,7 +133,7 @@ std::vector<Claim> allClaims()
     restart("128 x 64 hctxs on v4.14-rc4: every fio job keeps completing (10 s, every job finished)", "restart-128x64",
         { roman }, "/stall/detected", "", {}, 0, 0, "no stall");
     restart("128 x 64 hctxs: reverting the walk gives 1280 vs 570 MB/s (2.2x)", "restart-128x64", { reverted },
-        "/io/bw_mbps", "", { roman }, 1.5, 3.0, "1.5x..3x");
+        "/metrics/bw_mbps", "", { roman }, 1.5, 3.0, "1.5x..3x");
     // Roman's figures are ftrace's function profile: per CPU, wall time from entry to return.
     const std::string avg = "/function_profile/blk_mq_sched_restart/cpu_avg_ns/";
     restart("v4.14-rc4: blk_mq_sched_restart averaged 488-3212 us per call on each CPU (ftrace; here the median "
@@ -187,25 +187,25 @@ std::vector<Claim> allClaims()
             std::snprintf(text, sizeof text, "%s, %s: %.1fK IOPS", k.words, kernels[i].kernel, k.iops[i] / 1e3);
             char band[64];
             std::snprintf(band, sizeof band, "%.1fK ± 10%%", k.iops[i] / 1e3);
-            tags(text, preset, kernels[i].sets, "/io/iops", {}, k.iops[i] * 0.9, k.iops[i] * 1.1, band);
+            tags(text, preset, kernels[i].sets, "/metrics/iops", {}, k.iops[i] * 0.9, k.iops[i] * 1.1, band);
             if (i == 0 && std::string(k.name) == "near-low")
                 c.back().calibrated = true;
             std::snprintf(text, sizeof text, "%s, %s: fio sys time %.2f%%", k.words, kernels[i].kernel, k.sys[i]);
             std::snprintf(band, sizeof band, "%.2f%% ± 10 points", k.sys[i]);
-            tags(text, preset, kernels[i].sets, "/jobs/sys_pct", {}, k.sys[i] - 10, k.sys[i] + 10, band);
+            tags(text, preset, kernels[i].sets, "/metrics/job_sys_pct", {}, k.sys[i] - 10, k.sys[i] + 10, band);
         }
     }
-    tags("the limit helps most in far + high: 716.2K / 465.9K = 1.54x", "axboe-4s64-far-high", { limit }, "/io/iops",
+    tags("the limit helps most in far + high: 716.2K / 465.9K = 1.54x", "axboe-4s64-far-high", { limit }, "/metrics/iops",
         { "seed=1" }, 1.3, 1.8, "1.3x..1.8x");
     tags("stock + topology steal did not change things very much (far + high)", "axboe-4s64-far-high", { ag },
-        "/io/iops", { "seed=1" }, 0.95, 1.05, "0.95x..1.05x");
+        "/metrics/iops", { "seed=1" }, 0.95, 1.05, "0.95x..1.05x");
     // Both sides are device-bound at ~1M IOPS here, so "faster" is compared as the CPU fio spends.
     tags("a simple bitmap beats percpu_ida even with percpu_max_size >= 8 (far + high; here fio's sys time, "
          "bitmap / min-cache-8)",
-        "axboe-4s64-far-high", { "kernel.tags=bitmap" }, "/jobs/sys_pct", { "kernel.patches.ida-min-cache-8=true" }, 0,
+        "axboe-4s64-far-high", { "kernel.tags=bitmap" }, "/metrics/job_sys_pct", { "kernel.patches.ida-min-cache-8=true" }, 0,
         0.999, "ratio < 1");
     const std::string lock = "/spinlocks/by_caller/";
-    tags("stock, far + high: 50.84% of fio's time in _raw_spin_lock", "axboe-4s64-far-high", {}, "/jobs/spinlock_pct",
+    tags("stock, far + high: 50.84% of fio's time in _raw_spin_lock", "axboe-4s64-far-high", {}, "/metrics/job_spinlock_pct",
         {}, 40, 60, "40..60%");
     tags("stock, far + high: 89.83% of the spinlock time from percpu_ida_alloc", "axboe-4s64-far-high", {},
         lock + "percpu_ida_alloc/pct", {}, 80, 95, "80..95%");
@@ -214,14 +214,14 @@ std::vector<Claim> allClaims()
     tags("stock, far + high: 2.90% from percpu_ida_free", "axboe-4s64-far-high", {}, lock + "percpu_ida_free/pct", {},
         1, 6, "1..6%");
     tags("limit+ag, far + high: 32.93% of fio's time in _raw_spin_lock", "axboe-4s64-far-high", { limit, ag },
-        "/jobs/spinlock_pct", {}, 23, 43, "23..43%");
+        "/metrics/job_spinlock_pct", {}, 23, 43, "23..43%");
     tags("limit+ag, far + high: 78.35% of the spinlock time from percpu_ida_alloc", "axboe-4s64-far-high",
         { limit, ag }, lock + "percpu_ida_alloc/pct", {}, 68, 88, "68..88%");
     tags("limit+ag, far + high: 19.49% from mtip_queue_rq", "axboe-4s64-far-high", { limit, ag }, lock + "queue_rq/pct",
         {}, 12, 27, "12..27%");
     tags("a cache of ~3 (255 tags, 64 CPUs) performs poorly, at least 8 is a whole lot better (far + high; fio's "
          "sys time, min-cache-8 / stock)",
-        "axboe-4s64-far-high", { "kernel.patches.ida-min-cache-8=true" }, "/jobs/sys_pct", { "seed=1" }, 0, 0.999,
+        "axboe-4s64-far-high", { "kernel.patches.ida-min-cache-8=true" }, "/metrics/job_sys_pct", { "seed=1" }, 0, 0.999,
         "ratio < 1");
     // Jens's cmpxchg scheme was never posted: the lab's is an assumed design (core/tags/CmpxchgTags.h),
     // printed beside his figures, which a guess at his design can neither hold nor miss.
@@ -229,31 +229,31 @@ std::vector<Claim> allClaims()
                                 "posted, so the lab's lock-free list is a guess at it";
     tags("a cmpxchg-based scheme around 20% faster than the bitmap on a basic desktop (IOPS, cmpxchg / bitmap, 62 "
          "tags all in use)",
-        "overstreet-full-tagspace", { "kernel.tags=cmpxchg" }, "/io/iops", { "kernel.tags=bitmap" }, 1.1, 1.3,
+        "overstreet-full-tagspace", { "kernel.tags=cmpxchg" }, "/metrics/iops", { "kernel.tags=bitmap" }, 1.1, 1.3,
         "1.1x..1.3x");
     c.back().notComparable = assumed;
     tags("... and around 35% faster on a 4-socket (far + high; fio's sys time, cmpxchg / bitmap)",
-        "axboe-4s64-far-high", { "kernel.tags=cmpxchg" }, "/jobs/sys_pct", { "kernel.tags=bitmap" }, 0.64, 0.84,
+        "axboe-4s64-far-high", { "kernel.tags=cmpxchg" }, "/metrics/job_sys_pct", { "kernel.tags=bitmap" }, 0.64, 0.84,
         "0.74 ± 0.1 (1 / 1.35)");
     c.back().notComparable = assumed;
 
     // Kent Overstreet: per-CPU caching fails when the whole tag space is needed and pays off on a sparse one.
     const std::string kent = "the 2014 percpu_ida thread, Kent Overstreet";
     tagsBy(kent, "per-CPU free lists fail when you need all your tags: a bitmap wins (IOPS, percpu_ida / bitmap)",
-        "overstreet-full-tagspace", {}, "/io/iops", { "kernel.tags=bitmap" }, 0, 0.999, "ratio < 1");
+        "overstreet-full-tagspace", {}, "/metrics/iops", { "kernel.tags=bitmap" }, 0, 0.999, "ratio < 1");
     tagsBy(kent, "... and pay off on a large sparse tag space (IOPS, percpu_ida / bitmap)",
-        "overstreet-sparse-tagspace", {}, "/io/iops", { "kernel.tags=bitmap" }, 1.001, 10, "ratio > 1");
+        "overstreet-sparse-tagspace", {}, "/metrics/iops", { "kernel.tags=bitmap" }, 1.001, 10, "ratio > 1");
 
     // Alexander Gordeev's topology steal on his two boxes, threads pinned and not.
     const std::string gordeev = "the 2014 percpu_ida thread, Alexander Gordeev";
     tagsBy(gordeev, "2-node 16-CPU SMT box: the topology steal shows no improvement (IOPS, with / without)",
-        "gordeev-2n16", { ag }, "/io/iops", { "seed=1" }, 0.97, 1.03, "0.97x..1.03x");
+        "gordeev-2n16", { ag }, "/metrics/iops", { "seed=1" }, 0.97, 1.03, "0.97x..1.03x");
     tagsBy(gordeev,
         "8-CPU box with asymmetric nodes: cache-hit rate up to 20% better (here the share of tag cachelines that "
         "came from the own node, with / without)",
         "gordeev-8asym", { ag }, "/metrics/tag_lines_near_pct", { "seed=1" }, 1.001, 1.2, "ratio > 1, up to 1.2");
     tagsBy(gordeev, "threads affined to their CPU or not: no difference (IOPS, not pinned / pinned, 2-node box)",
-        "gordeev-2n16-unpinned", {}, "/io/iops", {}, 0.97, 1.03, "0.97x..1.03x");
+        "gordeev-2n16-unpinned", {}, "/metrics/iops", {}, 0.97, 1.03, "0.97x..1.03x");
     c.back().comparePreset = "gordeev-2n16";
 
     // Gordeev's race in Peter Zijlstra's lock split, and v3.14 without it on the same workload.

@@ -13,7 +13,7 @@ struct Claim {
     std::string text; // the claim as the thread makes it
     std::string preset;
     std::vector<std::string> sets; // overrides of run A
-    std::string metric; // JSON pointer into the run summary, e.g. "/io/iops"
+    std::string metric; // JSON pointer into the run summary, e.g. "/metrics/iops"
     std::string per; // non-empty: the figure is metric / this JSON pointer, in the same run
     std::vector<std::string> compareSets; // non-empty: the figure is metric(A) / metric(B)
     std::string comparePreset; // non-empty: B runs this preset (with compareSets) instead of A's

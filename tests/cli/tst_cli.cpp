@@ -113,7 +113,7 @@ private slots:
                 u"completion"_qs, u"restart"_qs, u"stall"_qs, u"tags"_qs, u"engine"_qs, u"fingerprint"_qs })
             QVERIFY2(s.contains(key), qPrintable(key));
         QCOMPARE(s[u"sim_time_ns"_qs].toDouble(), 3e6);
-        QVERIFY(s[u"io"_qs].toObject()[u"iops"_qs].toDouble() > 1e6);
+        QVERIFY(s[u"metrics"_qs].toObject()[u"iops"_qs].toDouble() > 1e6);
         QFile cf(csv);
         QVERIFY(cf.open(QIODevice::ReadOnly));
         const auto lines = QString::fromUtf8(cf.readAll()).trimmed().split(u'\n');
@@ -725,7 +725,7 @@ private slots:
         const auto remote = [&](int i) {
             return runs[i]
                 .toObject()[u"summary"_qs]
-                .toObject()[u"completion"_qs]
+                .toObject()[u"metrics"_qs]
                 .toObject()[u"remote_pct"_qs]
                 .toDouble();
         };

@@ -263,7 +263,7 @@ private slots:
         // NET_RX runs before BLOCK in __do_softirq and eats CPU 0: completions wait longer
         QVERIFY(
             busy["completion"]["delay_ns"]["p99"].get<double>() > quiet["completion"]["delay_ns"]["p99"].get<double>());
-        QVERIFY(busy["cpu"]["busy"]["softirq_pct"].get<double>() + busy["cpu"]["busy"]["ksoftirqd_pct"].get<double>()
+        QVERIFY(busy["metrics"]["busy_softirq_pct"].get<double>() + busy["metrics"]["busy_ksoftirqd_pct"].get<double>()
             > 20.0);
     }
 
@@ -303,7 +303,7 @@ private slots:
         const auto all = run("single-core-null",
             { patch("complete-no-remote-threaded"), patch("complete-remote-softirq"), patch("complete-llist") });
         QCOMPARE(u(all["completion"]["ipis"]), std::uint64_t(0));
-        QCOMPARE(base["io"]["iops"].get<double>(), all["io"]["iops"].get<double>());
+        QCOMPARE(base["metrics"]["iops"].get<double>(), all["metrics"]["iops"].get<double>());
     }
 
     void managedSpreadKeepsVectorsOnTheirNode()

@@ -3,6 +3,7 @@
 #include "block/BlockLayer.h"
 #include "workload/Workload.h"
 
+#include <functional>
 #include <map>
 
 using namespace blkmq;
@@ -62,7 +63,7 @@ private slots:
         const auto s = run(R"({"topology":"2c","duration":"20ms",
             "devices":[{"irqmode":"nvme","submit_queues":2,"completion_nsec":{"dist":"exponential","mean":"30us"}}],
             "workload":{"jobs":[{"iodepth":16,"cpus_allowed":[0]}]}})");
-        const double iops = s["io"]["iops"].get<double>();
+        const double iops = s["metrics"]["iops"].get<double>();
         const double lat = s["latency_ns"]["mean"].get<double>() * 1e-9;
         QVERIFY2(std::abs(iops * lat - 16.0) < 16.0 * 0.03, qPrintable(QString::number(iops * lat)));
     }
@@ -90,7 +91,7 @@ private slots:
             { "devices.nvme0.rq_affinity=" + std::to_string(rqAffinity), "workload.jobs.0.numjobs=1",
                 "workload.jobs.0.cpus_allowed=[" + std::to_string(cpu) + "]" });
         QVERIFY(u(s["io"]["completed"]) > 100);
-        const double got = s["completion"]["remote_pct"].get<double>();
+        const double got = s["metrics"]["remote_pct"].get<double>();
         // remote is counted when redirected: a few may still be on their way at the end
         QVERIFY2(std::abs(got - remotePct) < 0.5, qPrintable(QString::number(got)));
         if (remotePct == 0.0) {
@@ -106,7 +107,7 @@ private slots:
         const auto one = run("nvme-2s64-1q");
         QCOMPARE(u(mq["completion"]["remote"]), std::uint64_t(0));
         QVERIFY(u(mq["io"]["completed"]) > 1000);
-        const double pct = one["completion"]["remote_pct"].get<double>();
+        const double pct = one["metrics"]["remote_pct"].get<double>();
         QVERIFY2(pct > 40.0 && pct < 60.0, qPrintable(QString::number(pct)));
     }
 
@@ -145,8 +146,8 @@ private slots:
         QVERIFY(u(s["tags"]["sleeps"]) > 0);
         QVERIFY(s["io"]["in_flight"].get<int>() <= 4);
         // four tags, 10 us each: at most 400k IOPS
-        QVERIFY(s["io"]["iops"].get<double>() <= 400000 * 1.01);
-        QVERIFY(s["io"]["iops"].get<double>() > 300000);
+        QVERIFY(s["metrics"]["iops"].get<double>() <= 400000 * 1.01);
+        QVERIFY(s["metrics"]["iops"].get<double>() > 300000);
     }
 
     void busyDeviceRequeuesAndRestarts()
@@ -157,8 +158,8 @@ private slots:
         QVERIFY(u(s["dispatch"]["busy"]) > 0);
         QVERIFY(u(s["dispatch"]["requeued"]) > 0);
         QVERIFY(u(s["restart"]["restarts"]) > 0);
-        QVERIFY(s["io"]["iops"].get<double>() > 120000); // ~2 in flight at 10 us (200k at most) keeps flowing
-        QVERIFY(s["cpu"]["busy"]["kworker_pct"].get<double>() > 0); // restarts run from kblockd
+        QVERIFY(s["metrics"]["iops"].get<double>() > 120000); // ~2 in flight at 10 us (200k at most) keeps flowing
+        QVERIFY(s["metrics"]["busy_kworker_pct"].get<double>() > 0); // restarts run from kblockd
     }
 
     // kblockd is WQ_HIGHPRI (nice -20): a hw queue run queued by a submission preempts the submitting
@@ -254,6 +255,48 @@ private slots:
                         qPrintable(QString::fromUtf8(kMetrics[i].id.data(), kMetrics[i].id.size())
                             + QStringLiteral(" at ") + QString::number(r.t_ns) + QStringLiteral(": ")
                             + QString::number(r.values[i])));
+    }
+
+    // A rate, share or mean of the metric table is in the summary once, as metrics.<id>: no section
+    // carries it again under its id or a shortened name (io.iops, completion.remote_pct,
+    // tags.local_hit_pct, jobs.sys_pct, cpu.busy.hardirq_pct). Counts may stand in their sections
+    // (io.in_flight beside the submitted and completed it adds up with); per-CPU rows use the id.
+    void summaryNamesEachMetricOnce()
+    {
+        Scenario sc = load("axboe-4s64-far-high");
+        sc.duration = msec(2);
+        Engine e(sc);
+        e.run();
+        const nlohmann::json s = e.summary();
+        std::vector<std::string> outside; // "section.key" of every key outside metrics and per_cpu
+        const std::function<void(const nlohmann::json&, const std::string&)> walk
+            = [&](const nlohmann::json& j, const std::string& at) {
+                  if (!j.is_object())
+                      return;
+                  for (const auto& [key, value] : j.items()) {
+                      const std::string path = at.empty() ? key : at + "." + key;
+                      if (path == "metrics" || path == "cpu.per_cpu")
+                          continue;
+                      outside.push_back(key);
+                      walk(value, path);
+                  }
+              };
+        walk(s, "");
+        int checked = 0;
+        for (const Metric& m : kMetrics) {
+            QVERIFY2(s["metrics"].contains(std::string(m.id)), std::string(m.id).c_str());
+            if (m.unit == Unit::Count)
+                continue;
+            std::vector<std::string> names = { std::string(m.id) };
+            for (const std::string prefix : { "tag_", "job_", "busy_" })
+                if (m.id.starts_with(prefix))
+                    names.push_back(std::string(m.id.substr(prefix.size())));
+            for (const std::string& name : names)
+                QVERIFY2(std::find(outside.begin(), outside.end(), name) == outside.end(),
+                    (name + " is in a section besides metrics." + std::string(m.id)).c_str());
+            ++checked;
+        }
+        QVERIFY(checked > 30);
     }
 
     void timeSeriesCoversTheRun()

@@ -22,7 +22,7 @@ private slots:
         QVERIFY(u(c["ksoftirqd_wakeups"]) > 0);
         QCOMPARE(u(c["by_context"]["ksoftirqd"]), u(s["io"]["completed"]));
         QCOMPARE(u(c["by_context"]["hardirq"]), std::uint64_t(0));
-        QVERIFY(s["cpu"]["busy"]["ksoftirqd_pct"].get<double>() > 0);
+        QVERIFY(s["metrics"]["busy_ksoftirqd_pct"].get<double>() > 0);
     }
 
     // The same device with two hw queues completes inline: no softirq at all.
@@ -76,7 +76,7 @@ private slots:
         QVERIFY(u(s["io"]["completed"]) > 100);
         QCOMPARE(u(s["completion"]["by_context"]["softirq"]), u(s["io"]["completed"]));
         QCOMPARE(u(s["completion"]["ksoftirqd_wakeups"]), std::uint64_t(0));
-        QVERIFY(s["cpu"]["busy"]["irq_thread_pct"].get<double>() > 0);
+        QVERIFY(s["metrics"]["busy_irq_thread_pct"].get<double>() > 0);
     }
 
     // Multi-queue remote completion: ->complete runs in the IPI's hardirq,

@@ -983,7 +983,7 @@ private slots:
         QVERIFY(c.job_user_ns + c.job_sys_ns <= static_cast<std::uint64_t>(busy));
         QVERIFY(c.job_user_ns + c.job_sys_ns > static_cast<std::uint64_t>(busy) * 9 / 10);
         const auto s = e.summary();
-        QCOMPARE(s["jobs"]["usr_pct"].get<double>(), 100.0 * 50 * c.submitted / 1e6); // 1 thread over 1 ms
+        QCOMPARE(s["metrics"]["job_usr_pct"].get<double>(), 100.0 * 50 * c.submitted / 1e6); // 1 thread over 1 ms
         const auto bad = ScenarioLoader::fromText("{}", "t", { "costs.fio_user_ns=999999" });
         QVERIFY(!bad.ok());
         QVERIFY(bad.error().rfind("costs.fio_user_ns: must be at most costs.submit_ns", 0) == 0);

@@ -43,8 +43,8 @@ std::vector<Claim> allClaims()
         "2x Gold 6130, NVMe with per-CPU queues, 32 jobs QD 64: 0% remote completions", "nvme-2s64-mq", {},
         "/metrics/remote_pct", "", {}, 0, 0, "0%");
     claim("baseline", "the 2020 completion thread, Daniel Wagner",
-        "the same with one hw queue: 56.4% remote completions", "nvme-2s64-1q", {}, "/metrics/remote_pct", "", {},
-        46.4, 66.4, "56.4% ± 10 points");
+        "the same with one hw queue: 56.4% remote completions", "nvme-2s64-1q", {}, "/metrics/remote_pct", "", {}, 46.4,
+        66.4, "56.4% ± 10 points");
     const std::string series = "the 2020 completion thread, Sebastian Andrzej Siewior";
     const auto completion = [&](std::string source, std::string text, std::string preset, std::vector<std::string> sets,
                                 std::string metric, std::string per, std::vector<std::string> compare, double lo,
@@ -64,8 +64,8 @@ std::vector<Claim> allClaims()
         "/metrics/remote_pct", "", {}, 4.7, 14.1, "9.4% ± 50%");
     c.back().notComparable = buffered;
     completion("the 2020 completion thread, Daniel Wagner",
-        "the same: patch 2 changes IOPS by less than 1% (3345k vs 3371k)", "wagner-nvmefc-4s80", { p2 }, "/metrics/iops", "",
-        { "seed=1" }, 0.99, 1.01, "ratio 0.99..1.01");
+        "the same: patch 2 changes IOPS by less than 1% (3345k vs 3371k)", "wagner-nvmefc-4s80", { p2 },
+        "/metrics/iops", "", { "seed=1" }, 0.99, 1.01, "ratio 0.99..1.01");
     c.back().notComparable = buffered;
     completion("the 2020 completion thread, Jens Axboe", "single core IOPS unchanged by the series", "single-core-null",
         { p1, p2, p3 }, "/metrics/iops", "", { "seed=1" }, 0.99, 1.01, "ratio 0.99..1.01");
@@ -195,18 +195,18 @@ std::vector<Claim> allClaims()
             tags(text, preset, kernels[i].sets, "/metrics/job_sys_pct", {}, k.sys[i] - 10, k.sys[i] + 10, band);
         }
     }
-    tags("the limit helps most in far + high: 716.2K / 465.9K = 1.54x", "axboe-4s64-far-high", { limit }, "/metrics/iops",
-        { "seed=1" }, 1.3, 1.8, "1.3x..1.8x");
+    tags("the limit helps most in far + high: 716.2K / 465.9K = 1.54x", "axboe-4s64-far-high", { limit },
+        "/metrics/iops", { "seed=1" }, 1.3, 1.8, "1.3x..1.8x");
     tags("stock + topology steal did not change things very much (far + high)", "axboe-4s64-far-high", { ag },
         "/metrics/iops", { "seed=1" }, 0.95, 1.05, "0.95x..1.05x");
     // Both sides are device-bound at ~1M IOPS here, so "faster" is compared as the CPU fio spends.
     tags("a simple bitmap beats percpu_ida even with percpu_max_size >= 8 (far + high; here fio's sys time, "
          "bitmap / min-cache-8)",
-        "axboe-4s64-far-high", { "kernel.tags=bitmap" }, "/metrics/job_sys_pct", { "kernel.patches.ida-min-cache-8=true" }, 0,
-        0.999, "ratio < 1");
+        "axboe-4s64-far-high", { "kernel.tags=bitmap" }, "/metrics/job_sys_pct",
+        { "kernel.patches.ida-min-cache-8=true" }, 0, 0.999, "ratio < 1");
     const std::string lock = "/spinlocks/by_caller/";
-    tags("stock, far + high: 50.84% of fio's time in _raw_spin_lock", "axboe-4s64-far-high", {}, "/metrics/job_spinlock_pct",
-        {}, 40, 60, "40..60%");
+    tags("stock, far + high: 50.84% of fio's time in _raw_spin_lock", "axboe-4s64-far-high", {},
+        "/metrics/job_spinlock_pct", {}, 40, 60, "40..60%");
     tags("stock, far + high: 89.83% of the spinlock time from percpu_ida_alloc", "axboe-4s64-far-high", {},
         lock + "percpu_ida_alloc/pct", {}, 80, 95, "80..95%");
     tags("stock, far + high: 6.03% from mtip_queue_rq", "axboe-4s64-far-high", {}, lock + "queue_rq/pct", {}, 3, 12,
@@ -221,8 +221,8 @@ std::vector<Claim> allClaims()
         {}, 12, 27, "12..27%");
     tags("a cache of ~3 (255 tags, 64 CPUs) performs poorly, at least 8 is a whole lot better (far + high; fio's "
          "sys time, min-cache-8 / stock)",
-        "axboe-4s64-far-high", { "kernel.patches.ida-min-cache-8=true" }, "/metrics/job_sys_pct", { "seed=1" }, 0, 0.999,
-        "ratio < 1");
+        "axboe-4s64-far-high", { "kernel.patches.ida-min-cache-8=true" }, "/metrics/job_sys_pct", { "seed=1" }, 0,
+        0.999, "ratio < 1");
     // Jens's cmpxchg scheme was never posted: the lab's is an assumed design (core/tags/CmpxchgTags.h),
     // printed beside his figures, which a guess at his design can neither hold nor miss.
     const std::string assumed = "an assumed design: the thread describes the scheme in one sentence and no code was "

@@ -723,11 +723,7 @@ private slots:
         const auto runs = QJsonDocument::fromJson(r.out.toUtf8()).object()[u"runs"_qs].toArray();
         QCOMPARE(runs.size(), 3);
         const auto remote = [&](int i) {
-            return runs[i]
-                .toObject()[u"summary"_qs]
-                .toObject()[u"metrics"_qs]
-                .toObject()[u"remote_pct"_qs]
-                .toDouble();
+            return runs[i].toObject()[u"summary"_qs].toObject()[u"metrics"_qs].toObject()[u"remote_pct"_qs].toDouble();
         };
         QCOMPARE(remote(0), 0.0);
         QVERIFY(remote(1) > 40 && remote(1) < 55);

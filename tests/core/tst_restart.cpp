@@ -497,7 +497,8 @@ private slots:
         QVERIFY(u(walk["restart"]["hctx_visits"]) > 1000 * u(walk["restart"]["calls"]));
         QVERIFY(walk["metrics"]["iops"].get<double>() < 0.5 * own["metrics"]["iops"].get<double>());
         // IBNBD completes in the IRQ_POLL softirq, and so the walk runs there
-        QVERIFY(walk["metrics"]["busy_softirq_pct"].get<double>() > 5 * own["metrics"]["busy_softirq_pct"].get<double>());
+        QVERIFY(
+            walk["metrics"]["busy_softirq_pct"].get<double>() > 5 * own["metrics"]["busy_softirq_pct"].get<double>());
     }
 
     void noFalseStallOnLongRuns()

@@ -105,30 +105,35 @@ void CanvasView::wheelEvent(QWheelEvent* event)
 
 void CanvasView::refreshLegend(bool lessonOpen)
 {
-    QString legend;
+    // Each entry keeps to one line (no break inside "hctx->dispatch"); the lines break between them.
+    QStringList items;
     for (int c = 0; c < kExecContexts; ++c)
-        legend += QStringLiteral("<span style='background:%1'>&nbsp;%2&nbsp;</span> ")
-                      .arg(TopologyScene::contextColor(c, false).name(),
-                          QString::fromLatin1(execContextName(static_cast<ExecContext>(c))));
-    legend += QStringLiteral("<span style='background:%1'>&nbsp;idle&nbsp;</span> &nbsp; requests: ")
-                  .arg(TopologyScene::contextColor(0, true).name());
+        items << QStringLiteral("<span style='background:%1'>&nbsp;%2&nbsp;</span>")
+                     .arg(TopologyScene::contextColor(c, false).name(),
+                         QString::fromLatin1(execContextName(static_cast<ExecContext>(c))));
+    items << QStringLiteral("<span style='background:%1'>&nbsp;idle&nbsp;</span>")
+                 .arg(TopologyScene::contextColor(0, true).name());
+    items << tr("requests:");
     for (RqState s : { RqState::Sched, RqState::Dispatch, RqState::AtDevice, RqState::Complete })
-        legend += QStringLiteral("<span style='color:%1'>&#9679;</span> %2 ")
-                      .arg(TokenLayer::stateColor(s).name(),
-                          s == RqState::Sched          ? tr("scheduler")
-                              : s == RqState::Dispatch ? tr("hctx->dispatch")
-                              : s == RqState::AtDevice ? tr("device")
-                                                       : tr("completing"));
-    legend += tr("&nbsp; <span style='color:#c0392b'>&#9711;</span> stuck &nbsp; red arc: IPI &nbsp; "
-                 "<span style='color:#117864'>dashed green arc</span>: tag steal &nbsp; red frame: RESTART set");
+        items << QStringLiteral("<span style='color:%1'>&#9679;</span> %2")
+                     .arg(TokenLayer::stateColor(s).name(),
+                         s == RqState::Sched          ? tr("scheduler")
+                             : s == RqState::Dispatch ? tr("hctx-&gt;dispatch")
+                             : s == RqState::AtDevice ? tr("device")
+                                                      : tr("completing"));
+    items << tr("<span style='color:#c0392b'>&#9711;</span> stuck") << tr("red arc: IPI")
+          << tr("<span style='color:#117864'>dashed green arc</span>: tag steal") << tr("red frame: RESTART set");
     if (lessonOpen)
-        legend += tr(" &nbsp; <span style='color:#f39c12'>orange frame</span>: what the lesson step points at");
+        items << tr("<span style='color:#f39c12'>orange frame</span>: what the lesson step points at");
     if (!m_scene->selectedRect().isEmpty())
-        legend += tr(" &nbsp; <span style='color:#21618c'>dashed blue frame</span>: selected");
-    legend += tr(" &nbsp; %1 in flight").arg(m_scene->requestsInFlight());
+        items << tr("<span style='color:#21618c'>dashed blue frame</span>: selected");
+    QString inFlight = tr("%1 in flight").arg(m_scene->requestsInFlight());
     if (m_scene->sampled())
-        legend += tr(" (a sample of %1 drawn)").arg(m_scene->drawnTokens());
-    m_legend->setText(legend);
+        inFlight += tr(" (a sample of %1 drawn)").arg(m_scene->drawnTokens());
+    items << inFlight;
+    for (QString& item : items)
+        item = QStringLiteral("<span style='white-space:nowrap'>%1</span>").arg(item);
+    m_legend->setText(items.join(QStringLiteral(" &nbsp; ")));
 }
 
 } // namespace blkmq

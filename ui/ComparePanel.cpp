@@ -208,7 +208,8 @@ void ComparePanel::updateTable()
     for (const RunSession& s : m_runs.all)
         html += QStringLiteral("<th>%1</th>").arg(s.label);
     for (std::size_t k = 1; k < m_runs.all.size(); ++k)
-        html += QStringLiteral("<th title='%1 − %2'>Δ</th><th>Δ%</th>").arg(m_runs.all[k].label, m_runs.all[0].label);
+        html += QStringLiteral("<th title='%1 − %2 (pp: percentage points)'>Δ</th><th title='(%1 − %2) / %2'>Δ%</th>")
+                    .arg(m_runs.all[k].label, m_runs.all[0].label);
     html += QStringLiteral("</tr><tr><td>%1</td>").arg(tr("simulated time"));
     for (const auto& snap : snaps)
         html += cell(QString::number(snap->now.seconds() * 1e3, 'f', 3) + tr(" ms"));
@@ -230,7 +231,10 @@ void ComparePanel::updateTable()
         };
         for (std::size_t k = 1; k < snaps.size(); ++k) {
             const double d = snaps[k]->totals[i] - a;
-            html += cell(signedText(d, QString::fromStdString(formatMetric(m, d))));
+            // A percentage's difference is in percentage points; Δ% is the relative change.
+            const QString delta = m.unit == Unit::Percent ? QString::number(d, 'f', 1) + tr(" pp")
+                                                          : QString::fromStdString(formatMetric(m, d));
+            html += cell(signedText(d, delta));
             html += cell(a != 0 ? signedText(d, QString::number(100.0 * d / a, 'f', 1)) + QLatin1Char('%')
                                 : QStringLiteral("–"));
         }

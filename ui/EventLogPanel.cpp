@@ -2,6 +2,8 @@
 
 #include "EventLogModel.h"
 
+#include <algorithm>
+
 #include <QHeaderView>
 #include <QLineEdit>
 #include <QScrollBar>
@@ -54,13 +56,15 @@ EventLogPanel::EventLogPanel(QWidget* parent)
     ll->addWidget(m_view);
 }
 
-void EventLogPanel::flush()
+void EventLogPanel::flush(std::int64_t untilNs)
 {
-    if (m_pending.empty())
+    const auto later = std::stable_partition(
+        m_pending.begin(), m_pending.end(), [untilNs](const TraceRecord& r) { return r.time <= untilNs; });
+    if (later == m_pending.begin())
         return;
     const bool atBottom = m_view->verticalScrollBar()->value() >= m_view->verticalScrollBar()->maximum() - 2;
-    m_log->append(m_pending);
-    m_pending.clear();
+    m_log->append(std::vector<TraceRecord>(m_pending.begin(), later));
+    m_pending.erase(m_pending.begin(), later);
     if (atBottom)
         m_view->scrollToBottom();
 }

@@ -4,6 +4,7 @@
 
 #include <QWidget>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -28,9 +29,16 @@ public:
     QTableView* view() const { return m_view; }
 
     void take(const std::vector<TraceRecord>& trace) { m_pending.insert(m_pending.end(), trace.begin(), trace.end()); }
-    bool pending() const { return !m_pending.empty(); }
-    // Appends what was taken; the view follows the newest row if it was at the bottom.
-    void flush();
+    // Rows taken and not yet shown that the clock has reached (`untilNs`).
+    bool pending(std::int64_t untilNs) const
+    {
+        return std::any_of(
+            m_pending.begin(), m_pending.end(), [untilNs](const TraceRecord& r) { return r.time <= untilNs; });
+    }
+    // Appends what was taken up to `untilNs`, the time shown: an action's later steps are stamped
+    // with the time they happen, after its start, and wait until the clock reaches them. The view
+    // follows the newest row if it was at the bottom.
+    void flush(std::int64_t untilNs);
     void clear();
     // Trace records the display fell behind on (RunnerOutput::traceDropped): the count so far when
     // it grew since the last call, else 0.

@@ -20,6 +20,7 @@ LessonPanel::LessonPanel(QWidget* parent)
     , m_title(new QLabel)
     , m_steps(new QComboBox)
     , m_text(new QTextBrowser)
+    , m_movedOn(new QLabel)
     , m_back(new QPushButton(tr("◀ Back")))
     , m_replay(new QPushButton(tr("↺ Replay step")))
     , m_next(new QPushButton(tr("Next step ▶")))
@@ -49,6 +50,11 @@ LessonPanel::LessonPanel(QWidget* parent)
     l->addWidget(m_title);
     l->addWidget(m_steps);
     l->addLayout(buttons);
+    m_movedOn->setWordWrap(true);
+    m_movedOn->setStyleSheet(
+        QStringLiteral("QLabel { background: #fef9e7; border: 1px solid #f39c12; padding: 3px; }"));
+    m_movedOn->hide();
+    l->addWidget(m_movedOn);
     l->addWidget(m_text, 1);
     connect(m_choice, &QComboBox::activated, this, [this](int i) {
         if (i > 0)
@@ -76,6 +82,8 @@ QString LessonPanel::open(const QString& nameOrPath)
         return q(l.error());
     m_lesson = std::make_shared<const Lesson>(std::move(*l));
     m_current = -1;
+    m_reachedNs = -1;
+    m_movedOn->hide();
     m_busy = false;
     m_held = m_failed = 0;
     {
@@ -106,6 +114,7 @@ void LessonPanel::request(int step, bool fresh)
     if (!m_lesson || m_busy || step < 0 || step >= m_lesson->size())
         return;
     m_busy = true;
+    m_movedOn->hide();
     updateButtons();
     emit playRequested(step, fresh || m_lesson->segmentStart(step) == step);
 }
@@ -125,6 +134,8 @@ void LessonPanel::stepReached(int step, const QString& error, const Snapshot& sn
 {
     m_busy = false;
     m_current = step;
+    m_reachedNs = snap.now.ns();
+    m_movedOn->hide();
     m_held = m_failed = 0;
     const LessonStep& s = m_lesson->steps()[static_cast<std::size_t>(step)];
     QString checks;
@@ -152,6 +163,20 @@ void LessonPanel::stepReached(int step, const QString& error, const Snapshot& sn
     showStep(step);
     updateButtons();
 }
+
+void LessonPanel::setShownTime(std::int64_t ns)
+{
+    const bool moved = m_current >= 0 && m_reachedNs >= 0 && ns != m_reachedNs && !m_busy;
+    if (moved)
+        m_movedOn->setText(tr("The run has moved on to t = %1 µs; step %2 and what holds there are at t = %3 µs "
+                              "(Replay step goes back to it).")
+                               .arg(static_cast<double>(ns) / 1e3, 0, 'f', 3)
+                               .arg(m_current + 1)
+                               .arg(static_cast<double>(m_reachedNs) / 1e3, 0, 'f', 3));
+    m_movedOn->setVisible(moved);
+}
+
+bool LessonPanel::movedOn() const { return !m_movedOn->isHidden(); }
 
 void LessonPanel::showStep(int step)
 {

@@ -30,6 +30,10 @@ public:
     // The main window reports that step `step` was reached (or why it was not), with the snapshot
     // there; the panel shows the narrative and the expectations.
     void stepReached(int step, const QString& error, const Snapshot& snap);
+    // The time the window shows: once it is not the step's, a line over the narrative says so (the
+    // expectations were checked at the step's time; Replay step goes back to it).
+    void setShownTime(std::int64_t ns);
+    bool movedOn() const; // that line shows
     // Results of the last step reached: how many expectations held and how many did not.
     int held() const { return m_held; }
     int failed() const { return m_failed; }
@@ -59,6 +63,8 @@ private:
     QLabel* m_title;
     QComboBox* m_steps; // item 0: the lesson before its first step, then one per step
     QTextBrowser* m_text;
+    QLabel* m_movedOn;
+    std::int64_t m_reachedNs = -1; // the time the current step was reached at
     QPushButton* m_back;
     QPushButton* m_replay;
     QPushButton* m_next;

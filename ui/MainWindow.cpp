@@ -2,6 +2,7 @@
 
 #include "EngineRunner.h"
 #include "EventLogModel.h"
+#include "HelpMenu.h"
 #include "LessonPanel.h"
 #include "PatchPanel.h"
 #include "PlotPanel.h"
@@ -207,6 +208,7 @@ void MainWindow::buildDocks()
     for (auto* d : findChildren<QDockWidget*>())
         view->addAction(d->toggleViewAction());
     m_plots->addViewMenu(view->addMenu(tr("Plots")));
+    addHelpMenu(this, lessons);
 }
 
 bool MainWindow::loadPreset(const QString& name, const std::vector<std::string>& sets)
@@ -287,8 +289,6 @@ void MainWindow::frame()
     if (snap && (changed || m_scene->animating()))
         m_scene->update(snap, out.trace, frameMs, figures);
     m_log->take(out.trace); // the log takes its rows with the figures (scrolling repaints every row)
-    if (figures)
-        m_log->flush();
     // The interval in progress, so the plots reach the clock between samples. New rows drop the
     // provisional point; the runner may have published this snapshot before a frame drained them.
     if (snap && (fresh || !out.rows.empty()))
@@ -301,6 +301,8 @@ void MainWindow::frame()
         if (snap->firstStallNs >= 0)
             m_timeline->addMark(snap->firstStallNs, TimelineBar::Mark::Stall, tr("the stall detector fired"));
     }
+    if (figures && snap)
+        m_log->flush(m_shownNs); // the rows up to the clock
     changed |= m_compare->drain();
     if (fresh)
         m_control->reportStep(*snap, out.trace, *m_log->model());
@@ -328,7 +330,7 @@ void MainWindow::frame()
         m_plotsStale = m_figuresStale = false;
     }
     // Idle: nothing runs, nothing changed and nothing glides: stop drawing until wake().
-    bool active = changed || m_scene->animating() || m_plotsStale || m_figuresStale || m_log->pending();
+    bool active = changed || m_scene->animating() || m_plotsStale || m_figuresStale || m_log->pending(m_shownNs);
     for (const RunSession& session : m_runs.all)
         active |= session.runner->isRunning() || session.runner->busy();
     if (!active)
@@ -341,6 +343,7 @@ void MainWindow::refreshFigures()
     m_inspector->refresh();
     m_control->showTime(m_shownNs);
     m_canvas->refreshLegend(m_lessons->lesson());
+    m_lessons->setShownTime(m_shownNs);
     if (const std::uint64_t dropped = m_log->droppedNews())
         showMessage(tr("event log: %1 events skipped while the display fell behind").arg(dropped), 5000);
 }

@@ -148,6 +148,8 @@ void TimePlot::append(double tMs, const std::vector<double>& values, int set)
     const auto& curves = set == 0 ? m_curves : m_others[static_cast<std::size_t>(set - 1)];
     for (std::size_t i = 0; i < curves.size() && i < values.size(); ++i) {
         auto data = curves[i]->data();
+        if (data->isEmpty() && tMs > 0) // the first interval's level from its start, t = 0
+            data->add(QCPGraphData(0, values[i]));
         data->add(QCPGraphData(tMs, values[i]));
         if (data->size() > pointBudget())
             data->removeBefore(data->at(data->size() - pointBudget())->key);
@@ -250,8 +252,11 @@ void TimePlot::replot(bool now)
     // The whole run from t = 0 (the points kept), unless the user zoomed into a part of it.
     if (found && m_follow)
         m_plot->xAxis->setRange(0, std::max(x.upper, 1e-3));
-    if (found)
-        m_plot->yAxis->setRange(std::min(0.0, y.lower), y.upper > 0 ? y.upper * 1.1 : 1.0);
+    if (found) { // a little room under 0, so a curve at 0 is a line above the axis, not hidden in it
+        const double upper = y.upper > 0 ? y.upper * 1.1 : 1.0;
+        const double lower = std::min(0.0, y.lower);
+        m_plot->yAxis->setRange(lower - 0.03 * (upper - lower), upper);
+    }
     m_plot->replot(now ? QCustomPlot::rpRefreshHint : QCustomPlot::rpQueuedReplot);
 }
 

@@ -22,6 +22,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
+#include <QDialog>
 #include <QComboBox>
 #include <QFile>
 #include <QGridLayout>
@@ -541,6 +542,8 @@ private slots:
                 && table->text().contains(u"IOPS"_qs) && table->text().contains(u"p99 latency"_qs)
                 && table->text().contains(u"remote completions"_qs),
             qPrintable(table->text()));
+        // A percentage's Δ is in percentage points, beside the relative Δ%.
+        QVERIFY2(table->text().contains(QRegularExpression(u">[+-]?\\d+\\.\\d pp<"_qs)), qPrintable(table->text()));
     }
 
     void eventLogModelIsSound()
@@ -796,11 +799,79 @@ private slots:
         QCOMPARE((data->constEnd() - 1)->key, shownMs);
         QCOMPARE((data->constEnd() - 1)->value, data->constBegin()->value);
         QVERIFY((data->constEnd() - 1)->value > 0);
-        // Past the first sample the provisional point follows the real one, and is replaced.
+        // Past the first sample the provisional point follows the real one, and is replaced. The
+        // first interval keeps its level from t = 0: the curve starts at 0, not at the first sample.
         QVERIFY(playTo(w, usec(1500), 10000));
         QCOMPARE(w.seriesRows().size(), std::size_t(1));
-        QCOMPARE(iops->pointCount(0), 2); // the sample at 1 ms, then the interval so far
-        QCOMPARE(iops->plot()->graph(0)->data()->at(0)->key, 1.0);
+        QCOMPARE(iops->pointCount(0), 3); // the first interval from 0 to 1 ms, then the interval so far
+        const auto* sampled = iops->plot()->graph(0)->data().data();
+        QCOMPARE(sampled->at(0)->key, 0.0);
+        QCOMPARE(sampled->at(1)->key, 1.0);
+        QCOMPARE(sampled->at(0)->value, sampled->at(1)->value);
+        QVERIFY(sampled->at(1)->value > 0);
+        // A curve at 0 (no remote completion with rq_affinity=0) is drawn above the axis, not on it.
+        QVERIFY(w.applyOverrides({ "devices.nvme0.rq_affinity=0" }).isEmpty());
+        QVERIFY(playTo(w, usec(2500), 10000));
+        TimePlot* remote = w.plotPanel()->plotOf(metricIndex("remote_pct"));
+        remote->replot(true);
+        QCOMPARE(remote->plot()->graph(0)->data()->at(1)->value, 0.0);
+        QVERIFY(remote->plot()->yAxis->range().lower < 0);
+    }
+
+    // Everything shown belongs to one time: an action's later steps (RESTART set 0.9 µs into the
+    // dispatch that starts at 10 µs) wait in the log until the clock reaches them.
+    void eventLogShowsNothingLaterThanTheClock()
+    {
+        MainWindow w;
+        QVERIFY(w.loadPreset(QStringLiteral("shared-hctx-stall")));
+        const auto latest = [&] {
+            std::int64_t t = -1;
+            for (int i = 0; i < w.eventLog()->rowCount(); ++i)
+                t = std::max(t, w.eventLog()->record(i).time);
+            return t;
+        };
+        const auto hasRestartSet = [&] {
+            for (int i = 0; i < w.eventLog()->rowCount(); ++i)
+                if (w.eventLog()->record(i).kind == TraceKind::RestartMark)
+                    return true;
+            return false;
+        };
+        w.runner()->stepUntil(stop::restartSet(0)); // the dispatch at 10 µs that marks it
+        QVERIFY(QTest::qWaitFor([&] { return !w.runner()->busy(); }, 10000));
+        w.frame();
+        QCOMPARE(w.shownTimeNs(), usec(10).ns());
+        QVERIFY(w.eventLog()->rowCount() > 0);
+        QVERIFY2(latest() <= w.shownTimeNs(), qPrintable(QString::number(latest())));
+        QVERIFY(!hasRestartSet()); // stamped at 10.9 µs
+        QVERIFY(playTo(w, usec(20), 10000));
+        QVERIFY(hasRestartSet());
+        QVERIFY(latest() <= w.shownTimeNs());
+    }
+
+    // Help → Keys and mouse (F1) lists every shortcut the window's actions have, read from them.
+    void helpListsEveryShortcut()
+    {
+        MainWindow w;
+        w.show();
+        QAction* keys = nullptr;
+        for (QAction* a : w.findChildren<QAction*>())
+            if (a->shortcut() == QKeySequence(QKeySequence::HelpContents))
+                keys = a;
+        QVERIFY(keys);
+        keys->trigger();
+        const auto* sheet = w.findChild<QDialog*>(QStringLiteral("keySheet"));
+        QVERIFY(sheet && sheet->isVisible());
+        const QString text = sheet->findChild<QTextBrowser*>()->toPlainText();
+        int listed = 0;
+        for (const QAction* a : w.findChildren<QAction*>())
+            for (const QKeySequence& k : a->shortcuts()) {
+                QVERIFY2(text.contains(k.toString(QKeySequence::NativeText)), qPrintable(k.toString()));
+                ++listed;
+            }
+        QVERIFY(listed >= 15);
+        for (const char* what :
+            { "Step back", "Add bookmark", "Next interesting", "Fit", "Switch to the other branch" })
+            QVERIFY2(text.contains(QString::fromUtf8(what)), what);
     }
 
     void exportsAPerfettoTrace()
@@ -967,6 +1038,24 @@ private slots:
 
     // A lesson step shows the plots it names and gives the rest of the room away; a scenario loaded
     // after it shows every plot the View menu has on again.
+    // A lesson step's text holds at its time; once the run has gone on, the panel says so.
+    void lessonPanelSaysWhenTheRunMovedOn()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(w.openLesson(QStringLiteral("shared-hctx-stall")).isEmpty());
+        w.lessonPanel()->next();
+        QTRY_COMPARE_WITH_TIMEOUT(w.lessonPanel()->current(), 0, 20000);
+        w.frame();
+        QVERIFY(!w.lessonPanel()->movedOn());
+        QVERIFY(playTo(w, usec(50), 10000));
+        QVERIFY(w.lessonPanel()->movedOn());
+        w.lessonPanel()->replay();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.runner()->busy() && w.lessonPanel()->current() == 0, 20000);
+        w.frame();
+        QVERIFY(!w.lessonPanel()->movedOn());
+    }
+
     void lessonStepsShowTheirPlots()
     {
         MainWindow w;

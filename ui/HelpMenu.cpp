@@ -48,12 +48,13 @@ QString keySheet(const QMainWindow* window)
         if (!a->toolTip().isEmpty() && a->toolTip() != what && !a->toolTip().startsWith(what))
             what += QStringLiteral(": ") + a->toolTip();
         if (what.isEmpty()) // + and −: the speed
-            what = QObject::tr("speed %1").arg(keys.front() == QLatin1String("+") ? QObject::tr("up") : QObject::tr("down"));
+            what = QObject::tr("speed %1")
+                       .arg(keys.front() == QLatin1String("+") ? QObject::tr("up") : QObject::tr("down"));
         rows.push_back({ keys.join(QStringLiteral(", ")), what });
     }
     std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.what < b.what; });
-    rows.erase(std::unique(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.keys == b.keys; }),
-        rows.end());
+    rows.erase(
+        std::unique(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.keys == b.keys; }), rows.end());
     QString html = QObject::tr("<h3>Keys</h3><table cellspacing=4>");
     for (const Row& r : rows)
         html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
@@ -92,7 +93,8 @@ void addHelpMenu(QMainWindow* window, QDockWidget* lessons)
     help->addAction(QObject::tr("Documents"), window, [window] {
         // Installed beside the program (share/doc/blkmqlab), or the source tree's README and docs/.
         const QString installed = QDir(QCoreApplication::applicationDirPath()).filePath(u"../share/doc/blkmqlab"_qs);
-        const QString where = QFileInfo::exists(installed) ? QDir::cleanPath(installed) : QObject::tr("the source tree");
+        const QString where
+            = QFileInfo::exists(installed) ? QDir::cleanPath(installed) : QObject::tr("the source tree");
         QMessageBox::information(window, QObject::tr("Documents"),
             QObject::tr("In %1: README.md, and in docs/ scenario.md (scenario files, the run summary), model.md (what "
                         "is simulated and what each cost is), lessons.md, sessions.md, check.md, sweep.md, "

@@ -12,6 +12,13 @@ namespace blkmq {
 
 namespace {
 QString q(const std::string& s) { return QString::fromStdString(s); }
+
+// An expectation or its values as HTML whose lines break at spaces only, never inside a name such
+// as queue.0.shared_hctx_restart: a word joiner (U+2060) after each dot forbids the break there.
+QString unbroken(const std::string& s)
+{
+    return q(s).toHtmlEscaped().replace(QLatin1Char('.'), QStringLiteral(".\u2060"));
+}
 } // namespace
 
 LessonPanel::LessonPanel(QWidget* parent)
@@ -146,10 +153,11 @@ void LessonPanel::stepReached(int step, const QString& error, const Snapshot& sn
     } else {
         for (const ExpectationResult& r : m_lesson->check(snap, step)) {
             ++(r.held ? m_held : m_failed);
-            checks += QStringLiteral("<tr><td style='color:%1'>%2</td><td><code>%3</code></td><td>%4</td></tr>")
+            // The values under their expectation: each line has the panel's width, so a name fits.
+            checks += QStringLiteral("<tr><td style='color:%1'>%2</td><td><code>%3</code><br>"
+                                     "<span style='color:#566573'>%4</span></td></tr>")
                           .arg(r.held ? QStringLiteral("#1e8449") : QStringLiteral("#c0392b"),
-                              r.held ? QStringLiteral("✔") : QStringLiteral("✘"), q(r.text).toHtmlEscaped(),
-                              q(r.values).toHtmlEscaped());
+                              r.held ? QStringLiteral("✔") : QStringLiteral("✘"), unbroken(r.text), unbroken(r.values));
         }
         if (!checks.isEmpty())
             checks

@@ -58,6 +58,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_compare = new ComparePanel(m_runs, m_record, m_plots);
     m_travel = new TimeTravel(*this, m_runs, m_plots, m_timeline, this);
     m_lessonDriver = new LessonDriver(*this, m_runs, m_lessons, m_plots, m_scene, m_inspector, m_timeline, this);
+    m_presentation = new PresentationMode(this);
     m_exports = new Exporter(m_runs, m_record, m_plots, m_compare, m_canvas, this);
 
     auto* canvas = new QWidget;
@@ -208,6 +209,7 @@ void MainWindow::buildDocks()
     for (auto* d : findChildren<QDockWidget*>())
         view->addAction(d->toggleViewAction());
     m_plots->addViewMenu(view->addMenu(tr("Plots")));
+    m_presentation->addActions(view);
     addHelpMenu(this, lessons);
 }
 

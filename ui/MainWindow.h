@@ -7,6 +7,7 @@
 #include "Exporter.h"
 #include "Inspector.h"
 #include "LessonDriver.h"
+#include "PresentationMode.h"
 #include "RunControl.h"
 #include "RunSet.h"
 #include "ScenarioFiles.h"
@@ -130,6 +131,9 @@ public:
     void addBookmark(const QString& note) { m_travel->addBookmark(note); }
     const std::vector<Session::Bookmark>& bookmarks() const { return m_travel->bookmarks(); }
 
+    // Presentation mode (F11: full screen, panels hidden) and Hide panels (F9).
+    PresentationMode* presentation() const { return m_presentation; }
+
     // Running (RunControl).
     bool atEnd() const { return m_control->atEnd(); }
 
@@ -184,6 +188,7 @@ private:
     LessonDriver* m_lessonDriver;
     Exporter* m_exports;
     ScenarioFiles* m_files;
+    PresentationMode* m_presentation;
     QTimer* m_timer;
     std::int64_t m_shownNs = 0;
     std::shared_ptr<const Snapshot> m_drawn; // run A's snapshot drawn last

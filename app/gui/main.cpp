@@ -2,7 +2,7 @@
 //   blkmqlab [FILE | SESSION.blkmqlab | [--preset NAME] JOB.fio | --preset NAME] [--set k=v]... [--run] [--speed X]
 //            [--screenshot FILE --after DUR [--back-to DUR]] [--export-chart FILE] [--quit-after DUR]
 //            [--inspect cpu:N|hctx:N]
-//            [--lesson NAME[:STEP]] [--chart all|N|METRIC] [--size WxH]
+//            [--lesson NAME[:STEP]] [--chart all|N|METRIC] [--size WxH] [--presentation]
 #include "EngineRunner.h"
 #include "LessonPanel.h"
 #include "MainWindow.h"
@@ -102,8 +102,10 @@ int main(int argc, char** argv)
     const QCommandLineOption lesson(QStringLiteral("lesson"),
         QStringLiteral("open a guided lesson and play it to step STEP (1 = the first; a --screenshot waits for it)"),
         QStringLiteral("NAME[:STEP]"));
-    parser.addOptions(
-        { preset, set, run, speed, shot, after, backTo, chart, chartId, chartSize, quit, compare, inspect, lesson });
+    const QCommandLineOption present(QStringLiteral("presentation"),
+        QStringLiteral("start in presentation mode: full screen, the panels hidden (F11 leaves it)"));
+    parser.addOptions({ preset, set, run, speed, shot, after, backTo, chart, chartId, chartSize, quit, compare, inspect,
+        lesson, present });
     parser.process(*app);
 
     std::vector<std::string> sets;
@@ -223,6 +225,8 @@ int main(int argc, char** argv)
     if (!parser.isSet(shot)) // screenshots keep the default layout, whatever was saved last time
         window.restoreSettings();
     window.show();
+    if (parser.isSet(present))
+        window.presentation()->setPresenting(true);
     if (isSession) { // replayed off the GUI thread; the rest (--after, --screenshot) starts from its moment
         QString error;
         QEventLoop wait;

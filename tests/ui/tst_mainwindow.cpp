@@ -23,6 +23,7 @@
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
 #include <QDialog>
+#include <QDockWidget>
 #include <QComboBox>
 #include <QFile>
 #include <QGridLayout>
@@ -846,6 +847,45 @@ private slots:
         QVERIFY(playTo(w, usec(20), 10000));
         QVERIFY(hasRestartSet());
         QVERIFY(latest() <= w.shownTimeNs());
+    }
+
+    // Presentation mode: full screen, the panels hidden, the canvas drawn larger; leaving it brings
+    // back the panels that were shown (and only those). Hide panels alone leaves the screen as it is.
+    void presentationModeGivesTheCanvasTheRoom()
+    {
+        MainWindow w;
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.loadPreset(QStringLiteral("shared-hctx-stall")));
+        const auto shownDocks = [&] {
+            QStringList shown;
+            for (const QDockWidget* d : w.findChildren<QDockWidget*>())
+                if (d->isVisible())
+                    shown << d->objectName();
+            shown.sort();
+            return shown;
+        };
+        const QStringList before = shownDocks();
+        QVERIFY(before.size() >= 3);
+        w.presentation()->setPresenting(true);
+        QTRY_VERIFY(w.windowState() & Qt::WindowFullScreen);
+        QVERIFY(shownDocks().isEmpty());
+        w.presentation()->setPresenting(false);
+        QTRY_VERIFY(!(w.windowState() & Qt::WindowFullScreen));
+        QCOMPARE(shownDocks(), before);
+        // The room the panels leave goes to the canvas, which draws the machine larger (the offscreen
+        // screen is smaller than the window, so this is measured without full screen).
+        w.resize(1280, 800);
+        QTRY_VERIFY(w.canvasView()->transform().m11() > 0);
+        QTest::qWait(50);
+        const double scaleBefore = w.canvasView()->transform().m11();
+        w.presentation()->setPanelsHidden(true);
+        QVERIFY(shownDocks().isEmpty());
+        QVERIFY(!(w.windowState() & Qt::WindowFullScreen));
+        QTRY_VERIFY(w.canvasView()->transform().m11() > 1.2 * scaleBefore);
+        w.presentation()->setPanelsHidden(false);
+        QCOMPARE(shownDocks(), before);
     }
 
     // Help → Keys and mouse (F1) lists every shortcut the window's actions have, read from them.

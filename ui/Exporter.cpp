@@ -113,9 +113,17 @@ QString Exporter::exportChart(const QString& path, int plot, QSize size)
             plots.push_back(p);
     QBuffer out;
     out.open(QIODevice::WriteOnly);
-    // Compared runs: their table beside their curves.
+    // Compared runs: their table beside their curves. Over the charts, what ran and when.
     const QString table = m_compare->tableText();
-    if (!TimePlot::renderGrid(out, QFileInfo(path).suffix().toLower(), size, plots, m_plots->runsText(), table))
+    const Scenario& sc = m_runs.a()->scenario();
+    const auto snap = m_runs.a()->snapshot();
+    QString caption = tr("%1, seed %2, t = %3 ms")
+                          .arg(q(sc.name))
+                          .arg(sc.seed)
+                          .arg(snap ? static_cast<double>(snap->now.ns()) / 1e6 : 0.0, 0, 'f', 3);
+    if (!m_plots->runsText().isEmpty())
+        caption += QStringLiteral(" — ") + m_plots->runsText();
+    if (!TimePlot::renderGrid(out, QFileInfo(path).suffix().toLower(), size, plots, caption, table))
         return tr("could not render the chart to %1").arg(path);
     return write(path, out.data());
 }

@@ -281,17 +281,17 @@ bool TimePlot::renderGrid(QIODevice& out, const QString& format, QSize size, con
 {
     if (plots.empty())
         return false;
-    const int n = static_cast<int>(plots.size());
-    const int cols = n == 1 ? 1 : n <= 4 ? 2 : 3;
-    const int rows = (n + cols - 1) / cols;
     const double s = exportScale(size);
-    const int top = caption.isEmpty() ? 0 : static_cast<int>(22 * s); // a line saying what each line style is
+    const int top = caption.isEmpty() ? 0 : static_cast<int>(22 * s); // what ran, and each line style
     const int side = table.isEmpty() ? 0 : size.width() * 30 / 100; // the A/B table's panel
-    const QSize tile((size.width() - side) / cols, (size.height() - top) / rows);
-    const auto paintAll = [&](QPaintDevice& device) {
-        QCPPainter painter;
-        if (!painter.begin(&device))
-            return false;
+    // A PDF has at most four charts a page, each big enough to read; a picture has them all.
+    const bool pdf = format == QLatin1String("pdf");
+    const std::size_t perPage = pdf ? 4 : plots.size();
+    const auto paintPage = [&](QCPPainter& painter, std::size_t first) {
+        const int n = static_cast<int>(std::min(perPage, plots.size() - first));
+        const int cols = n == 1 ? 1 : n <= 4 ? 2 : 3;
+        const int rows = (n + cols - 1) / cols;
+        const QSize tile((size.width() - side) / cols, (size.height() - top) / rows);
         painter.fillRect(QRect(QPoint(0, 0), size), Qt::white);
         if (top > 0) {
             QFont f = plots.front()->font();
@@ -301,7 +301,7 @@ bool TimePlot::renderGrid(QIODevice& out, const QString& format, QSize size, con
             painter.drawText(QRect(0, 0, size.width(), top), Qt::AlignCenter, caption);
         }
         for (int i = 0; i < n; ++i)
-            plots[static_cast<std::size_t>(i)]->paint(
+            plots[first + static_cast<std::size_t>(i)]->paint(
                 painter, QRect(QPoint((i % cols) * tile.width(), top + (i / cols) * tile.height()), tile));
         if (side > 0) { // drawn at 960x540 size and scaled, like the charts
             QTextDocument doc;
@@ -317,27 +317,37 @@ bool TimePlot::renderGrid(QIODevice& out, const QString& format, QSize size, con
             doc.drawContents(&painter);
             painter.restore();
         }
+    };
+    const auto paintAll = [&](QPaintDevice& device, QPdfWriter* pages) {
+        QCPPainter painter;
+        if (!painter.begin(&device))
+            return false;
+        for (std::size_t first = 0; first < plots.size(); first += perPage) {
+            if (first > 0 && (!pages || !pages->newPage()))
+                return false;
+            paintPage(painter, first);
+        }
         return painter.end();
     };
     if (format == QLatin1String("png")) {
         QImage image(size, QImage::Format_ARGB32);
         image.fill(Qt::white);
-        return paintAll(image) && image.save(&out, "PNG");
+        return paintAll(image, nullptr) && image.save(&out, "PNG");
     }
     if (format == QLatin1String("svg")) {
         QSvgGenerator generator;
         generator.setOutputDevice(&out);
         generator.setSize(size);
         generator.setViewBox(QRect(QPoint(0, 0), size));
-        generator.setTitle(n == 1 ? plots.front()->title() : QStringLiteral("BlkMQ Lab"));
-        return paintAll(generator);
+        generator.setTitle(plots.size() == 1 ? plots.front()->title() : QStringLiteral("BlkMQ Lab"));
+        return paintAll(generator, nullptr);
     }
-    if (format == QLatin1String("pdf")) {
-        QPdfWriter pdf(&out);
-        pdf.setResolution(96);
-        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
-        pdf.setPageSize(QPageSize(QSizeF(size.width() * 72.0 / 96, size.height() * 72.0 / 96), QPageSize::Point));
-        return paintAll(pdf);
+    if (pdf) {
+        QPdfWriter writer(&out);
+        writer.setResolution(96);
+        writer.setPageMargins(QMarginsF(0, 0, 0, 0));
+        writer.setPageSize(QPageSize(QSizeF(size.width() * 72.0 / 96, size.height() * 72.0 / 96), QPageSize::Point));
+        return paintAll(writer, &writer);
     }
     return false;
 }

@@ -54,9 +54,10 @@ public:
     // Renders the chart at `size` as "png", "svg" or "pdf" into `out`, fonts and lines scaled to
     // the size (exportScale); false for another format or when rendering fails.
     bool render(QIODevice& out, const QString& format, QSize size);
-    // Several charts as one picture, in a grid of 1 to 3 columns.
-    // `caption`, when given, is a line over them (what each line style is when runs are compared);
-    // `table`, rich text, a panel at their right (the A/B table beside its curves).
+    // Several charts as one picture, in a grid of 1 to 3 columns; a PDF takes at most four charts
+    // a page, in as many pages as they need. `caption`, when given, is a line over them (what ran,
+    // and what each line style is when runs are compared); `table`, rich text, a panel at their
+    // right (the A/B table beside its curves), on every page.
     static bool renderGrid(QIODevice& out, const QString& format, QSize size, const std::vector<TimePlot*>& plots,
         const QString& caption = {}, const QString& table = {});
     static double exportScale(QSize size);

@@ -85,6 +85,22 @@ ComparePanel::ComparePanel(RunSet& runs, RunRecord& record, PlotPanel* plots, QW
     });
 }
 
+void ComparePanel::saveTo(nlohmann::json& view) const
+{
+    if (m_runs.comparing())
+        view["compare"] = m_runs.all[1].patches->currentSets(true);
+}
+
+QString ComparePanel::restore(const nlohmann::json& view)
+{
+    if (!view.contains("compare")) { // the session compared nothing
+        setCompare(false);
+        return {};
+    }
+    const QString err = compareWith(view["compare"].get<std::vector<std::string>>());
+    return err.isEmpty() ? err : tr("view.compare: %1").arg(err);
+}
+
 void ComparePanel::reload()
 {
     for (std::size_t i = 1; i < m_runs.all.size(); ++i)
@@ -191,8 +207,14 @@ void ComparePanel::loadRun(std::size_t i)
         m_table->setText(q(s.error()).toHtmlEscaped());
         return;
     }
-    m_runs.all[i].runner->setSpeed(m_runs.a()->speed());
-    m_runs.all[i].runner->load(*s);
+    EngineRunner* run = m_runs.all[i].runner;
+    run->setSpeed(m_runs.a()->speed());
+    run->load(*s);
+    // A stands paused past t = 0 (a session opened, a run stopped): the run catches up and pauses at
+    // A's time, so the table compares the two at one time.
+    const auto a = m_runs.a()->snapshot();
+    if (!m_runs.a()->isRunning() && a && a->now.ns() > 0)
+        run->runTo(a->now);
 }
 
 void ComparePanel::updateTable()

@@ -3,6 +3,8 @@
 #include "RunSet.h"
 #include "Workers.h"
 
+#include <nlohmann/json.hpp>
+
 #include <QWidget>
 
 #include <memory>
@@ -42,6 +44,10 @@ public:
     // seedsCompared() when the table is written. An error at once, or "".
     QString compareOverSeeds(int seeds);
     void updateRunLabels(); // the plots' key: each compared run named by how it differs from A
+    // A session file's view: "compare", run B's kernel settings, while B runs beside A; restore()
+    // starts B with them (and brings it to A's time), or says why it cannot.
+    void saveTo(nlohmann::json& view) const;
+    QString restore(const nlohmann::json& view);
 
 signals:
     void seedsCompared();

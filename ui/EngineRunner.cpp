@@ -65,6 +65,7 @@ void EngineRunner::reset(const Scenario& scenario, std::unique_ptr<Engine> engin
     m_otherAtNs = -1;
     ++m_generation;
     m_running = false;
+    m_runToNs = -1;
     m_steps = 0;
     m_stallSeen = false;
     m_racesSeen = 0;
@@ -105,6 +106,7 @@ void EngineRunner::stopWorker()
 
 void EngineRunner::run()
 {
+    m_runToNs = -1; // Run: on at the speed set (a runTo() under way goes on as a plain run)
     if (m_running)
         return;
     stopWorker(); // a step or a command may still be in progress
@@ -114,6 +116,13 @@ void EngineRunner::run()
     m_reanchor = true;
     emit stateChanged(true);
     startWorker();
+}
+
+void EngineRunner::runTo(SimTime t)
+{
+    pause();
+    run();
+    m_runToNs = t.ns(); // after run(), which drops a runTo() under way
 }
 
 void EngineRunner::pause()
@@ -450,9 +459,14 @@ void EngineRunner::workerLoop(std::uint64_t generation)
             continue;
         }
         if (m_until) {
-            branch(); // runs to its stop without the later commands
             const StopPtr until = std::move(m_until);
-            m_engine->runUntil(*until, 1000000);
+            std::string error;
+            if (m_future) // a point gone back to: on with the run's later commands to the stop
+                m_future->replayUntil(*m_engine, *until, 1000000, error);
+            if (!m_future || !error.empty()) {
+                branch();
+                m_engine->runUntil(*until, 1000000);
+            }
             checkStall();
             checkRace();
             collect();
@@ -466,7 +480,8 @@ void EngineRunner::workerLoop(std::uint64_t generation)
             notify(0);
             break;
         }
-        const double speed = m_speed;
+        const std::int64_t runTo = m_runToNs; // runTo(): as fast as it goes, once
+        const double speed = runTo >= 0 ? 0.0 : m_speed.load();
         const auto now = clock::now();
         if (m_reanchor.exchange(false)) {
             wallAnchor = now;
@@ -486,8 +501,10 @@ void EngineRunner::workerLoop(std::uint64_t generation)
                 target = m_engine->now() + maxLag;
             }
         }
-        const std::int64_t pauseAt = m_pauseAtNs;
+        const std::int64_t pauseAt = runTo >= 0 ? runTo : m_pauseAtNs.load();
         if (pauseAt >= 0 && m_engine->now().ns() >= pauseAt) {
+            if (runTo >= 0)
+                m_runToNs = -1; // reached: the next run goes at the speed set, to the pause time set
             m_running = false;
             collect();
             notify(4);

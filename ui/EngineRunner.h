@@ -90,6 +90,9 @@ public:
     void followLeader(const EngineRunner* leader) { m_leader = leader; }
     // A run pauses when its clock reaches `t` (at any speed, exactly there); a negative t: never.
     void setPauseAt(SimTime t) { m_pauseAtNs = t.ns(); }
+    // Runs as fast as it can to `t` and pauses there, once; the speed and the pause time set stay
+    // for the runs after (a run B catching up with A).
+    void runTo(SimTime t);
     std::int64_t simulatedNs() const { return m_simNs.load(); }
 
     // A live change: applied at the next event boundary while running, at once while paused
@@ -170,6 +173,7 @@ private:
     int m_lessonStep = -1; // the step the last job played to
     std::atomic<double> m_speed { 1e-4 };
     std::atomic<std::int64_t> m_pauseAtNs { -1 };
+    std::atomic<std::int64_t> m_runToNs { -1 }; // runTo()'s goal until it is reached
     std::atomic<bool> m_pauseOnStall { true };
     std::atomic<bool> m_reanchor { true };
     std::atomic<std::int64_t> m_simNs { 0 }; // published by the worker for followers

@@ -126,8 +126,9 @@ void LessonPanel::request(int step, bool fresh)
     emit playRequested(step, fresh || m_lesson->segmentStart(step) == step);
 }
 
-// Next continues the engine; back, replay and a jump rebuild the step's scenario and play to it.
-void LessonPanel::next() { request(m_current + 1, false); }
+// Next continues the engine from the step's stop; back, replay, a jump, and Next once the run has
+// moved on from the step (Run, the timeline) rebuild the step's scenario and play to it.
+void LessonPanel::next() { request(m_current + 1, movedOn()); }
 
 void LessonPanel::back()
 {

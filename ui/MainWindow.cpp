@@ -92,6 +92,9 @@ MainWindow::MainWindow(QWidget* parent)
         showMessage(m_log->model()->describeRow(r), 10000);
     });
     connect(m_log, &EventLogPanel::seekRequested, m_travel, &TimeTravel::seekTo);
+    connect(m_runner, &EngineRunner::branched, this, [this](std::int64_t ns) {
+        m_plots->cutAfter(static_cast<double>(ns) / 1e6); // the course after it is not this run's
+    });
     connect(m_runner, &EngineRunner::stallDetected, this, [this](const QString& why, const auto& steps) {
         m_stall->showStall(why, steps);
         wake();
@@ -111,6 +114,7 @@ MainWindow::MainWindow(QWidget* parent)
         m_plots->saveTo(session.view);
         m_inspector->saveTo(session.view);
         m_canvas->saveTo(session.view);
+        m_compare->saveTo(session.view);
     });
     connect(m_travel, &TimeTravel::sessionLoaded, this, [this](const auto& session) { restoreView(*session); });
     connect(m_travel, &TimeTravel::sessionOpened, this, &MainWindow::sessionOpened);
@@ -250,10 +254,12 @@ void MainWindow::loadScenario(const Scenario& scenario)
     wake();
 }
 
-void MainWindow::clearRunView()
+void MainWindow::clearRunView(bool keepPlots)
 {
-    m_plots->clear();
-    m_plots->setSpan(static_cast<double>(m_runner->scenario().duration.ns()) / 1e6);
+    if (!keepPlots) {
+        m_plots->clear();
+        m_plots->setSpan(static_cast<double>(m_runner->scenario().duration.ns()) / 1e6);
+    }
     m_log->clear();
     m_record.clear();
     m_stall->reset();
@@ -300,6 +306,8 @@ void MainWindow::frame()
         m_travel->setShownNs(m_shownNs);
         m_timeline->setShown(m_shownNs);
         m_timeline->setReached(m_runner->furthestNs());
+        // Gone back: the plots draw the run to where it reached, with a cursor at the time shown.
+        m_plots->setCursor(m_shownNs < m_runner->furthestNs() ? static_cast<double>(m_shownNs) / 1e6 : -1);
         if (snap->firstStallNs >= 0)
             m_timeline->addMark(snap->firstStallNs, TimelineBar::Mark::Stall, tr("the stall detector fired"));
     }
@@ -369,6 +377,8 @@ void MainWindow::restoreView(const Session& session)
     m_canvas->restore(session.view);
     frame();
     if (const QString err = m_inspector->restore(session.view); !err.isEmpty())
+        showMessage(err, 10000);
+    if (const QString err = m_compare->restore(session.view); !err.isEmpty())
         showMessage(err, 10000);
 }
 

@@ -161,7 +161,7 @@ protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
-    void clearRunView() override;
+    void clearRunView(bool keepPlots = false) override;
     void showMessage(const QString& text, int ms = 0) override;
     void buildMenus();
     void buildDocks();

@@ -223,6 +223,18 @@ void PlotPanel::relayout()
     }
 }
 
+void PlotPanel::setCursor(double tMs)
+{
+    for (TimePlot* p : m_plots)
+        p->setCursor(tMs);
+}
+
+void PlotPanel::cutAfter(double tMs)
+{
+    for (TimePlot* p : m_plots)
+        p->cutAfter(tMs);
+}
+
 void PlotPanel::addViewMenu(QMenu* menu)
 {
     for (TimePlot* p : m_plots) {

@@ -33,6 +33,8 @@ public:
     // The runs compared with set 0 (TimePlot::setRuns).
     void setRuns(const QStringList& others);
     void addMarker(double tMs, const QString& text, bool alarm);
+    void setCursor(double tMs); // TimePlot::setCursor on every plot
+    void cutAfter(double tMs); // TimePlot::cutAfter on every plot
     void clear();
     // A new scenario: every time axis shows 0..endMs (the run's duration) and follows the run.
     void setSpan(double endMs);

@@ -146,6 +146,10 @@ void TimePlot::append(double tMs, const std::vector<double>& values, int set)
         return;
     dropProvisional(set);
     const auto& curves = set == 0 ? m_curves : m_others[static_cast<std::size_t>(set - 1)];
+    // A sample drawn already is not drawn again: after a move back, the run's course stays on the
+    // plots, and the samples up to the time moved to come again.
+    if (!curves.empty() && !curves.front()->data()->isEmpty() && (curves.front()->data()->constEnd() - 1)->key >= tMs)
+        return;
     for (std::size_t i = 0; i < curves.size() && i < values.size(); ++i) {
         auto data = curves[i]->data();
         if (data->isEmpty() && tMs > 0) // the first interval's level from its start, t = 0
@@ -216,9 +220,44 @@ void TimePlot::setSpan(double endMs)
     replot();
 }
 
+void TimePlot::setCursor(double tMs)
+{
+    if (tMs == m_cursorMs)
+        return;
+    m_cursorMs = tMs;
+    if (!m_cursor) {
+        m_cursor = new QCPItemStraightLine(m_plot);
+        m_cursor->setPen(QPen(QColor(0, 0, 0, 150), 2)); // apart from every curve's colour
+    }
+    m_cursor->setVisible(tMs >= 0);
+    m_cursor->point1->setCoords(std::max(0.0, tMs), 0);
+    m_cursor->point2->setCoords(std::max(0.0, tMs), 1);
+}
+
+void TimePlot::cutAfter(double tMs)
+{
+    dropProvisional(0);
+    for (QCPGraph* g : m_curves)
+        g->data()->removeAfter(tMs + 1e-9);
+    std::vector<QCPAbstractItem*> later;
+    for (int i = 0; i < m_plot->itemCount(); ++i) {
+        QCPAbstractItem* item = m_plot->item(i);
+        if (item == m_cursor)
+            continue;
+        if (const auto* line = qobject_cast<QCPItemStraightLine*>(item); line && line->point1->coords().x() > tMs)
+            later.push_back(item);
+        if (const auto* text = qobject_cast<QCPItemText*>(item); text && text->position->coords().x() > tMs)
+            later.push_back(item);
+    }
+    for (QCPAbstractItem* item : later)
+        m_plot->removeItem(item);
+}
+
 void TimePlot::clear()
 {
     m_provisional.clear();
+    m_cursor = nullptr; // clearItems() below deletes it
+    m_cursorMs = -1;
     for (auto* g : m_curves)
         g->data()->clear();
     for (auto& set : m_others)

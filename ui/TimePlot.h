@@ -9,6 +9,7 @@
 #include <vector>
 
 class QCustomPlot;
+class QCPItemStraightLine;
 class QCPGraph;
 class QCPPainter;
 class QIODevice;
@@ -35,6 +36,12 @@ public:
     // The runs compared with set 0, by label: each gets twins of the curves, dashed, dotted, ...
     void setRuns(const QStringList& others);
     void addMarker(double tMs, const QString& text, const QColor& color);
+    // The time shown when the window has gone back in the run (< 0: none): a line over the curves,
+    // which go on to where the run reached.
+    void setCursor(double tMs);
+    double cursor() const { return m_cursorMs; }
+    // The run took a new branch at `tMs`: its points and markers after that go.
+    void cutAfter(double tMs);
     void clear();
     // A new scenario: the time axis shows 0..endMs and follows the run again, the value axis resets.
     void setSpan(double endMs);
@@ -78,6 +85,8 @@ private:
     std::vector<std::vector<QCPGraph*>> m_others; // sets 1..
     std::vector<std::vector<double>> m_provisional; // per set: the keys of its provisional points
     void dropProvisional(int set);
+    QCPItemStraightLine* m_cursor = nullptr;
+    double m_cursorMs = -1;
     bool m_follow = true; // the time axis shows the whole run; false once the user zooms or drags
 };
 

@@ -192,6 +192,7 @@ void TimeTravel::switchBranch()
     m_otherCourse = leaving;
     m_opening = std::make_shared<const Session>(); // the runner replays its own; this marks a move
     m_moving = true;
+    m_switching = true;
     a->switchBranch();
     m_host.showMessage(tr("Switching to the other branch at t = %1 µs…").arg(micros(at)));
 }
@@ -228,10 +229,14 @@ void TimeTravel::addBookmark(const QString& note)
 
 void TimeTravel::finishMove()
 {
-    m_host.clearRunView(); // the scene, zoom, selection, lesson, bookmarks and timeline stay: the same run
+    // The scene, zoom, selection, lesson, bookmarks, timeline and plots stay: the same run. A switch
+    // to the other branch draws that branch's plots afresh.
+    const bool switched = std::exchange(m_switching, false);
+    m_host.clearRunView(!switched);
     m_runs.a()->adoptReplayed();
     updateBranchActions();
-    showBookmarks();
+    if (switched)
+        showBookmarks();
     m_host.frame();
     m_host.wake();
 }
@@ -248,6 +253,7 @@ void TimeTravel::replayed(const QString& error)
     };
     if (std::exchange(m_moving, false)) {
         if (!error.isEmpty()) {
+            m_switching = false;
             m_host.showMessage(tr("Could not move the run: %1").arg(error), 15000);
         } else {
             finishMove();

@@ -68,6 +68,7 @@ private:
     std::int64_t m_shownNs = 0;
     std::shared_ptr<const Session> m_opening; // a session being replayed (openSession, stepBack, seekTo)
     bool m_moving = false; // m_opening is a move along the run (stepBack, seekTo), not a file
+    bool m_switching = false; // the move is to the other branch (switchBranch)
     std::int64_t m_pendingSeek = -1; // seekTo() while a replay was under way
     TimelineBar::Course m_otherCourse; // the other branch's part of the timeline, after the point they part
     QAction* m_switchBranch = nullptr;

@@ -11,7 +11,9 @@ struct Scenario;
 class WindowHost {
 public:
     virtual void loadScenario(const Scenario& scenario) = 0; // shown paused at t = 0
-    virtual void clearRunView() = 0; // what a run has shown so far: plots, log, markers, banners
+    // What a run has shown so far: the log, banners and, unless `keepPlots` (a move along the same
+    // run: its course stays drawn), the plots.
+    virtual void clearRunView(bool keepPlots) = 0;
     virtual void frame() = 0; // pulls the runners' output and redraws what changed
     virtual void wake() = 0; // the frame timer runs again
     virtual void showMessage(const QString& text, int ms = 0) = 0; // on the status bar

@@ -21,6 +21,8 @@ constexpr auto kMaxCommands = static_cast<std::size_t>(limits::kSessionCommands)
 constexpr auto kMaxBookmarks = static_cast<std::size_t>(limits::kSessionBookmarks);
 constexpr auto kMaxNote = static_cast<std::size_t>(limits::kBookmarkNoteBytes);
 constexpr std::size_t kMaxPlots = 64; // view.plots_hidden: indices of the window's plots
+constexpr std::size_t kMaxCompareSets = 64; // view.compare: run B's kernel settings
+constexpr std::size_t kMaxSetBytes = 256;
 
 // Stops a replay when the engine has processed `events` events: where the next command was taken.
 class EventsReached : public StopCondition {
@@ -34,6 +36,38 @@ public:
 
 private:
     std::uint64_t m_events;
+};
+
+// Either of two conditions, saying which held (replayUntil's `until` or the next command's event).
+class Either : public StopCondition {
+public:
+    Either(StopCondition& a, StopCondition& b)
+        : m_a(a)
+        , m_b(b)
+    {
+    }
+    void arm(Engine& e) override
+    {
+        m_a.arm(e);
+        m_b.arm(e);
+    }
+    void disarm(Engine& e) override
+    {
+        m_a.disarm(e);
+        m_b.disarm(e);
+    }
+    bool reached(const Engine& e) const override
+    {
+        m_firstHeld = m_a.reached(e);
+        return m_firstHeld || m_b.reached(e);
+    }
+    std::string describe() const override { return m_a.describe() + " or " + m_b.describe(); }
+    bool firstHeld() const { return m_firstHeld; }
+
+private:
+    StopCondition& m_a;
+    StopCondition& m_b;
+    mutable bool m_firstHeld = false;
 };
 
 // Every key of `o` (the object at `at`, its row `parent` in Session::fields()) is in the table.
@@ -129,6 +163,8 @@ const FieldTable& Session::fields()
             { "view.inspect", "string", "cpu:N or hctx:N: what the inspector shows" },
             { "view.zoom", "number", "the canvas's scale, 0.05..20, when zoomed (else fitted)" },
             { "view.center", "array", "[x, y]: the canvas point at the centre of the view, with zoom" },
+            { "view.compare", "array",
+                "run B's kernel settings, \"kernel.path=value\" each (at most 64): the window compares A with B" },
         } };
     return table;
 }
@@ -302,6 +338,19 @@ Result<Session> Session::fromJson(const nlohmann::json& doc, const std::string& 
                 }))
                 return fail("view.center: must be [x, y], canvas coordinates within ±1e7");
         }
+        if (v.contains("compare")) { // the settings themselves are checked when the window applies them
+            const json& c = v["compare"];
+            const auto bad = [](const json& x) {
+                if (!x.is_string())
+                    return true;
+                const std::string set = x.get<std::string>();
+                return set.size() > kMaxSetBytes || set.rfind("kernel.", 0) != 0 || set.find('=') == std::string::npos
+                    || printable(set) != set;
+            };
+            if (!c.is_array() || c.size() > kMaxCompareSets || std::any_of(c.begin(), c.end(), bad))
+                return fail("view.compare: must be run B's kernel settings, [\"kernel.path=value\", ...], at most "
+                    + std::to_string(kMaxCompareSets));
+        }
         s.view = v;
     }
     return s;
@@ -351,6 +400,30 @@ Result<std::unique_ptr<Engine>> Session::replayTo(SimTime t) const { return repl
 Result<std::unique_ptr<Engine>> Session::replayToEvent(std::uint64_t n) const
 {
     return replayed(*this, To::Event, {}, n);
+}
+
+bool Session::replayUntil(Engine& e, StopCondition& until, std::uint64_t maxEvents, std::string& error) const
+{
+    if (!takenSoFar(e, commands)) {
+        error = "the run is not at a moment of the session's run: it took other commands";
+        return false;
+    }
+    std::size_t next = e.appliedCommands().size();
+    const std::uint64_t limit = maxEvents > UINT64_MAX - e.events() ? UINT64_MAX : e.events() + maxEvents;
+    for (;;) {
+        if (error = applyAt(e, commands, next); !error.empty())
+            return false;
+        if (next >= commands.size()) // the run's commands are made: on as the run itself goes
+            return e.runUntil(until, limit - e.events());
+        EventsReached command(std::min(limit, commands[next].event));
+        Either stop(until, command);
+        if (!e.runUntil(stop))
+            return false; // the scenario ended
+        if (stop.firstHeld())
+            return true;
+        if (e.events() >= limit)
+            return false;
+    }
 }
 
 std::string Session::replayInto(

@@ -2,6 +2,7 @@
 
 #include "engine/Checkpoints.h"
 #include "engine/Engine.h"
+#include "engine/StopCondition.h"
 #include "io/FieldTable.h"
 #include "sim/Result.h"
 
@@ -63,6 +64,11 @@ struct Session {
     enum class To { Moment, Time, Event };
     std::string replayInto(Engine& e, To to, SimTime t = {}, std::uint64_t n = 0, const Checkpoints* from = nullptr,
         std::uint64_t history = 0) const;
+    // On an engine at a moment of this run: on with the run's commands still to come, each at its
+    // event, until `until` holds (true; the engine stands at the event after which it held), or the
+    // scenario ends or `maxEvents` more events pass (false), as Engine::runUntil(until, maxEvents)
+    // would on the run itself. `error` says why it could not (the engine took other commands).
+    bool replayUntil(Engine& e, StopCondition& until, std::uint64_t maxEvents, std::string& error) const;
     Result<Scenario> scenarioOf() const;
 };
 

@@ -111,6 +111,32 @@ private slots:
         QCOMPARE((*back)->fingerprint(), fresh->fingerprint());
         QCOMPARE(simulated(**back), simulated(*fresh));
 
+        // From event 100, before the switch, on with the session's commands to a stop condition: the
+        // switch is made again at its event, and the run is the session's; a bound on the events
+        // ends it there.
+        if (live->events() > switchAt + 50) {
+            struct AtEvents : StopCondition {
+                std::uint64_t n;
+                explicit AtEvents(std::uint64_t events)
+                    : n(events)
+                {
+                }
+                bool reached(const Engine& e) const override { return e.events() >= n; }
+                std::string describe() const override { return "events"; }
+            } goal(switchAt + 50), never(UINT64_MAX);
+            auto from = session.replayToEvent(100);
+            QVERIFY(from.ok());
+            std::string error;
+            QVERIFY(session.replayUntil(**from, goal, 1000000, error));
+            QVERIFY(error.empty());
+            QCOMPARE((*from)->events(), switchAt + 50);
+            QCOMPARE((*from)->appliedCommands().size(), std::size_t(1));
+            QCOMPARE((*from)->fingerprint(), (*session.replayToEvent(switchAt + 50))->fingerprint());
+            auto bounded = session.replayToEvent(100);
+            QVERIFY(!session.replayUntil(**bounded, never, 10, error));
+            QCOMPARE((*bounded)->events(), std::uint64_t(110));
+        }
+
         // Event 0, and one event back from the session's moment.
         auto zero = session.replayToEvent(0);
         QVERIFY(zero.ok());
@@ -244,6 +270,9 @@ private slots:
         QTest::newRow("zoom") << u"/view/zoom=1e300"_qs << u"view.zoom"_qs;
         QTest::newRow("centre") << u"/view/center=[1]"_qs << u"view.center"_qs;
         QTest::newRow("centre far") << u"/view/center=[1, 1e30]"_qs << u"view.center"_qs;
+        QTest::newRow("compare not kernel") << u"/view/compare=[\"seed=2\"]"_qs << u"view.compare"_qs;
+        QTest::newRow("compare no value") << u"/view/compare=[\"kernel.threadirqs\"]"_qs << u"view.compare"_qs;
+        QTest::newRow("compare escape") << u"/view/compare=[\"kernel.x=\\u001b[2J\"]"_qs << u"view.compare"_qs;
     }
     void badSessionsAreRefused()
     {
@@ -278,7 +307,7 @@ private slots:
     {
         Session full = fullSession();
         full.view = { { "plots_hidden", { 1 } }, { "plot_columns", 2 }, { "inspect", "cpu:1" }, { "zoom", 1.5 },
-            { "center", { 10.0, 20.0 } } };
+            { "center", { 10.0, 20.0 } }, { "compare", { "kernel.patches.complete-llist=true" } } };
         const nlohmann::json base = nlohmann::json::parse(full.toText());
         QVERIFY(Session::fromJson(base, "full").ok());
         int tried = 0;

@@ -1099,8 +1099,23 @@ private slots:
         QVERIFY(!w.lessonPanel()->movedOn());
         QVERIFY(playTo(w, usec(50), 10000));
         QVERIFY(w.lessonPanel()->movedOn());
+        // Next from there plays step 2 from its scenario's start, not from where the run went: the
+        // same state as step 2 played straight after step 1.
+        MainWindow straight;
+        QVERIFY(straight.openLesson(QStringLiteral("shared-hctx-stall")).isEmpty());
+        straight.lessonPanel()->next();
+        QTRY_COMPARE_WITH_TIMEOUT(straight.lessonPanel()->current(), 0, 20000);
+        straight.lessonPanel()->next();
+        QTRY_COMPARE_WITH_TIMEOUT(straight.lessonPanel()->current(), 1, 20000);
+        w.lessonPanel()->next();
+        QTRY_COMPARE_WITH_TIMEOUT(w.lessonPanel()->current(), 1, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.runner()->busy() && !straight.runner()->busy(), 20000);
+        QCOMPARE(w.runner()->snapshot()->fingerprint, straight.runner()->snapshot()->fingerprint);
+        QCOMPARE(w.runner()->snapshot()->events, straight.runner()->snapshot()->events);
+        w.frame();
+        QVERIFY(!w.lessonPanel()->movedOn());
         w.lessonPanel()->replay();
-        QTRY_VERIFY_WITH_TIMEOUT(!w.runner()->busy() && w.lessonPanel()->current() == 0, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.runner()->busy() && w.lessonPanel()->current() == 1, 20000);
         w.frame();
         QVERIFY(!w.lessonPanel()->movedOn());
     }
@@ -1270,6 +1285,48 @@ private slots:
         QVERIFY(w.stallSteps().size() >= 3);
     }
 
+    // A session keeps run B beside A: opened, B runs with its kernel settings again and stands at
+    // A's time; a session without it turns the comparison off.
+    void sessionsKeepTheComparison()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(w.loadPreset(QStringLiteral("default"), { "duration=\"2ms\"" }));
+        QVERIFY(w.compareWith({ "kernel.patches.complete-llist=true" }).isEmpty());
+        QVERIFY(playTo(w, usec(600), 20000));
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("ab.blkmqlab"));
+        QCOMPARE(w.saveSession(path), QString());
+        auto read = Session::fromFile(path.toStdString());
+        QVERIFY(read.ok());
+        QVERIFY(read->view.contains("compare"));
+
+        MainWindow other;
+        other.show();
+        QVERIFY(!other.runnerB());
+        QSignalSpy opened(&other, &MainWindow::sessionOpened);
+        QCOMPARE(other.openSession(path), QString());
+        QTRY_COMPARE_WITH_TIMEOUT(opened.size(), 1, 20000);
+        QVERIFY(other.runnerB());
+        QVERIFY(other.runnerB()->scenario().kernel.patches.llist);
+        QVERIFY(!other.runner()->scenario().kernel.patches.llist);
+        QTRY_VERIFY_WITH_TIMEOUT(!other.runnerB()->isRunning() && !other.runnerB()->busy()
+                && other.runnerB()->snapshot()->now == other.runner()->snapshot()->now,
+            20000);
+        // Run on: B follows A again at A's speed.
+        other.setSpeed(0);
+        other.runOrPause();
+        QTRY_VERIFY_WITH_TIMEOUT(other.runnerB()->simulatedNs() > usec(900).ns(), 20000);
+        other.runOrPause();
+
+        // A session that compared nothing: the comparison goes.
+        w.setCompare(false);
+        QCOMPARE(w.saveSession(path), QString());
+        QCOMPARE(other.openSession(path), QString());
+        QTRY_COMPARE_WITH_TIMEOUT(opened.size(), 2, 20000);
+        QVERIFY(!other.runnerB());
+    }
+
     void sessionsSaveOpenAndStepBack()
     {
         MainWindow w;
@@ -1409,6 +1466,13 @@ private slots:
         QVERIFY(then.ok());
         QCOMPARE(w.seriesRows().size(), (*then)->series().rows().size()); // the samples up to then, no later
         QVERIFY(w.seriesRows().empty() || w.seriesRows().back().t_ns <= 1000000);
+        // The plots still draw the whole run to where it reached, each sample once, with a cursor at
+        // the time shown.
+        TimePlot* iops = w.plotPanel()->plotOf(metricIndex("iops"));
+        const auto* points = iops->plot()->graph(0)->data().data();
+        QCOMPARE((points->constEnd() - 1)->key, static_cast<double>(end) / 1e6);
+        QCOMPARE(points->size(), full.replay().value()->series().rows().size() + 1); // and t = 0
+        QCOMPARE(iops->cursor(), 1.0);
         QCOMPARE(llist(), true);
         QCOMPARE(bar->reached(), end); // the run ahead is still there
         QCOMPARE(bar->marks(), 2);
@@ -1433,6 +1497,27 @@ private slots:
         w.setPauseAt(SimTime(-1));
         QCOMPARE(llist(), false);
         QCOMPARE(w.runner()->snapshot()->fingerprint, headless(end));
+        QCOMPARE(iops->cursor(), -1.0); // at the run's end again: no cursor
+
+        // A run to a stop condition (Next interesting, a step to a time) from a point gone back to is
+        // the same run too: the switch after it is made again where it was, and no branch starts.
+        const auto course = [&](std::uint64_t events) { // the run to that many events, headless
+            auto e = full.replayToEvent(events);
+            if (!e)
+                qFatal("replay: %s", e.error().c_str());
+            return (*e)->fingerprint();
+        };
+        QVERIFY(moveTo(1000000));
+        QVERIFY(playTo(w, usec(1500), 20000));
+        QCOMPARE(llist(), false);
+        QVERIFY(!w.runner()->hasOtherBranch());
+        QCOMPARE(w.runner()->snapshot()->fingerprint, course(w.runner()->snapshot()->events));
+        QCOMPARE(bar->reached(), end);
+        QVERIFY(moveTo(1000000));
+        w.stepToInteresting();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.runner()->busy() && w.shownTimeNs() > 1000000, 20000);
+        QVERIFY(!w.runner()->hasOtherBranch());
+        QCOMPARE(w.runner()->snapshot()->fingerprint, course(w.runner()->snapshot()->events));
 
         // A switch at a point gone back to: a new branch; the mark after it and the run ahead go.
         QVERIFY(moveTo(1000000));
@@ -1442,6 +1527,7 @@ private slots:
         w.frame();
         QCOMPARE(bar->reached(), std::int64_t(1000000));
         QCOMPARE(bar->marks(), 2); // the first switch and this one
+        QVERIFY((iops->plot()->graph(0)->data()->constEnd() - 1)->key <= 1.0); // the plots lose the old course
         QCOMPARE(w.runner()->timeline().commands.size(), std::size_t(2));
         QVERIFY(w.runner()->hasOtherBranch());
         QVERIFY(playTo(w, usec(1500), 20000)); // on along the new branch

@@ -27,6 +27,7 @@ constexpr int kMaxHctxShown = 32; // per device
 constexpr int kHctxPerRow = 16;
 constexpr int kMaxDevicesShown = 16; // more are drawn as one box per tag set
 constexpr int kMaxTokens = 10000;
+constexpr std::int64_t kBusyWindowNs = 50000; // the shortest time a CPU's busy share is over
 
 QGraphicsSimpleTextItem* text(QGraphicsScene* s, const QString& t, QPointF at, int size, bool bold = false)
 {
@@ -322,7 +323,14 @@ void TopologyScene::update(
 {
     m_snap = shared;
     const Snapshot& snap = *shared;
+    // A busy share is over at least kBusyWindowNs of simulated time: over one stepped event a CPU in
+    // the middle of its action read 0% busy. Gone back in the run: the share since t = 0 first.
+    if (snap.now.ns() < m_lastNow) {
+        m_lastNow = 0;
+        std::fill(m_lastBusy.begin(), m_lastBusy.end(), 0);
+    }
     const double dt = figures ? static_cast<double>(snap.now.ns() - m_lastNow) : 0.0;
+    const bool windowDone = snap.now.ns() - m_lastNow >= kBusyWindowNs; // the next share starts here
     m_busyShare.resize(m_cpus.size());
     for (std::size_t c = 0; c < m_cpus.size() && c < snap.cpus.size(); ++c)
         m_cpus[c].rect->setBrush(contextColor(static_cast<int>(snap.cpus[c].running), snap.cpus[c].idle));
@@ -333,7 +341,8 @@ void TopologyScene::update(
         for (int k = 0; k < kExecContexts; ++k) {
             const auto idx = c * kExecContexts + static_cast<std::size_t>(k);
             busy += s.busy_ns[static_cast<std::size_t>(k)] - m_lastBusy[idx];
-            m_lastBusy[idx] = s.busy_ns[static_cast<std::size_t>(k)];
+            if (windowDone)
+                m_lastBusy[idx] = s.busy_ns[static_cast<std::size_t>(k)];
         }
         m_busyShare[c] = std::min(1.0, static_cast<double>(busy) / dt);
         QString detail = QStringLiteral("%1% busy").arg(100.0 * m_busyShare[c], 0, 'f', 0);
@@ -348,7 +357,7 @@ void TopologyScene::update(
             detail += QLatin1Char('\n') + extra.join(QLatin1Char(' '));
         tile.detail->setText(detail);
     }
-    if (dt > 0)
+    if (dt > 0 && windowDone)
         m_lastNow = snap.now.ns();
     updateGroups(snap, dt > 0);
     for (std::size_t h = 0; h < m_hctxs.size() && h < snap.hctxs.size(); ++h) {

@@ -858,6 +858,26 @@ private slots:
         QVERIFY(latest() <= w.shownTimeNs());
     }
 
+    // A CPU's busy share is over at least 50 µs of simulated time: stepping one event at a time, the
+    // busy CPUs do not read 0% busy.
+    void busySharesHoldWhileStepping()
+    {
+        MainWindow w;
+        QVERIFY(w.loadPreset(QStringLiteral("default")));
+        QVERIFY(playTo(w, usec(20), 10000));
+        for (int i = 0; i < 3; ++i) {
+            const auto before = w.runner()->snapshot()->events;
+            w.step();
+            QTRY_VERIFY_WITH_TIMEOUT(w.runner()->snapshot()->events > before && !w.runner()->busy(), 5000);
+            w.frame();
+            const QStringList captions = w.scene()->captions();
+            QVERIFY(!captions.isEmpty());
+            for (const QString& c : captions)
+                if (c.startsWith(u"node"_qs))
+                    QVERIFY2(!c.endsWith(u" 0% busy"_qs), qPrintable(c));
+        }
+    }
+
     // Presentation mode: full screen, the panels hidden, the canvas drawn larger; leaving it brings
     // back the panels that were shown (and only those). Hide panels alone leaves the screen as it is.
     void presentationModeGivesTheCanvasTheRoom()

@@ -1,19 +1,26 @@
 #include "Banners.h"
 
+#include "UiText.h"
+
 namespace blkmq {
 
 namespace {
-QString q(const std::string& s) { return QString::fromStdString(s); }
+// A flag above the canvas: wrapped rich text in its colours, hidden until it has something to say.
+void styleFlag(QLabel* flag, const char* background, const char* text, const char* border)
+{
+    flag->setWordWrap(true);
+    flag->setTextFormat(Qt::RichText);
+    flag->setStyleSheet(QStringLiteral("QLabel { background: %1; color: %2; border: 2px solid %3; border-radius: 4px; "
+                                       "padding: 6px; }")
+                            .arg(QLatin1String(background), QLatin1String(text), QLatin1String(border)));
+    flag->hide();
+}
 } // namespace
 
 StallBanner::StallBanner(QWidget* parent)
     : QLabel(parent)
 {
-    setWordWrap(true);
-    setTextFormat(Qt::RichText);
-    setStyleSheet(QStringLiteral("QLabel { background: #fdecea; color: #7b241c; border: 2px solid #c0392b; "
-                                 "border-radius: 4px; padding: 6px; }"));
-    hide();
+    styleFlag(this, "#fdecea", "#7b241c", "#c0392b");
     connect(this, &QLabel::linkActivated, this, [this](const QString& link) {
         if (link.startsWith(QLatin1String("step:")))
             select(link.mid(5).toInt());
@@ -77,11 +84,7 @@ void StallBanner::render()
 RaceBanner::RaceBanner(QWidget* parent)
     : QLabel(parent)
 {
-    setWordWrap(true);
-    setTextFormat(Qt::RichText);
-    setStyleSheet(QStringLiteral("QLabel { background: #fef5e7; color: #7e5109; border: 2px solid "
-                                 "#e67e22; border-radius: 4px; padding: 6px; }"));
-    hide();
+    styleFlag(this, "#fef5e7", "#7e5109", "#e67e22");
 }
 
 void RaceBanner::showRace(const QString& what)

@@ -1,5 +1,6 @@
 #include "Exporter.h"
 
+#include "UiText.h"
 #include "CanvasView.h"
 #include "ComparePanel.h"
 #include "PlotPanel.h"
@@ -23,10 +24,6 @@
 #include <QPainter>
 
 namespace blkmq {
-
-namespace {
-QString q(const std::string& s) { return QString::fromStdString(s); }
-} // namespace
 
 Exporter::Exporter(const RunSet& runs, const RunRecord& record, PlotPanel* plots, ComparePanel* compare,
     CanvasView* canvas, QWidget* parent)

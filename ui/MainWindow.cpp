@@ -1,5 +1,6 @@
 #include "MainWindow.h"
 
+#include "UiText.h"
 #include "EngineRunner.h"
 #include "EventLogModel.h"
 #include "HelpMenu.h"
@@ -30,10 +31,6 @@
 #include <QVBoxLayout>
 
 namespace blkmq {
-
-namespace {
-QString q(const std::string& s) { return QString::fromStdString(s); }
-} // namespace
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)

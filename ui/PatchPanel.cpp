@@ -1,5 +1,6 @@
 #include "PatchPanel.h"
 
+#include "UiText.h"
 #include "scenario/KernelSwitches.h"
 
 #include <algorithm>
@@ -14,7 +15,6 @@
 namespace blkmq {
 
 namespace {
-QString q(const std::string& s) { return QString::fromStdString(s); }
 
 QString tip(const Provenance& p)
 {

@@ -1,26 +1,19 @@
 #include "Banners.h"
 
-#include "UiText.h"
-
 namespace blkmq {
 
 namespace {
-// A flag above the canvas: wrapped rich text in its colours, hidden until it has something to say.
-void styleFlag(QLabel* flag, const char* background, const char* text, const char* border)
-{
-    flag->setWordWrap(true);
-    flag->setTextFormat(Qt::RichText);
-    flag->setStyleSheet(QStringLiteral("QLabel { background: %1; color: %2; border: 2px solid %3; border-radius: 4px; "
-                                       "padding: 6px; }")
-                            .arg(QLatin1String(background), QLatin1String(text), QLatin1String(border)));
-    flag->hide();
-}
+QString q(const std::string& s) { return QString::fromStdString(s); }
 } // namespace
 
 StallBanner::StallBanner(QWidget* parent)
     : QLabel(parent)
 {
-    styleFlag(this, "#fdecea", "#7b241c", "#c0392b");
+    setWordWrap(true);
+    setTextFormat(Qt::RichText);
+    setStyleSheet(QStringLiteral("QLabel { background: #fdecea; color: #7b241c; border: 2px solid #c0392b; "
+                                 "border-radius: 4px; padding: 6px; }"));
+    hide();
     connect(this, &QLabel::linkActivated, this, [this](const QString& link) {
         if (link.startsWith(QLatin1String("step:")))
             select(link.mid(5).toInt());
@@ -84,7 +77,11 @@ void StallBanner::render()
 RaceBanner::RaceBanner(QWidget* parent)
     : QLabel(parent)
 {
-    styleFlag(this, "#fef5e7", "#7e5109", "#e67e22");
+    setWordWrap(true);
+    setTextFormat(Qt::RichText);
+    setStyleSheet(QStringLiteral("QLabel { background: #fef5e7; color: #7e5109; border: 2px solid "
+                                 "#e67e22; border-radius: 4px; padding: 6px; }"));
+    hide();
 }
 
 void RaceBanner::showRace(const QString& what)

@@ -1,6 +1,5 @@
 #include "ComparePanel.h"
 
-#include "UiText.h"
 #include "PatchPanel.h"
 #include "PlotPanel.h"
 #include "experiment/Experiment.h"
@@ -23,6 +22,10 @@
 #include <QVBoxLayout>
 
 namespace blkmq {
+
+namespace {
+QString q(const std::string& s) { return QString::fromStdString(s); }
+} // namespace
 
 ComparePanel::ComparePanel(RunSet& runs, RunRecord& record, PlotPanel* plots, QWidget* parent)
     : QWidget(parent)
@@ -139,7 +142,14 @@ void ComparePanel::setCompare(bool on)
     if (on == (m_runs.comparing()))
         return;
     if (on) {
-        startB(m_runs.a()->scenario().kernel);
+        auto* runner = new EngineRunner(this);
+        runner->followLeader(m_runs.a());
+        runner->setPauseOnStall(false);
+        m_patchesB->setKernel(m_runs.a()->scenario().kernel);
+        m_runs.all.push_back({ runner, m_patchesB, tr("B") });
+        loadRun(m_runs.all.size() - 1);
+        if (m_runs.a()->isRunning())
+            runner->run();
     } else {
         for (std::size_t i = 1; i < m_runs.all.size(); ++i)
             delete m_runs.all[i].runner;
@@ -147,18 +157,6 @@ void ComparePanel::setCompare(bool on)
         m_table->clear();
     }
     updateRunLabels();
-}
-
-void ComparePanel::startB(const KernelSpec& kernel)
-{
-    auto* runner = new EngineRunner(this);
-    runner->followLeader(m_runs.a());
-    runner->setPauseOnStall(false);
-    m_patchesB->setKernel(kernel);
-    m_runs.all.push_back({ runner, m_patchesB, tr("B") });
-    loadRun(m_runs.all.size() - 1);
-    if (m_runs.a()->isRunning())
-        runner->run();
 }
 
 void ComparePanel::updateRunLabels()
@@ -185,13 +183,9 @@ QString ComparePanel::compareWith(const std::vector<std::string>& sets)
     auto b = ScenarioLoader::fromText(m_runs.a()->scenario().sourceJson, "scenario", sets);
     if (!b)
         return q(b.error());
-    if (!m_runs.comparing()) { // B starts with its own kernel, loaded once
-        startB(b->kernel);
-        setCompare(true); // the box and B's panel say so; B runs already
-    } else {
-        m_patchesB->setKernel(b->kernel);
-        loadRun(1);
-    }
+    setCompare(true);
+    m_patchesB->setKernel(b->kernel);
+    loadRun(1);
     updateRunLabels();
     raiseDock(); // the table of A, B and their differences
     return {};

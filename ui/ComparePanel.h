@@ -54,7 +54,6 @@ signals:
 
 private:
     void loadRun(std::size_t i);
-    void startB(const KernelSpec& kernel); // run B beside A, with these kernel settings
     void raiseDock();
 
     RunSet& m_runs;

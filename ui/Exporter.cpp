@@ -1,6 +1,5 @@
 #include "Exporter.h"
 
-#include "UiText.h"
 #include "CanvasView.h"
 #include "ComparePanel.h"
 #include "PlotPanel.h"
@@ -24,6 +23,10 @@
 #include <QPainter>
 
 namespace blkmq {
+
+namespace {
+QString q(const std::string& s) { return QString::fromStdString(s); }
+} // namespace
 
 Exporter::Exporter(const RunSet& runs, const RunRecord& record, PlotPanel* plots, ComparePanel* compare,
     CanvasView* canvas, QWidget* parent)

@@ -53,6 +53,8 @@ QString keySheet(const QMainWindow* window)
         rows.push_back({ keys.join(QStringLiteral(", ")), what });
     }
     std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.what < b.what; });
+    rows.erase(
+        std::unique(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.keys == b.keys; }), rows.end());
     QString html = QObject::tr("<h3>Keys</h3><table cellspacing=4>");
     for (const Row& r : rows)
         html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")

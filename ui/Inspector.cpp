@@ -1,6 +1,5 @@
 #include "Inspector.h"
 
-#include "UiText.h"
 #include "EngineRunner.h"
 #include "EventLogModel.h"
 #include "TagMapItem.h"
@@ -13,6 +12,10 @@
 #include <QTextBrowser>
 
 namespace blkmq {
+
+namespace {
+QString q(const std::string& s) { return QString::fromStdString(s); }
+} // namespace
 
 Inspector::Inspector(EngineRunner* runner, TopologyScene* scene, QObject* parent)
     : QObject(parent)

@@ -1,6 +1,5 @@
 #include "LessonDriver.h"
 
-#include "UiText.h"
 #include "Inspector.h"
 #include "LessonPanel.h"
 #include "PlotPanel.h"
@@ -14,6 +13,10 @@
 #include <QTimer>
 
 namespace blkmq {
+
+namespace {
+QString q(const std::string& s) { return QString::fromStdString(s); }
+} // namespace
 
 LessonDriver::LessonDriver(WindowHost& host, RunSet& runs, LessonPanel* lessons, PlotPanel* plots, TopologyScene* scene,
     Inspector* inspector, TimelineBar* timeline, QMainWindow* window)

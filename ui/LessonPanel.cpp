@@ -1,6 +1,5 @@
 #include "LessonPanel.h"
 
-#include "UiText.h"
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -12,6 +11,7 @@
 namespace blkmq {
 
 namespace {
+QString q(const std::string& s) { return QString::fromStdString(s); }
 
 // An expectation or its values as HTML whose lines break at spaces only, never inside a name such
 // as queue.0.shared_hctx_restart: a word joiner (U+2060) after each dot forbids the break there.

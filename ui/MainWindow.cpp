@@ -1,6 +1,5 @@
 #include "MainWindow.h"
 
-#include "UiText.h"
 #include "EngineRunner.h"
 #include "EventLogModel.h"
 #include "HelpMenu.h"
@@ -31,6 +30,10 @@
 #include <QVBoxLayout>
 
 namespace blkmq {
+
+namespace {
+QString q(const std::string& s) { return QString::fromStdString(s); }
+} // namespace
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)

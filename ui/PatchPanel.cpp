@@ -1,6 +1,5 @@
 #include "PatchPanel.h"
 
-#include "UiText.h"
 #include "scenario/KernelSwitches.h"
 
 #include <algorithm>
@@ -15,6 +14,7 @@
 namespace blkmq {
 
 namespace {
+QString q(const std::string& s) { return QString::fromStdString(s); }
 
 QString tip(const Provenance& p)
 {

@@ -1,6 +1,5 @@
 #include "RunControl.h"
 
-#include "UiText.h"
 #include "EventLogModel.h"
 #include "WindowHost.h"
 #include "engine/StopCondition.h"
@@ -33,6 +32,8 @@ QString speedText(double s)
         + QObject::tr(" per second");
 }
 
+QString q(const std::string& s) { return QString::fromStdString(s); }
+QString micros(std::int64_t ns) { return QString::number(static_cast<double>(ns) / 1e3, 'f', 3); }
 } // namespace
 
 RunControl::RunControl(WindowHost& host, RunSet& runs, QWidget* parent)

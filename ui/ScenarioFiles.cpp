@@ -1,6 +1,5 @@
 #include "ScenarioFiles.h"
 
-#include "UiText.h"
 #include "EngineRunner.h"
 #include "PatchPanel.h"
 #include "ScenarioPanel.h"
@@ -18,6 +17,10 @@
 #include <QSettings>
 
 namespace blkmq {
+
+namespace {
+QString q(const std::string& s) { return QString::fromStdString(s); }
+} // namespace
 
 ScenarioFiles::ScenarioFiles(WindowHost& host, EngineRunner* runner, QWidget* parent)
     : QObject(parent)

@@ -1,6 +1,5 @@
 #include "TimeTravel.h"
 
-#include "UiText.h"
 #include "PlotPanel.h"
 #include "WindowHost.h"
 #include "io/Limits.h"
@@ -15,6 +14,11 @@
 #include <QMessageBox>
 
 namespace blkmq {
+
+namespace {
+QString q(const std::string& s) { return QString::fromStdString(s); }
+QString micros(std::int64_t ns) { return QString::number(static_cast<double>(ns) / 1e3, 'f', 3); }
+} // namespace
 
 TimeTravel::TimeTravel(WindowHost& host, RunSet& runs, PlotPanel* plots, TimelineBar* timeline, QWidget* parent)
     : QObject(parent)
@@ -155,15 +159,11 @@ void TimeTravel::stepBack()
         m_host.showMessage(tr("Step back: the run is at its first event already"), 5000);
         return;
     }
-    moveAlong(Session::To::Event, at - 1, 0);
-}
-
-void TimeTravel::moveAlong(Session::To to, std::uint64_t event, std::int64_t ns)
-{
-    auto line = std::make_shared<const Session>(m_runs.a()->timeline()); // the run to where it reached
+    auto line = std::make_shared<Session>(m_runs.a()->timeline());
+    line->bookmarks = m_bookmarks;
     m_opening = line;
     m_moving = true;
-    m_runs.a()->replaySession(line, to, event, SimTime(std::clamp<std::int64_t>(ns, 0, line->at_ns)));
+    m_runs.a()->replaySession(m_opening, Session::To::Event, at - 1);
 }
 
 void TimeTravel::seekTo(std::int64_t ns)
@@ -173,7 +173,12 @@ void TimeTravel::seekTo(std::int64_t ns)
         return;
     }
     m_pendingSeek = -1;
-    moveAlong(Session::To::Time, 0, ns);
+    auto line = std::make_shared<Session>(m_runs.a()->timeline());
+    ns = std::clamp<std::int64_t>(ns, 0, line->at_ns);
+    line->bookmarks = m_bookmarks;
+    m_opening = line;
+    m_moving = true;
+    m_runs.a()->replaySession(m_opening, Session::To::Time, 0, SimTime(ns));
 }
 
 void TimeTravel::switchBranch()

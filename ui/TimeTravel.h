@@ -55,8 +55,6 @@ signals:
 
 private:
     void replayed(const QString& error);
-    // Replays run A to an event or a time (within what it reached) off the GUI thread: a move.
-    void moveAlong(Session::To to, std::uint64_t event, std::int64_t ns);
     void finishMove();
     void updateBranchActions();
 

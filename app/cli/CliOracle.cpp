@@ -413,6 +413,11 @@ int oracleCommand(const std::vector<std::string>& args)
         return kExitIo;
     }
 
+    if (const std::string d = machineDifference(scenario->topology, run.guest); !d.empty()) {
+        std::cerr << "blkmqlab-cli oracle: the guest's machine is not the scenario's: " << d << "\n";
+        return kExitIo;
+    }
+
     // The lab, on the guest's placement.
     run.placement = placementSettings(*scenario, run.guest);
     const auto labScenario = o.load([&] {

@@ -29,12 +29,14 @@ Result<GuestPlan> planGuest(const Scenario& s, const std::string& fioText)
     const Topology& topo = s.topology;
     const int cpus = topo.nrCpus();
     plan.nrCpus = cpus;
-    // QEMU numbers a socket's SMT siblings next to each other, the lab as x86 firmware does (N and
-    // N + cores), and -smp gives every socket the same cores and one L3: only such machines compare.
-    if (topo.nrCores() != cpus)
-        return refuse("topology",
-            "the oracle compares machines without SMT (QEMU and the lab number SMT siblings "
-            "differently); use one thread per core");
+    // QEMU numbers a core's SMT threads next to each other (a spec's "/adjacent"), and -smp gives
+    // every socket the same cores and one L3: only such machines compare.
+    const int threads = cpus / std::max(1, topo.nrCores());
+    for (int c = 0; c < cpus; ++c)
+        if (topo.nrCores() * threads != cpus || topo.cpu(c).core != c / threads || topo.cpu(c).thread != c % threads)
+            return refuse("topology",
+                "QEMU numbers a core's SMT threads one after another and gives every core the same "
+                "threads; number them so (a spec ending in /adjacent, e.g. 2n:1p:4c:2t/adjacent)");
     if (topo.nrPackages() != topo.nrNodes() || topo.nrLlcs() != topo.nrNodes())
         return refuse("topology", "the oracle's guest has one socket, with one last-level cache, per NUMA node");
     if (cpus % topo.nrNodes() != 0)
@@ -68,9 +70,10 @@ Result<GuestPlan> planGuest(const Scenario& s, const std::string& fioText)
     // The machine.
     const int nodes = topo.nrNodes();
     const int memPerNode = std::max(384, 1024 / nodes);
-    plan.qemuArgs = { "-accel", "tcg,thread=multi", "-cpu", "max", "-m", std::to_string(memPerNode * nodes), "-smp",
-        std::to_string(cpus) + ",sockets=" + std::to_string(nodes) + ",cores=" + std::to_string(cpus / nodes)
-            + ",threads=1" };
+    plan.qemuArgs = { "-accel", "tcg,thread=multi", "-cpu", "max,vendor=GenuineIntel", "-m",
+        std::to_string(memPerNode * nodes), "-smp",
+        std::to_string(cpus) + ",sockets=" + std::to_string(nodes) + ",cores=" + std::to_string(cpus / nodes / threads)
+            + ",threads=" + std::to_string(threads) };
     if (nodes > 1) {
         for (int n = 0; n < nodes; ++n) {
             const int first = n * (cpus / nodes), last = first + cpus / nodes - 1;
@@ -197,6 +200,23 @@ std::vector<std::string> placementSettings(const Scenario& s, const GuestReport&
             sets.push_back("devices." + d.name + ".irq_affinity=" + nlohmann::json(it->vectorCpu).dump());
     }
     return sets;
+}
+
+std::string machineDifference(const Topology& topo, const GuestReport& g)
+{
+    if (static_cast<int>(g.siblings.size()) != topo.nrCpus())
+        return "the guest listed " + std::to_string(g.siblings.size()) + " CPUs, the scenario has "
+            + std::to_string(topo.nrCpus());
+    for (int c = 0; c < topo.nrCpus(); ++c) {
+        const auto i = static_cast<std::size_t>(c);
+        if (g.siblings[i] != topo.threadSiblings(c))
+            return "CPU " + std::to_string(c) + "'s SMT siblings are " + g.siblings[i] + " in the guest, "
+                + topo.threadSiblings(c) + " in the scenario";
+        if (g.llcs[i] != topo.llcCpus(c))
+            return "CPU " + std::to_string(c) + " shares its last-level cache with " + g.llcs[i] + " in the guest, "
+                + topo.llcCpus(c) + " in the scenario";
+    }
+    return {};
 }
 
 } // namespace blkmq

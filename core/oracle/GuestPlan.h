@@ -30,4 +30,8 @@ Result<GuestPlan> planGuest(const Scenario& s, const std::string& fioText);
 struct GuestReport;
 std::vector<std::string> placementSettings(const Scenario& s, const GuestReport& g);
 
+// Where the guest's machine is not the scenario's (a CPU whose SMT siblings or last-level cache
+// differ, as the guest's sysfs listed them): one line naming the first such CPU, or empty.
+std::string machineDifference(const Topology& topo, const GuestReport& g);
+
 } // namespace blkmq

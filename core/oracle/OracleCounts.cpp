@@ -168,9 +168,15 @@ GuestReport parseGuestReport(const std::string& console, int nrCpus)
             std::replace(number.begin(), number.end(), ':', ',');
             devOfNumber[number] = name;
             busOf[name] = bus;
-        } else if (what == "llc") {
-            for (std::string l; in >> l;)
-                g.llcs.push_back(l);
+        } else if (what == "cpu") { // cpu N siblings LIST llc LIST
+            int cpu = -1;
+            std::string w, siblings, llc;
+            if (in >> cpu >> w >> siblings >> w >> llc && cpu >= 0 && cpu < nrCpus) {
+                g.siblings.resize(static_cast<std::size_t>(nrCpus));
+                g.llcs.resize(static_cast<std::size_t>(nrCpus));
+                g.siblings[static_cast<std::size_t>(cpu)] = siblings;
+                g.llcs[static_cast<std::size_t>(cpu)] = llc;
+            }
         } else if (what == "start") {
             in >> start;
         } else if (what == "end") {

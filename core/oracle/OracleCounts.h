@@ -61,7 +61,8 @@ struct GuestReport {
         std::vector<int> vectorCpu; // per hw queue: the effective CPU of its interrupt vector (-1: none)
     };
     std::vector<Device> devices;
-    std::vector<std::string> llcs; // per CPU: the cpulist sharing its last-level cache
+    // Per CPU, as sysfs lists them: its SMT siblings and the CPUs sharing its last-level cache.
+    std::vector<std::string> siblings, llcs;
     std::string error; // what the guest reported going wrong, or empty
     std::vector<std::string> notes;
     bool done = false; // the guest reached the end of its script

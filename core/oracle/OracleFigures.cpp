@@ -21,24 +21,7 @@ std::vector<int> where(const std::vector<std::uint64_t>& perCpu)
     return cpus;
 }
 
-std::string cpulist(const std::vector<int>& cpus)
-{
-    if (cpus.empty())
-        return "none";
-    std::string out;
-    for (std::size_t i = 0; i < cpus.size();) {
-        std::size_t j = i;
-        while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1)
-            ++j;
-        if (!out.empty())
-            out.push_back(',');
-        out.append(std::to_string(cpus[i]));
-        if (j > i)
-            out.append("-").append(std::to_string(cpus[j]));
-        i = j + 1;
-    }
-    return out;
-}
+std::string cpulist(const std::vector<int>& cpus) { return cpus.empty() ? "none" : cpuList(cpus); }
 
 std::string number(double v, int decimals)
 {

@@ -41,10 +41,8 @@ Topology::Topology(std::string name, std::vector<CpuInfo> cpus, std::vector<std:
     }
 }
 
-namespace {
 std::string cpuList(const std::vector<int>& ids)
 {
-    // Linux cpulist format: 0-3,8-11
     std::ostringstream out;
     for (std::size_t i = 0; i < ids.size();) {
         std::size_t j = i;
@@ -59,6 +57,14 @@ std::string cpuList(const std::vector<int>& ids)
     }
     return out.str();
 }
+
+std::string Topology::cpusOf(bool (*same)(const CpuInfo&, const CpuInfo&), int id) const
+{
+    std::vector<int> ids;
+    for (int c = 0; c < nrCpus(); ++c)
+        if (same(cpu(c), cpu(id)))
+            ids.push_back(c);
+    return cpuList(ids);
 }
 
 std::string Topology::describeTree() const

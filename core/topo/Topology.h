@@ -16,6 +16,9 @@ struct CpuInfo {
     int thread = 0; // SMT thread index within its core
 };
 
+// CPU ids in Linux's cpulist format, ascending: "0-3,8-11".
+std::string cpuList(const std::vector<int>& ids);
+
 // A virtual machine's CPU topology: nodes ⊃ packages ⊃ LLC domains ⊃ cores ⊃
 // SMT threads. CPU ids are 0..nrCpus()-1 as Linux numbers them.
 class Topology {
@@ -43,11 +46,23 @@ public:
     }
     const std::vector<std::vector<int>>& numaMatrix() const { return m_numa; }
 
+    // As Linux's sysfs lists them: the CPUs sharing CPU id's core (topology/thread_siblings_list)
+    // and its last-level cache (cache/index3/shared_cpu_list).
+    std::string threadSiblings(int id) const
+    {
+        return cpusOf([](const CpuInfo& a, const CpuInfo& b) { return a.core == b.core; }, id);
+    }
+    std::string llcCpus(int id) const
+    {
+        return cpusOf([](const CpuInfo& a, const CpuInfo& b) { return a.llc == b.llc; }, id);
+    }
+
     // Human-readable tree and distance matrix for `blkmqlab-cli topology`.
     std::string describeTree() const;
     std::string describeDistances() const;
 
 private:
+    std::string cpusOf(bool (*same)(const CpuInfo&, const CpuInfo&), int id) const;
     std::string m_name;
     std::vector<CpuInfo> m_cpus;
     std::vector<std::vector<int>> m_numa;

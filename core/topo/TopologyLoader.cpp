@@ -70,10 +70,20 @@ Result<Topology> TopologyLoader::fromSpec(const std::string& spec, const std::st
 {
     const auto bad = [&](const std::string& why) {
         return Result<Topology>::failure("topology: bad spec " + quoted(spec) + ": " + why
-            + " (grammar: [Nn:][Pp:][Ll:]Cc[:Tt], or nodes joined by '+', e.g. 2n:1p:8c:2t or 6c+2c)");
+            + " (grammar: [Nn:][Pp:][Ll:]Cc[:Tt][/adjacent], or nodes joined by '+', e.g. 2n:1p:8c:2t or 6c+2c)");
     };
+    // "/adjacent": a core's threads get consecutive numbers (QEMU's -smp, many ARM firmwares);
+    // without it, as x86 firmware lists them, every core's first thread comes first.
+    std::string_view body = spec;
+    bool adjacent = false;
+    if (const auto slash = body.find('/'); slash != std::string_view::npos) {
+        if (body.substr(slash + 1) != "adjacent")
+            return bad("the only numbering after '/' is 'adjacent'");
+        adjacent = true;
+        body = body.substr(0, slash);
+    }
     std::vector<NodeShape> nodes;
-    for (auto nodeText : split(spec, '+')) {
+    for (auto nodeText : split(body, '+')) {
         int repeat = 1;
         NodeShape shape;
         bool haveCores = false;
@@ -90,7 +100,7 @@ Result<Topology> TopologyLoader::fromSpec(const std::string& spec, const std::st
                                .insert(0, 1, '\''));
             switch (suffix) {
             case 'n':
-                if (i != 0 || nodes.size() || split(spec, '+').size() > 1)
+                if (i != 0 || nodes.size() || split(body, '+').size() > 1)
                     return bad("'n' may only lead a spec without '+'");
                 repeat = v;
                 break;
@@ -140,7 +150,7 @@ Result<Topology> TopologyLoader::fromSpec(const std::string& spec, const std::st
             const int coresPerLlc = n.cores / n.llcs;
             for (int c = 0; c < n.cores; ++c, ++core) {
                 for (int t = 0; t < threads; ++t) {
-                    auto& info = cpus[static_cast<std::size_t>(core + t * totalCores)];
+                    auto& info = cpus[static_cast<std::size_t>(adjacent ? core * threads + t : core + t * totalCores)];
                     info = CpuInfo { static_cast<int>(node), pkg, llc + c / coresPerLlc, core, t };
                 }
             }

@@ -20,12 +20,14 @@ struct TopologyPreset {
 class TopologyLoader {
 public:
     // Grammar (docs/scenario.md):
-    //   spec := [N "n:"] node | node ("+" node)*
+    //   spec := ([N "n:"] node | node ("+" node)*) ["/adjacent"]
     //   node := [P "p:"] [L "l:"] C "c" [":" T "t"]
     // P packages per node, L LLC domains per package, C cores per package,
     // T threads per core. CPUs are numbered as Linux does on x86: every core's
     // first thread first (core order node, package, llc), then every core's
-    // second thread, so SMT siblings are N and N + total cores.
+    // second thread, so SMT siblings are N and N + total cores. With
+    // "/adjacent", a core's threads are numbered one after another, as QEMU's
+    // -smp numbers them (siblings 0,1).
     static Result<Topology> fromSpec(const std::string& spec, const std::string& name = {});
     static Result<Topology> fromPreset(const std::string& name);
     static Result<Topology> fromHwlocXml(const std::string& path);

@@ -36,7 +36,14 @@ for d in $DEVICES; do
     say devno "$d" "$(cat /sys/block/$d/dev)" "$(basename "$(readlink /sys/block/$d/device)" 2>/dev/null || echo none)"
     for h in /sys/block/$d/mq/*; do say hctx "$d" "$(basename $h)" cpus "$(cat $h/cpu_list)"; done
 done
-say llc "$(cat /sys/devices/system/cpu/cpu*/cache/index3/shared_cpu_list 2>/dev/null | tr '\n' ' ')"
+# The machine as the kernel sees it, CPU by CPU (the host checks it is the scenario's).
+ncpu=$(grep -c '^processor' /proc/cpuinfo)
+c=0
+while [ $c -lt "$ncpu" ]; do
+    say cpu $c siblings "$(cat /sys/devices/system/cpu/cpu$c/topology/thread_siblings_list)" \
+        llc "$(cat /sys/devices/system/cpu/cpu$c/cache/index3/shared_cpu_list 2>/dev/null || echo none)"
+    c=$((c + 1))
+done
 say nodes "$(ls -d /sys/devices/system/node/node* | wc -l)"
 for irq in $(awk '$NF ~ /-req\./ { sub(":", "", $1); print $1 }' /proc/interrupts); do
     say vector "$(awk -v i="$irq:" '$1 == i { print $NF }' /proc/interrupts)" irq "$irq" \
@@ -62,7 +69,6 @@ echo 0 > $t/tracing_on
 say end "$(cut -d' ' -f1 /proc/uptime)" rc "$rc"
 [ $rc -eq 0 ] || fail "fio: $(tail -n 3 /tmp/fio.err | tr '\n' ' ')"
 
-ncpu=$(grep -c '^processor' /proc/cpuinfo)
 # Per-CPU deltas of each interrupt row and of the BLOCK softirq.
 awk -v n="$ncpu" 'FNR == 1 { next } NR == FNR { k = $1 "|" $NF; for (c = 0; c < n; c++) b[k, c] = $(c + 2); next }
     { k = $1 "|" $NF; line = ""; any = 0

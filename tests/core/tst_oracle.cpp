@@ -7,6 +7,7 @@
 #include "oracle/OracleCounts.h"
 #include "oracle/OracleFigures.h"
 #include "scenario/FioJobFile.h"
+#include "topo/TopologyLoader.h"
 
 #include <algorithm>
 
@@ -118,6 +119,15 @@ private slots:
         QVERIFY(plan->settings.find("SCHED_vda=none") != std::string::npos);
         QVERIFY(plan->settings.find("RQAFF_vda=1") != std::string::npos);
         QCOMPARE(plan->fio, std::string(kJob));
+        // SMT, numbered as QEMU numbers it: two threads a core, two cores a socket.
+        const auto smt
+            = planGuest(withJob(kMachine, kJob, { "kernel.version=v6.1", "topology=\"2n:1p:2c:2t/adjacent\"" }), kJob);
+        QVERIFY2(smt.ok(), smt.ok() ? "" : smt.error().c_str());
+        std::string smtArgs;
+        for (const auto& x : smt->qemuArgs)
+            smtArgs += x + " ";
+        QVERIFY2(smtArgs.find("-smp 8,sockets=2,cores=2,threads=2") != std::string::npos, smtArgs.c_str());
+        QVERIFY(smtArgs.find("node,nodeid=1,cpus=4-7,memdev=m1") != std::string::npos);
         // null_blk devices are made through configfs, on the module's one shared tag set.
         const std::string nullb = R"({"topology":"2n:1p:4c:1t","tag_sets":[{"name":"t"}],"devices":[
             {"name":"nullb0","tag_set":"t","irqmode":"timer","completion_nsec":"10us"},
@@ -140,8 +150,8 @@ private slots:
         QTest::addColumn<QStringList>("sets");
         QTest::addColumn<QString>("message");
         const QString m = QString::fromLatin1(kMachine);
-        QTest::newRow("SMT") << m << QStringList { u"topology=\"1n:1p:4c:2t\""_qs }
-                             << u"topology: the oracle compares machines without SMT"_qs;
+        QTest::newRow("SMT numbered as x86") << m << QStringList { u"topology=\"1n:1p:4c:2t\""_qs }
+                                             << u"topology: QEMU numbers a core's SMT threads one after another"_qs;
         QTest::newRow("a switch 6.1 lacks")
             << m << QStringList { u"kernel.restart=rr-shared"_qs }
             << u"kernel.restart: is rr-shared, but the guest runs Linux 6.1 (own-hctx)"_qs;
@@ -228,6 +238,20 @@ private slots:
         QCOMPARE(sets,
             (std::vector<std::string> {
                 R"(devices.vda.queue_map=["4,5","0,1,2,3,6,7"])", R"(devices.vda.irq_affinity=[5,7])" }));
+        // The guest's machine is checked CPU by CPU against the scenario's.
+        std::string cpus;
+        for (int c = 0; c < 8; ++c)
+            cpus += "@oracle cpu " + std::to_string(c) + " siblings " + std::to_string(c) + " llc "
+                + (c < 4 ? "0-3" : "4-7") + "\r\n";
+        const GuestReport machine = parseGuestReport(cpus, 8);
+        QCOMPARE(machineDifference(s.topology, machine), std::string());
+        QCOMPARE(machineDifference(s.topology, g), std::string("the guest listed 0 CPUs, the scenario has 8"));
+        const auto smtTopology = *TopologyLoader::fromSpec("2n:1p:2c:2t");
+        QCOMPARE(machineDifference(smtTopology, machine),
+            std::string("CPU 0's SMT siblings are 0 in the guest, 0,4 in the scenario"));
+        const auto oneLlc = *TopologyLoader::fromSpec("1n:1p:8c:1t");
+        QCOMPARE(machineDifference(oneLlc, machine),
+            std::string("CPU 0 shares its last-level cache with 0-3 in the guest, 0-7 in the scenario"));
         const GuestReport failed = parseGuestReport("@oracle error fio: no such file\r\n", 8);
         QCOMPARE(failed.error, std::string("fio: no such file"));
         QVERIFY(!failed.done);

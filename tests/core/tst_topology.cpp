@@ -33,6 +33,29 @@ private slots:
         QCOMPARE(t->numaDistance(0, 1), 10);
     }
 
+    void adjacentNumberingKeepsACoresThreadsTogether()
+    {
+        // The same machine numbered as QEMU's -smp numbers it: siblings 0,1; node 1 from CPU 8.
+        auto t = TopologyLoader::fromSpec("2n:1p:4c:2t/adjacent");
+        QVERIFY2(t.ok(), t.ok() ? "" : t.error().c_str());
+        QCOMPARE(t->nrCpus(), 16);
+        QCOMPARE(t->distance(0, 1), Distance::Smt);
+        QCOMPARE(t->distance(0, 8), Distance::Remote);
+        QCOMPARE(t->distance(6, 7), Distance::Smt);
+        QCOMPARE(t->distance(7, 8), Distance::Remote);
+        QCOMPARE(t->distance(0, 2), Distance::Llc);
+        for (int c = 0; c < 16; ++c) {
+            QCOMPARE(t->cpu(c).core, c / 2);
+            QCOMPARE(t->cpu(c).thread, c % 2);
+            QCOMPARE(t->cpu(c).node, c / 8);
+        }
+        for (const char* badSpec : { "2n:1p:4c:2t/", "2n:1p:4c:2t/x86", "2n:1p:4c:2t/adjacent/adjacent" }) {
+            const auto r = TopologyLoader::fromSpec(badSpec);
+            QVERIFY(!r.ok());
+            QVERIFY2(r.error().find("'adjacent'") != std::string::npos, r.error().c_str());
+        }
+    }
+
     void llcDomainsSplitAPackage()
     {
         auto t = TopologyLoader::fromSpec("1n:1p:2l:8c:1t");

@@ -17,19 +17,6 @@ namespace blkmq {
 namespace {
 const char* kIrqModes[] = { "none", "softirq", "timer", "nvme", "napi", "kthread", "rdma", "virtio" };
 
-QString cpuList(const std::vector<int>& cpus)
-{
-    QStringList parts;
-    for (std::size_t i = 0; i < cpus.size();) {
-        std::size_t j = i;
-        while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1)
-            ++j;
-        parts << (j > i ? QStringLiteral("%1-%2").arg(cpus[i]).arg(cpus[j]) : QString::number(cpus[i]));
-        i = j + 1;
-    }
-    return parts.join(QLatin1Char(','));
-}
-
 // A JSON string value (GCC 12 warns falsely on "literal" + std::string&&).
 std::string quoted(const QString& text)
 {
@@ -117,7 +104,7 @@ void ScenarioPanel::setScenario(const Scenario& s)
     if (hasJob) {
         m_numjobs->setValue(s.jobs.front().numjobs);
         m_iodepth->setValue(s.jobs.front().iodepth);
-        m_cpus->setText(cpuList(s.jobs.front().cpus_allowed));
+        m_cpus->setText(QString::fromStdString(cpuList(s.jobs.front().cpus_allowed)));
     }
 }
 
@@ -148,7 +135,7 @@ std::vector<std::string> ScenarioPanel::overrides() const
             add("workload.jobs.0.numjobs", std::to_string(m_numjobs->value()));
         if (m_iodepth->value() != j.iodepth)
             add("workload.jobs.0.iodepth", std::to_string(m_iodepth->value()));
-        if (m_cpus->text() != cpuList(j.cpus_allowed))
+        if (m_cpus->text() != QString::fromStdString(cpuList(j.cpus_allowed)))
             add("workload.jobs.0.cpus_allowed", quoted(m_cpus->text()));
     }
     return sets;

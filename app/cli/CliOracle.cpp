@@ -4,6 +4,7 @@
 #include "Cli.h"
 #include "CliOptions.h"
 
+#include "block/BlkMqDebugfs.h"
 #include "engine/Engine.h"
 #include "io/Limits.h"
 #include "io/SafeFile.h"
@@ -237,7 +238,7 @@ std::string cpusOf(const std::vector<int>& v)
 int oracleCommand(const std::vector<std::string>& args)
 {
     ScenarioOptions o;
-    std::string casePath, cache, consoleOut;
+    std::string casePath, cache, consoleOut, debugfsDir;
     std::int64_t timeoutNs = 0;
     bool listFigures = false;
     const auto err = parseScenarioOptions(args, o, [&](const std::string& a, const NextValue& value, std::string& e) {
@@ -267,6 +268,11 @@ int oracleCommand(const std::vector<std::string>& args)
         }
         if (a == "--figures") {
             listFigures = true;
+            return true;
+        }
+        if (a == "--debugfs") {
+            if (!value(debugfsDir) || debugfsDir.empty() || debugfsDir == "-")
+                e = "--debugfs needs a folder that does not exist yet, or an empty one";
             return true;
         }
         return false;
@@ -316,6 +322,10 @@ int oracleCommand(const std::vector<std::string>& args)
     }
     if (int code = 0; !outputsUsable("oracle", { { "--json", o.jsonOut }, { "--console", consoleOut } }, code))
         return code;
+    if (const std::string e = debugfsDir.empty() ? "" : SafeFile::checkFreshFolder(debugfsDir); !e.empty()) {
+        std::cerr << "blkmqlab-cli oracle: --debugfs: " << e << "\n";
+        return kExitIo;
+    }
     // The lab runs Linux 6.1's switches: the guest's kernel.
     const auto scenario = o.load({ "kernel.version=v6.1" });
     if (!scenario.ok()) {
@@ -435,6 +445,18 @@ int oracleCommand(const std::vector<std::string>& args)
     engine.addTraceSink(&counter);
     engine.run();
     run.lab = counter.counts();
+    if (const auto files = blkMqDebugfs(engine.block()); files.ok())
+        run.lab.debugfs.insert(files->begin(), files->end());
+    if (!debugfsDir.empty()) { // both trees, to diff: kernel/vda/hctx0/tags beside lab/vda/hctx0/tags
+        std::vector<std::pair<std::string, std::string>> both;
+        for (const auto& [side, counts] : { std::pair { "kernel/", &run.guest.counts }, { "lab/", &run.lab } })
+            for (const auto& [path, text] : counts->debugfs)
+                both.emplace_back(side + path, text);
+        if (const std::string e = SafeFile::writeTree(debugfsDir, both); !e.empty()) {
+            std::cerr << "blkmqlab-cli oracle: --debugfs: " << e << "\n";
+            return kExitIo;
+        }
+    }
 
     const auto rows = OracleFigures::compare(
         run.guest.counts, run.lab, labScenario->topology, labScenario->devices.front().name, oracleCase.bands);
@@ -478,8 +500,11 @@ int oracleCommand(const std::vector<std::string>& args)
         doc["completed"] = { { "kernel", run.guest.counts.completed() }, { "lab", run.lab.completed() } };
         for (const FigureRow& r : rows) {
             nlohmann::json f;
-            const auto put
-                = [](const FigureValue& v) { return v.number ? nlohmann::json(*v.number) : nlohmann::json(v.cpus); };
+            const auto put = [](const FigureValue& v) {
+                return v.number         ? nlohmann::json(*v.number)
+                    : !v.layout.empty() ? nlohmann::json(v.layout)
+                                        : nlohmann::json(v.cpus);
+            };
             f["kernel"] = put(r.kernel);
             f["lab"] = put(r.lab);
             if (r.band.judged()) {

@@ -5,7 +5,7 @@
 #include "io/SafeFile.h"
 #include "io/Text.h"
 #include "session/Session.h"
-#include "block/BlockLayer.h"
+#include "block/BlkMqDebugfs.h"
 #include "metrics/Format.h"
 #include "metrics/FunctionProfile.h"
 #include "metrics/Metrics.h"
@@ -229,7 +229,7 @@ int runCommand(const std::vector<std::string>& args)
     std::string traceOut, traceWindow;
     std::size_t traceCap = 1'000'000;
     bool quiet = false;
-    std::string sessionFile, at, saveSession;
+    std::string sessionFile, at, saveSession, debugfsDir;
     const auto err
         = parseScenarioOptions(args, o, [&](const std::string& a, const NextValue& value, std::string& error) {
               if (a == "--csv") {
@@ -281,6 +281,11 @@ int runCommand(const std::vector<std::string>& args)
                       error = "--save-session needs a file name (.blkmqlab)";
                   return true;
               }
+              if (a == "--debugfs") {
+                  if (!value(debugfsDir) || debugfsDir.empty() || debugfsDir == "-")
+                      error = "--debugfs needs a folder that does not exist yet, or an empty one";
+                  return true;
+              }
               if (a == "--at") {
                   if (!value(at) || at.empty())
                       error = "--at needs a simulated time, e.g. 0.55ms";
@@ -300,10 +305,10 @@ int runCommand(const std::vector<std::string>& args)
             return kExitUsage;
         }
         if (o.hasFile || !o.preset.empty() || !o.sets.empty() || !o.fio.empty() || !until.empty() || !traceOut.empty()
-            || !profiled.empty()) {
+            || !profiled.empty() || !debugfsDir.empty()) {
             std::cerr << "blkmqlab-cli run: --session carries its scenario and where the run stood: it takes --at, "
                          "--json, --csv, --quiet and --fail-on-stall, no FILE, --preset, --set, --seed, --duration, "
-                         "--fio, --until, --trace, --function-profile or --save-session\n";
+                         "--fio, --until, --trace, --function-profile, --debugfs or --save-session\n";
             return kExitUsage;
         }
         return runSession(sessionFile, at, o, csvOut, quiet);
@@ -344,6 +349,10 @@ int runCommand(const std::vector<std::string>& args)
                 { "--save-session", saveSession } },
             code))
         return code;
+    if (const std::string e = debugfsDir.empty() ? "" : SafeFile::checkFreshFolder(debugfsDir); !e.empty()) {
+        std::cerr << "blkmqlab-cli run: --debugfs: " << e << "\n";
+        return kExitIo;
+    }
     const int onStdout = (o.jsonOut == "-") + (csvOut == "-");
     StopPtr stop;
     if (!until.empty()) {
@@ -390,6 +399,14 @@ int runCommand(const std::vector<std::string>& args)
             std::cerr << "blkmqlab-cli: --save-session: " << werr << '\n';
             rc = kExitIo;
         }
+    if (!debugfsDir.empty()) { // where the run stopped, as save-session
+        const auto files = blkMqDebugfs(engine.block());
+        const std::string werr = files.ok() ? SafeFile::writeTree(debugfsDir, *files) : files.error();
+        if (!werr.empty()) {
+            std::cerr << "blkmqlab-cli: --debugfs: " << werr << '\n';
+            rc = files.ok() ? kExitIo : kExitUsage;
+        }
+    }
     if (trace) {
         if (auto werr = SafeFile::write(traceOut, trace->finish(engine)); !werr.empty()) {
             std::cerr << "blkmqlab-cli: --trace: " << werr << '\n';

@@ -18,6 +18,7 @@ usage:
                    [--json FILE|-] [--csv FILE] [--fail-on-stall] [--quiet] [--until COND]
                    [--function-profile blk_mq_sched_restart]
                    [--trace FILE.json [--trace-window FROM:TO] [--trace-cap N]] [--save-session FILE.blkmqlab]
+                   [--debugfs DIR]   blk-mq's debugfs files where the run stopped, as Linux 6.1 writes them
   blkmqlab-cli run --session FILE.blkmqlab [--at TIME] [--json FILE|-] [--csv FILE]
                    a session (docs/sessions.md) replayed to where it stood, or to TIME: its summary there
   blkmqlab-cli explore [FILE] [--preset NAME] [--set key=value]... [--seeds N] [--first-seed S]
@@ -42,7 +43,7 @@ usage:
                   A and B on the same K seeds: per metric A, B, B/A +- its spread, and whether a
                   paired t-test over the seeds (95%) finds B different from A
   blkmqlab-cli oracle [FILE] [--preset NAME] --fio JOB.fio [--set key=value]... [--json FILE|-]
-                      [--cache DIR] [--timeout D] [--console FILE]
+                      [--cache DIR] [--timeout D] [--console FILE] [--debugfs DIR]
   blkmqlab-cli oracle --case CASE.json [...]   the real kernel as referee: Debian's Linux 6.1 under
                       QEMU runs the same fio job on the same machine; what each counted, side by
                       side (docs/oracle.md); --case judges the figures by its bands (exit 4 if one

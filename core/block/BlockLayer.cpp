@@ -285,6 +285,7 @@ void BlockLayer::dispatch(int cpu, int h)
     if (hctx.stopped)
         return;
     writeTagsLine(h, cpu); // hctx->run++
+    ++hctx.run;
     const bool hasSched = m_queues[static_cast<std::size_t>(hctx.dev)].spec.scheduler != SchedulerKind::None;
     if (!hctx.dispatch.empty()) {
         RqList list = hctx.dispatch.take();

@@ -4,6 +4,7 @@
 #include "tags/BlkMqTags.h"
 #include "topo/Cacheline.h"
 
+#include <cstdint>
 #include <vector>
 
 namespace blkmq {
@@ -29,6 +30,7 @@ struct Hctx {
     bool irqRaised = false; // the vector fired and its handler has not drained cq
     int atDevice = 0; // requests the device is working on
     std::vector<int> schedWaiters; // tasks sleeping for a scheduler request
+    std::uint64_t run = 0; // hctx->run: dispatch runs, for debugfs (a count, not state: not hashed)
     template<class Hash>
     void hashState(Hash& h) const
     {

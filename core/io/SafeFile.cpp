@@ -467,6 +467,56 @@ std::string SafeFile::checkWritable(const std::string& path)
     return {};
 }
 
+std::string SafeFile::writeTree(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files)
+{
+    // A folder: made here, or there already (a real folder, no link) and empty.
+    const auto makeFolder = [](const std::string& path, bool mustBeEmpty) -> std::string {
+        if (::mkdir(path.c_str(), 0755) == 0)
+            return {};
+        const int err = errno;
+        struct stat st { };
+        if (err != EEXIST || ::lstat(path.c_str(), &st) != 0)
+            return sysError("cannot make the folder", path, err);
+        if (!S_ISDIR(st.st_mode))
+            return "cannot make the folder '" + shown(path) + "': the name is taken by something else";
+        if (mustBeEmpty) {
+            std::error_code ec;
+            if (!std::filesystem::is_empty(path, ec) || ec)
+                return "cannot write into '" + shown(path) + "': the folder is not empty";
+        }
+        return {};
+    };
+    if (dir.empty())
+        return "no folder name given";
+    if (std::string e = makeFolder(dir, true); !e.empty())
+        return e;
+    for (const auto& [relative, content] : files) {
+        for (std::size_t slash = relative.find('/'); slash != std::string::npos; slash = relative.find('/', slash + 1))
+            if (std::string e = makeFolder(dir + "/" + relative.substr(0, slash), false); !e.empty())
+                return e;
+        if (std::string e = write(dir + "/" + relative, content); !e.empty())
+            return e;
+    }
+    return {};
+}
+
+std::string SafeFile::checkFreshFolder(const std::string& dir)
+{
+    if (dir.empty())
+        return "no folder name given";
+    struct stat st { };
+    if (::lstat(dir.c_str(), &st) == 0) {
+        std::error_code ec;
+        if (!S_ISDIR(st.st_mode) || !std::filesystem::is_empty(dir, ec) || ec)
+            return "'" + shown(dir) + "' exists and is not an empty folder (the tree is never mixed with an older one)";
+        return {};
+    }
+    const std::filesystem::path parent = std::filesystem::path(dir).parent_path();
+    if (!parent.empty() && ::stat(parent.c_str(), &st) != 0)
+        return sysError("cannot make the folder", dir, errno);
+    return {};
+}
+
 std::string SafeFile::openAppend(const std::string& path, bool fresh, int& fd)
 {
     fd = -1;

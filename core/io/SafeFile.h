@@ -3,6 +3,8 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include <sys/types.h>
 
@@ -35,6 +37,16 @@ public:
     // FIFO) is written in place, never replaced. Returns an error message, or
     // empty on success.
     static std::string write(const std::string& path, std::string_view content);
+
+    // Writes a tree of files under `dir`, which must be a new name or an empty folder (so the tree
+    // is never mixed with an older one). `files`: (path relative to dir, '/'-separated, made by the
+    // program; content). Folders are made as the paths need them (mode 0755; an existing name that
+    // is not a real folder is refused), each file as write() writes it. Returns an error naming the
+    // path, or empty.
+    static std::string writeTree(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files);
+    // What writeTree() would refuse about `dir` before anything is computed: a name taken by
+    // something that is not an empty folder, or a parent folder that is missing. Empty if usable.
+    static std::string checkFreshFolder(const std::string& dir);
 
     // Opens `path` to append to it (O_APPEND), created if missing, emptied first if `fresh`: a
     // journal that must survive the process being killed. The path is walked as write() walks it

@@ -102,11 +102,15 @@ Result<OracleCase> OracleCase::fromText(const std::string& text, const std::stri
                     throw Bad { path + "same: must be true" };
                 band.same = true;
             }
-            const bool cpuSet = f->kind == OracleFigure::Kind::CpuSet || f->kind == OracleFigure::Kind::Routes;
-            if (cpuSet && (band.within || band.atLeast || band.atMost))
-                throw Bad { path.substr(0, path.size() - 1) + ": a set of CPUs is compared with \"same\": true" };
-            if (!cpuSet && band.same)
-                throw Bad { path + "same: only for a set of CPUs; a number takes within, at_least or at_most" };
+            const bool exact = f->kind == OracleFigure::Kind::CpuSet || f->kind == OracleFigure::Kind::Routes
+                || f->kind == OracleFigure::Kind::Layout;
+            if (exact && (band.within || band.atLeast || band.atMost))
+                throw Bad { path.substr(0, path.size() - 1) + ": "
+                    + (f->kind == OracleFigure::Kind::Layout ? "a layout" : "a set of CPUs")
+                    + " is compared with \"same\": true" };
+            if (!exact && band.same)
+                throw Bad { path
+                    + "same: only for a set of CPUs or a layout; a number takes within, at_least or at_most" };
             if (!band.judged())
                 throw Bad { path.substr(0, path.size() - 1) + ": give a band (within, same, at_least or at_most)" };
             c.bands.emplace_back(it.key(), std::move(band));

@@ -115,6 +115,14 @@ GuestReport parseGuestReport(const std::string& console, int nrCpus)
         std::istringstream in(line.substr(at + 8));
         std::string what;
         in >> what;
+        if (what == "dfs") { // dfs PATH[ LINE]: one line of a debugfs file, verbatim; no LINE: an empty file
+            const std::string rest = line.substr(at + 12);
+            const auto space = rest.find(' ');
+            std::string& text = g.counts.debugfs[rest.substr(0, space)];
+            if (space != std::string::npos)
+                text += rest.substr(space + 1) + "\n";
+            continue;
+        }
         if (what == "boot") {
             double up = 0;
             in >> up >> g.kernel;

@@ -25,6 +25,9 @@ struct OracleCounts {
     std::vector<std::uint64_t> blockSoftirqs; // per CPU: BLOCK softirq runs (/proc/softirqs)
     std::map<std::string, std::uint64_t> completedByDevice;
     std::uint64_t unpaired = 0; // completions whose submission was not seen (the guest's trace)
+    // blk-mq's debugfs files after the job: path under /sys/kernel/debug/block ("vda/hctx0/tags") →
+    // content. In the guest, every file of each hctx folder; in the lab, block/BlkMqDebugfs.h's.
+    std::map<std::string, std::string> debugfs;
 
     explicit OracleCounts(int cpus = 0);
     std::uint64_t pair(int submit, int complete) const

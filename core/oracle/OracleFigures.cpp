@@ -1,8 +1,12 @@
 #include "oracle/OracleFigures.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
+#include <map>
 #include <numeric>
+#include <sstream>
 
 namespace blkmq {
 
@@ -55,6 +59,8 @@ std::string FigureValue::text() const
         }
         return out.empty() ? "-" : out;
     }
+    if (!layout.empty())
+        return layout;
     if (!number)
         return cpus.empty() ? "-" : cpulist(cpus);
     return blkmq::number(*number, std::fabs(*number) < 10 ? 2 : 1);
@@ -67,7 +73,7 @@ std::string FigureRow::bandText() const
     if (band.within)
         add("+-" + number(*band.within, 0) + (figure->kind == OracleFigure::Kind::Share ? " points" : ""));
     if (band.same)
-        add("the same CPUs");
+        add(figure->kind == OracleFigure::Kind::Layout ? "the same" : "the same CPUs");
     if (band.atLeast)
         add(">= " + number(*band.atLeast, 2) + " in both");
     if (band.atMost)
@@ -150,6 +156,47 @@ FigureValue at(const std::vector<std::uint64_t>& perCpu)
     return v;
 }
 
+// The layout of every hctx's driver tags and its flags, from blk-mq's debugfs files after the job:
+// what the tag set was built as, not what happened to it. Hctxs laid out alike are listed together
+// ("vda/hctx0-7: ...").
+FigureValue tagsLayout(const std::map<std::string, std::string>& debugfs)
+{
+    static const std::vector<std::string> keys { "nr_tags", "nr_reserved_tags", "bits_per_word", "map_nr", "wake_batch",
+        "round_robin", "min_shallow_depth" };
+    std::map<std::string, std::vector<std::pair<int, std::string>>> byDevice; // device: (hctx, layout)
+    for (const auto& [path, text] : debugfs) {
+        const auto slash = path.find("/hctx");
+        if (slash == std::string::npos || path.size() < 5 || path.compare(path.size() - 5, 5, "/tags") != 0)
+            continue;
+        const std::string dir = path.substr(0, path.size() - 5);
+        std::string layout;
+        std::istringstream lines(text);
+        for (std::string line; std::getline(lines, line);)
+            for (const std::string& k : keys)
+                if (line.rfind(k + "=", 0) == 0)
+                    layout += (layout.empty() ? "" : " ") + line;
+        if (const auto flags = debugfs.find(dir + "/flags"); flags != debugfs.end()) {
+            const std::string f = flags->second.substr(0, flags->second.find('\n'));
+            layout += " flags=" + f.substr(f.find(' ') + 1);
+        }
+        byDevice[path.substr(0, slash)].emplace_back(std::atoi(dir.c_str() + slash + 5), layout);
+    }
+    FigureValue v;
+    for (auto& [device, hctxs] : byDevice) {
+        std::sort(hctxs.begin(), hctxs.end());
+        for (std::size_t i = 0; i < hctxs.size();) {
+            std::size_t j = i;
+            while (j + 1 < hctxs.size() && hctxs[j + 1].second == hctxs[i].second
+                && hctxs[j + 1].first == hctxs[j].first + 1)
+                ++j;
+            v.layout += (v.layout.empty() ? "" : "; ") + device + "/hctx" + std::to_string(hctxs[i].first)
+                + (j > i ? "-" + std::to_string(hctxs[j].first) : "") + ": " + hctxs[i].second;
+            i = j + 1;
+        }
+    }
+    return v;
+}
+
 std::uint64_t sum(const std::vector<std::uint64_t>& x) { return std::accumulate(x.begin(), x.end(), std::uint64_t(0)); }
 
 } // namespace
@@ -207,6 +254,10 @@ const std::vector<OracleFigure>& OracleFigures::all()
             "request sent back to its submitter): below 1 where the llist done list saves IPIs, which depends on "
             "timing",
             [](T t) { return ratio(sum(t.counts.blkIpis), t.sentBack); } },
+        { "tags_layout", "how each hctx's tags were built (debugfs)", K::Layout,
+            "each hctx's tags file (nr_tags, nr_reserved_tags, bits_per_word, map_nr, wake_batch, round_robin, "
+            "min_shallow_depth) and flags file in blk-mq's debugfs after the job: how the tag set was built",
+            [](T t) { return tagsLayout(t.counts.debugfs); } },
     };
     return table;
 }
@@ -239,8 +290,8 @@ std::vector<FigureRow> OracleFigures::compare(const OracleCounts& kernel, const 
         if (b.within)
             r.holds = r.kernel.number && r.lab.number && std::fabs(*r.kernel.number - *r.lab.number) <= *b.within;
         if (b.same)
-            r.holds = r.holds && r.kernel.cpus == r.lab.cpus && r.kernel.routes == r.lab.routes && !r.kernel.number
-                && !r.lab.number;
+            r.holds = r.holds && r.kernel.cpus == r.lab.cpus && r.kernel.routes == r.lab.routes
+                && r.kernel.layout == r.lab.layout && !r.kernel.number && !r.lab.number;
         if (b.atLeast || b.atMost)
             r.holds = r.holds && bounded(r.kernel) && bounded(r.lab);
         rows.push_back(std::move(r));

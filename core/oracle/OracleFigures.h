@@ -20,6 +20,7 @@ struct OracleFigure {
         Routes, // for each submitting CPU, the CPUs that complete its requests; compared exactly
         CpuSet, // the CPUs where something happened (each with at least 1% of it); compared as sets
         Ratio, // a count per count; depends on timing (batching), so a case judges it only with a reason
+        Layout, // how something is laid out, as text; compared exactly
     };
     const char* id;
     const char* label;
@@ -46,13 +47,14 @@ struct FigureValue {
     std::optional<double> number; // none: not defined (nothing to divide by)
     std::vector<int> cpus;
     std::vector<std::vector<int>> routes; // Routes: per submitting CPU (empty: it submitted nothing)
+    std::string layout; // Layout
     std::string text() const;
 };
 
 // What a case asks of a figure (tests/oracle/*.json, "figures"): the band and why it is that wide.
 struct FigureBand {
     std::optional<double> within; // Share/Ratio: |kernel - lab| at most this
-    bool same = false; // CpuSet, Routes: equal
+    bool same = false; // CpuSet, Routes, Layout: equal
     std::optional<double> atLeast, atMost; // a bound each side must meet on its own
     std::string why;
     bool judged() const { return within || same || atLeast || atMost; }

@@ -128,6 +128,9 @@ public:
     const TagRace& firstMiss() const { return m_firstMiss; }
     int activeQueues() const { return m_activeQueues; }
     int wakeBatch() const { return m_rules.wakeBatch; }
+    int wakeIndex() const { return m_wakeIndex; }
+    int waiting() const { return m_waiting; } // sbq->ws_active: tasks and hctxs on the wait queues
+    bool waitQueueActive(int i) const { return m_ws[static_cast<std::size_t>(i)].active(); }
     // Sleeping submitters and parked hctxs, wait queue by wait queue.
     std::vector<int> sleepers() const;
     std::vector<int> parked() const;

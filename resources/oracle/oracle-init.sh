@@ -89,9 +89,13 @@ awk 'function cpu(   i) { for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) ret
      END { for (k in m) print "@oracle pair " k " " m[k]; for (d in bydev) print "@oracle devdone " d " " bydev[d]
            print "@oracle unpaired " lost + 0 }' $t/trace
 grep -q "Lost\|overrun" $t/per_cpu/cpu0/stats 2>/dev/null && say note "$(grep overrun $t/per_cpu/cpu*/stats | awk '{ s += $2 } END { print "trace overruns " s }')"
+# blk-mq's debugfs files of each hctx, line by line ("dfs PATH LINE"; "dfs PATH" alone: an empty file).
 for d in $DEVICES; do
     for h in /sys/kernel/debug/block/$d/hctx*; do
-        say debugfs "$d" "$(basename $h)" run "$(cat $h/run)" dispatched "$(tr -s ' \t\n' ' ' < $h/dispatched)"
+        for f in "$h"/*; do
+            [ -f "$f" ] || continue
+            awk -v p="$d/$(basename "$h")/$(basename "$f")" '{ print "@oracle dfs " p " " $0 } END { if (NR == 0) print "@oracle dfs " p }' "$f" 2>/dev/null
+        done
     done
 done
 say fio "$(cut -d';' -f1-8 /tmp/fio.out | head -1)"

@@ -499,7 +499,8 @@ private slots:
         const auto smt = cli({ u"oracle"_qs, machine, u"--fio"_qs, job, u"--set"_qs, u"topology=\"1n:1p:4c:2t\""_qs,
             u"--set"_qs, u"workload.jobs.0.cpus_allowed=0-7"_qs });
         QCOMPARE(smt.code, 2);
-        QVERIFY2(smt.err.contains(u"topology: the oracle compares machines without SMT"_qs), qPrintable(smt.err));
+        QVERIFY2(
+            smt.err.contains(u"topology: QEMU numbers a core's SMT threads one after another"_qs), qPrintable(smt.err));
         const QString badCase = dir.filePath(u"case.json"_qs);
         QVERIFY(writeFile(
             badCase, R"({"name":"c","scenario":"m.json","fio":"j.fio","figures":{"speed":{"within":1,"why":"x"}}})"));
@@ -1279,7 +1280,7 @@ private slots:
                     escape } },
             { u"file"_qs, { u""_qs, u"/nonexistent/x"_qs, u"."_qs, escape, big } },
             { u"output"_qs, { u""_qs, u"/nonexistent/x"_qs, u"."_qs, escape } },
-            { u"folder"_qs, { u""_qs, u"/nonexistent"_qs, escape } },
+            { u"folder"_qs, { u""_qs, u"/nonexistent/x"_qs, escape } },
             { u"name"_qs, { u""_qs, u"nope"_qs, escape, big } },
             { u"setting"_qs, { u""_qs, u"="_qs, u"a..b=1"_qs, escape + u"=1"_qs, u"seed=nan"_qs, u"seed="_qs + big } },
             { u"condition"_qs, { u""_qs, u"nope:1"_qs, u"time:-1"_qs, escape } },

@@ -2,6 +2,7 @@
 // console, the lab's counts and the figures. The cases themselves (tests/oracle) boot the guest.
 #include "TestUtil.h"
 
+#include "block/BlkMqDebugfs.h"
 #include "oracle/GuestPlan.h"
 #include "oracle/OracleCase.h"
 #include "oracle/OracleCounts.h"
@@ -10,6 +11,8 @@
 #include "topo/TopologyLoader.h"
 
 #include <algorithm>
+#include <map>
+#include <sstream>
 
 using namespace blkmq;
 using namespace blkmq::test;
@@ -287,6 +290,109 @@ private slots:
         QCOMPARE(*row("off_submitter_pct").lab.number, 37.5);
         QCOMPARE(row("device_irq_cpus").lab.text(), std::string("7"));
         QCOMPARE(row("blk_ipi_cpus").lab.text(), std::string("0-3"));
+    }
+
+    // The lab's debugfs files: Linux 6.1's names and formats, and each file true to the others.
+    void labDebugfsIsLinux61s()
+    {
+        Engine e(withJob(kMachine, kJob,
+            { "kernel.version=v6.1", "duration=\"1ms\"", "devices.vda.submit_queues=2",
+                "devices.vda.hw_queue_depth=64" }));
+        e.run();
+        const auto files = blkMqDebugfs(e.block());
+        QVERIFY2(files.ok(), files.ok() ? "" : files.error().c_str());
+        std::map<std::string, std::string> tree(files->begin(), files->end());
+        for (const char* f : { "state", "flags", "type", "active", "run", "dispatch", "busy", "tags", "tags_bitmap" })
+            for (const char* h : { "vda/hctx0/", "vda/hctx1/" })
+                QVERIFY2(tree.count(std::string(h) + f), f);
+        QCOMPARE(tree.size(), std::size_t(18));
+        QCOMPARE(tree["vda/hctx0/flags"], std::string("alloc_policy=FIFO SHOULD_MERGE\n"));
+        QCOMPARE(tree["vda/hctx0/type"], std::string("default\n"));
+        // sbitmap_calculate_shift(64): 16 bits a word, so that the 64 tags spread over 4 words.
+        const std::string& tags = tree["vda/hctx1/tags"];
+        QVERIFY2(tags.rfind("nr_tags=64\nnr_reserved_tags=0\nactive_queues=0\n\nbitmap_tags:\ndepth=64\nbusy=", 0) == 0,
+            tags.c_str());
+        QVERIFY2(tags.find("\nbits_per_word=16\nmap_nr=4\nwake_batch=8\n") != std::string::npos, tags.c_str());
+        QVERIFY(tags.find("ws={\n\t{.wait=inactive},\n") != std::string::npos);
+        QVERIFY(tags.find("}\nround_robin=0\nmin_shallow_depth=4294967295\n") != std::string::npos);
+        // busy= counts the busy file's requests, and the bitmap has exactly their tags set.
+        for (const char* h : { "vda/hctx0/", "vda/hctx1/" }) {
+            const std::string& t = tree[std::string(h) + "tags"];
+            const int busy = std::stoi(t.substr(t.find("\nbusy=") + 6));
+            std::istringstream lines(tree[std::string(h) + "busy"]);
+            std::vector<int> busyTags;
+            for (std::string line; std::getline(lines, line);) {
+                QVERIFY2(line.find(" {.state=in_flight, .tag=") != std::string::npos, line.c_str());
+                busyTags.push_back(std::stoi(line.substr(line.find(".tag=") + 5)));
+            }
+            QVERIFY(busy > 0);
+            QCOMPARE(static_cast<int>(busyTags.size()), busy);
+            // sbitmap_bitmap_show(): "00000000: 0000 0000 ...", a byte's bit b is tag 8 * byte + b.
+            std::vector<int> setTags;
+            std::istringstream bitmap(tree[std::string(h) + "tags_bitmap"]);
+            int byteIndex = 0;
+            for (std::string line; std::getline(bitmap, line);) {
+                QCOMPARE(line.substr(0, 10), (byteIndex ? std::string("00000010: ") : std::string("00000000: ")));
+                std::string hex;
+                for (char c : line.substr(10))
+                    if (c != ' ')
+                        hex += c;
+                for (std::size_t i = 0; i + 1 < hex.size(); i += 2, ++byteIndex)
+                    for (int b = 0; b < 8; ++b)
+                        if (std::stoi(hex.substr(i, 2), nullptr, 16) & (1 << b))
+                            setTags.push_back(byteIndex * 8 + b);
+            }
+            QCOMPARE(byteIndex, 8); // 64 tags
+            std::sort(busyTags.begin(), busyTags.end());
+            QCOMPARE(setTags, busyTags);
+        }
+        // Roman Pen's shared-hctx stall: the stalled hctx is marked for a restart that never comes.
+        Engine stall(load("shared-hctx-stall"));
+        stall.run();
+        const auto stalled = blkMqDebugfs(stall.block());
+        QVERIFY(stalled.ok());
+        std::map<std::string, std::string> st(stalled->begin(), stalled->end());
+        QCOMPARE(st["nullb0/hctx0/state"], std::string("TAG_ACTIVE|SCHED_RESTART\n"));
+        QCOMPARE(st["nullb0/hctx0/flags"], std::string("alloc_policy=FIFO SHOULD_MERGE|TAG_QUEUE_SHARED\n"));
+        // percpu_ida had left blk-mq long before its debugfs came.
+        const auto ida = blkMqDebugfs(Engine(load("axboe-4s64-near-low")).block());
+        QVERIFY(!ida.ok());
+        QVERIFY2(ida.error().find("its tags are not an sbitmap") != std::string::npos, ida.error().c_str());
+    }
+
+    // The guest's debugfs lines become its files; the layouts of both sides' tags are compared.
+    void debugfsFilesAreReadAndCompared()
+    {
+        const GuestReport g = parseGuestReport("@oracle dfs vda/hctx0/tags nr_tags=4\r\n"
+                                               "@oracle dfs vda/hctx0/tags \t{.wait=inactive},\r\n"
+                                               "@oracle dfs vda/hctx0/dispatch\r\n@oracle dfs vda/hctx0/state \r\n",
+            8);
+        QCOMPARE(g.counts.debugfs.at("vda/hctx0/tags"), std::string("nr_tags=4\n\t{.wait=inactive},\n"));
+        QCOMPARE(g.counts.debugfs.at("vda/hctx0/dispatch"), std::string());
+        QCOMPARE(g.counts.debugfs.at("vda/hctx0/state"), std::string("\n"));
+        OracleCounts kernel(2), lab(2);
+        const std::string layout = "nr_tags=64\nbusy=3\nbits_per_word=16\nmap_nr=4\nwake_batch=8\n";
+        for (OracleCounts* side : { &kernel, &lab })
+            for (const char* h : { "a/hctx0", "a/hctx1", "a/hctx2" }) {
+                side->debugfs[std::string(h) + "/tags"] = layout;
+                side->debugfs[std::string(h) + "/flags"] = "alloc_policy=FIFO SHOULD_MERGE\n";
+            }
+        lab.debugfs["a/hctx0/tags"]
+            = "nr_tags=64\nbusy=9\nbits_per_word=16\nmap_nr=4\nwake_batch=8\n"; // busy: not compared
+        kernel.debugfs["a/hctx2/tags"] = "nr_tags=64\nbits_per_word=64\nmap_nr=1\nwake_batch=8\n";
+        FigureBand same;
+        same.same = true;
+        const Topology topo = load(R"({"topology":"2c"})").topology;
+        for (const FigureRow& r : OracleFigures::compare(kernel, lab, topo, "a", { { "tags_layout", same } }))
+            if (std::string(r.figure->id) == "tags_layout") {
+                QCOMPARE(r.lab.text(),
+                    std::string("a/hctx0-2: nr_tags=64 bits_per_word=16 map_nr=4 wake_batch=8 flags=SHOULD_MERGE"));
+                QCOMPARE(r.kernel.text(),
+                    std::string("a/hctx0-1: nr_tags=64 bits_per_word=16 map_nr=4 wake_batch=8 flags=SHOULD_MERGE; "
+                                "a/hctx2: nr_tags=64 bits_per_word=64 map_nr=1 wake_batch=8 flags=SHOULD_MERGE"));
+                QVERIFY(!r.holds);
+                QCOMPARE(r.bandText(), std::string("the same"));
+            }
     }
 
     void figuresAreJudgedByTheirBands()

@@ -255,6 +255,41 @@ private slots:
         QVERIFY2(err.find("no process is reading") != std::string::npos, err.c_str());
     }
 
+    // A tree goes into a new or empty folder only, its folders made as needed, never through a link
+    // or over a file that is in the way.
+    void treesGoIntoAFreshFolder()
+    {
+        QTemporaryDir dir;
+        const std::string root = path(dir, "tree");
+        const std::vector<std::pair<std::string, std::string>> files { { "vda/hctx0/tags", "nr_tags=4\n" },
+            { "vda/hctx0/run", "0\n" }, { "vda/hctx1/run", "3\n" }, { "top", "" } };
+        QCOMPARE(SafeFile::checkFreshFolder(root), std::string());
+        QCOMPARE(SafeFile::writeTree(root, files), std::string());
+        QCOMPARE(slurp(root + "/vda/hctx0/tags"), std::string("nr_tags=4\n"));
+        QCOMPARE(slurp(root + "/vda/hctx1/run"), std::string("3\n"));
+        QCOMPARE(slurp(root + "/top"), std::string());
+        // Written once, the folder is no longer empty: a second tree would mix with the first.
+        const std::string again = SafeFile::writeTree(root, files);
+        QVERIFY2(again.find("the folder is not empty") != std::string::npos, again.c_str());
+        QVERIFY(SafeFile::checkFreshFolder(root).find("is not an empty folder") != std::string::npos);
+        // A file where the tree's folder would go.
+        spit(path(dir, "file"), "keep");
+        QVERIFY(!SafeFile::checkFreshFolder(path(dir, "file")).empty());
+        QVERIFY(!SafeFile::writeTree(path(dir, "file"), files).empty());
+        QCOMPARE(slurp(path(dir, "file")), std::string("keep"));
+        // A link where one of its folders would go is not followed.
+        QVERIFY(QDir().mkpath(QString::fromStdString(path(dir, "elsewhere"))));
+        const std::string empty = path(dir, "empty");
+        QVERIFY(QDir().mkpath(QString::fromStdString(empty)));
+        QVERIFY(::symlink(path(dir, "elsewhere").c_str(), (empty + "/vda").c_str()) == 0);
+        // The folder is not empty (the link is in it): refused before anything is written.
+        QVERIFY(!SafeFile::writeTree(empty, files).empty());
+        QVERIFY(QDir(QString::fromStdString(path(dir, "elsewhere"))).isEmpty());
+        // A missing parent folder.
+        QVERIFY(!SafeFile::checkFreshFolder(path(dir, "no/such/tree")).empty());
+        QVERIFY(!SafeFile::writeTree(path(dir, "no/such/tree"), files).empty());
+    }
+
     void errorsNameThePathAndTheReason()
     {
         QTemporaryDir dir;

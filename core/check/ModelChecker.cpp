@@ -107,6 +107,9 @@ std::string describeChoice(const Choice& c)
         case EventKind::NetPacket:
             what = "a packet on CPU " + std::to_string(a);
             break;
+        case EventKind::RtPeriod:
+            what = "the end of CPU " + std::to_string(a) + "'s RT throttling period";
+            break;
         default:
             what = "event kind " + std::to_string(static_cast<int>(kind));
             break;

@@ -325,6 +325,60 @@ void Machine::onTaskWake(int id)
     }
 }
 
+void Machine::setRtRuntime(SimTime runtime)
+{
+    // sched_rt_runtime_exceeded(): a zero runtime resets rt_time instead of throttling (no RT task
+    // could be made with it, but the irq threads exist from boot): no limit either.
+    m_rtRuntimeNs = runtime.ns() == 0 ? kRtPeriodNs : std::min(runtime.ns(), kRtPeriodNs);
+    for (int cpu = 0; cpu < nrCpus(); ++cpu) {
+        CpuState& c = m_cpus[static_cast<std::size_t>(cpu)];
+        if (c.rtThrottled && (m_rtRuntimeNs >= kRtPeriodNs || c.rtTime <= m_rtRuntimeNs)) {
+            c.rtThrottled = false; // a raised limit lets its tasks run at once
+            c.repick = true;
+            kick(cpu);
+        }
+    }
+}
+
+void Machine::rtReplenish(CpuState& c)
+{
+    const std::int64_t now = m_sim->now.ns();
+    if (now < c.rtPeriodEnd)
+        return;
+    const std::int64_t overrun = (now - c.rtPeriodEnd) / kRtPeriodNs + 1;
+    c.rtPeriodEnd += overrun * kRtPeriodNs;
+    c.rtTime -= std::min(c.rtTime, overrun * m_rtRuntimeNs);
+    if (c.rtThrottled && c.rtTime < m_rtRuntimeNs) {
+        c.rtThrottled = false;
+        c.repick = true;
+    }
+}
+
+void Machine::rtAccount(int cpu, std::int64_t ns)
+{
+    CpuState& c = m_cpus[static_cast<std::size_t>(cpu)];
+    rtReplenish(c);
+    c.rtTime += ns;
+    if (c.rtThrottled || c.rtTime <= m_rtRuntimeNs)
+        return;
+    // sched_rt_runtime_exceeded(): the kernel notices at its next tick or reschedule, the lab at the end
+    // of the op that went over ("sched: RT throttling activated").
+    c.rtThrottled = true;
+    c.repick = true;
+    ++m_sim->counters.rt_throttled;
+    m_sim->schedule(SimTime(c.rtPeriodEnd), EventKind::RtPeriod, EventPriority::Cpu, cpu);
+}
+
+void Machine::onRtPeriod(int cpu)
+{
+    CpuState& c = m_cpus[static_cast<std::size_t>(cpu)];
+    rtReplenish(c);
+    if (c.rtThrottled) // still over after this period's refill
+        m_sim->schedule(SimTime(c.rtPeriodEnd), EventKind::RtPeriod, EventPriority::Cpu, cpu);
+    else
+        kick(cpu);
+}
+
 void Machine::kick(int cpu)
 {
     auto& c = m_cpus[static_cast<std::size_t>(cpu)];
@@ -347,11 +401,12 @@ int Machine::pickTask(int cpu) const
     const auto& c = m_cpus[static_cast<std::size_t>(cpu)];
     const auto ready = [&](int id) { return task(id).runnable && !task(id).stack.empty(); };
     const int cur = c.current;
-    const bool curOk = cur >= 0 && ready(cur);
+    bool curOk = cur >= 0 && ready(cur);
     if (curOk && (task(cur).inSoftirq || task(cur).bhDisabled))
         return cur; // bh disabled implies preemption disabled
-    if (curOk && task(cur).fifo)
+    if (curOk && task(cur).fifo && !c.rtThrottled)
         return cur;
+    curOk = curOk && !task(cur).fifo; // a throttled SCHED_FIFO task waits for its next period
     // The first ready task of each runqueue other than the current one: the
     // lowest-id SCHED_FIFO task, and the SCHED_OTHER task with the smallest
     // vruntime (the lower id on a tie).
@@ -361,7 +416,7 @@ int Machine::pickTask(int cpu) const
                 return id;
         return -1;
     };
-    const int bestFifo = first(c.runnableFifo);
+    const int bestFifo = c.rtThrottled ? -1 : first(c.runnableFifo);
     const int bestOther = first(c.runnableOther);
     if (bestFifo >= 0)
         return bestFifo;
@@ -475,8 +530,11 @@ void Machine::onBoundary(int cpu)
             if (m_sim->tracing())
                 m_sim->slice({ m_sim->now.ns(), m_sim->now.ns() + m_charge, inTask ? m_currentTask : -1, op.a,
                     static_cast<std::int16_t>(cpu), ctx, op.owner, op.code });
-            if (inTask)
+            if (inTask) {
                 addVruntime(m_currentTask, m_charge);
+                if (task(m_currentTask).fifo && m_rtRuntimeNs < kRtPeriodNs)
+                    rtAccount(cpu, m_charge);
+            }
         }
         // Zero-cost ops (decisions) chain within the same instant; a
         // pathological chain is cut so time always advances.

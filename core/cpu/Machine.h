@@ -41,6 +41,9 @@ struct PendingIrq {
     void hashState(StateHash& h) const { h(kind, arg); }
 };
 
+// sched_rt_period_us: the period of RT bandwidth (kernel/sched/rt.c, def_rt_bandwidth).
+inline constexpr std::int64_t kRtPeriodNs = 1'000'000'000;
+
 // One CPU: its context stacks, pending interrupts and softirqs, its tasks,
 // and its busy time by context. What every action reads or writes comes first, within one
 // cacheline (with hundreds of CPUs, each event is at another CPU whose state has left the
@@ -57,6 +60,7 @@ struct alignas(64) CpuState {
     KernelFrame::Level level = KernelFrame::Level::Task; // of the op in progress
     bool hardirqActive = false;
     bool softirqActive = false; // __do_softirq on the softirq level (from irq_exit)
+    bool rtThrottled = false; // rt_rq->rt_throttled: its SCHED_FIFO tasks wait for the next period
     std::array<std::int64_t, kExecContexts> busy {};
     std::array<LevelOp, 3> doing {}; // by KernelFrame::Level
     OpStack hardirq;
@@ -76,6 +80,8 @@ struct alignas(64) CpuState {
     int softirqRestarts = 0;
     int ksoftirqd = -1;
     int kworker = -1;
+    std::int64_t rtTime = 0; // rt_rq->rt_time: SCHED_FIFO run time counted against the current period
+    std::int64_t rtPeriodEnd = kRtPeriodNs; // when the current RT bandwidth period ends
     // Driver tag allocations made on this CPU and those of them served locally (Counters::tag_*).
     std::uint64_t tagAllocs = 0;
     std::uint64_t tagLocalHits = 0;
@@ -87,7 +93,7 @@ struct alignas(64) CpuState {
     {
         h(current, currentIsJob, boundaryPending, idle, running, level, hardirqActive, softirqActive, doing, hardirq,
             softirq, irqs, tasks, wakesPending, idleVruntime, runnableFifo, runnableOther, softirqPending, softirqStart,
-            softirqRestarts, ksoftirqd, kworker);
+            softirqRestarts, ksoftirqd, kworker, rtThrottled, rtTime, rtPeriodEnd);
     }
 };
 
@@ -127,6 +133,11 @@ public:
     // never changes an event).
     void setKeepPicks(bool on) { m_keepPicks = on; }
     bool threadirqs() const { return m_threadirqs; }
+    // RT throttling (kernel/sched/rt.c at v6.1: sched_rt_runtime_exceeded(), do_sched_rt_period_timer()):
+    // a CPU's SCHED_FIFO tasks may run `runtime` of each kRtPeriodNs; past it they are not picked
+    // until the period ends. Per CPU, as since RT_RUNTIME_SHARE went off by default (2586af1ac187,
+    // v5.10). A runtime of a whole period or more never throttles (sched_rt_runtime_us = -1).
+    void setRtRuntime(SimTime runtime);
 
     // A task whose body is `loop`: pushed whenever it is made runnable with nothing to do.
     int createTask(TaskKind kind, int cpu, Op loop, bool fifo);
@@ -200,6 +211,7 @@ public:
     [[gnu::hot]] void onBoundary(int cpu);
     void onIrqRaise(int cpu, IrqKind kind, int arg);
     void onTaskWake(int task);
+    void onRtPeriod(int cpu); // the RT period timer, for a throttled CPU
 
 private:
     Machine(const Machine&) = default; // the copy constructor above, before its fix-ups
@@ -231,6 +243,8 @@ private:
         addVruntimeQueued(id, ns);
     }
     void addVruntimeQueued(int id, std::int64_t ns);
+    void rtAccount(int cpu, std::int64_t ns); // update_curr_rt() of a SCHED_FIFO op's time
+    void rtReplenish(CpuState& c); // do_sched_rt_period_timer() for the periods over by now
     void enterSoftirq(int cpu, OpStack& stack, bool on);
     bool held(int cpu); // a Hold choice at a lock boundary: true if the CPU waits
     Op irqHandler(IrqKind kind, int arg) const
@@ -247,6 +261,7 @@ private:
     std::array<Op, NR_SOFTIRQS_MODELLED> m_softirqHandler {};
     std::array<bool, NR_SOFTIRQS_MODELLED> m_hasSoftirqHandler {};
     bool m_threadirqs = false;
+    std::int64_t m_rtRuntimeNs = 950'000'000; // sched_rt_runtime_us
     std::vector<CpuState> m_cpus;
     std::vector<Task> m_tasks;
     std::vector<int> m_vectorThread;

@@ -27,6 +27,7 @@ Engine::Engine(const Scenario& scenario)
     m_block = std::make_unique<BlockLayer>(*m_sim, *m_machine, m_scenario);
     m_workload = std::make_unique<Workload>(*m_sim, *m_machine, *m_block, m_scenario);
     m_machine->setThreadirqs(m_scenario.kernel.threadirqs);
+    m_machine->setRtRuntime(m_scenario.kernel.sched_rt_runtime);
     m_block->setEndIoSink(m_workload.get());
     m_series.reserve(static_cast<std::size_t>(m_scenario.duration.ns() / m_scenario.sample_interval.ns()) + 2);
     m_workload->start();
@@ -307,6 +308,9 @@ void Engine::dispatchEvent(const Event& e)
     case EventKind::NetPacket:
         m_workload->onNetPacket(e.a, e.b);
         break;
+    case EventKind::RtPeriod:
+        m_machine->onRtPeriod(e.a);
+        break;
     case EventKind::Marker:
     case EventKind::Stop:
         break;
@@ -353,6 +357,7 @@ void Engine::applyCommands()
         m_scenarioJson = std::make_shared<const std::string>(m_scenario.sourceJson);
         m_sim->costs = updated->costs;
         m_machine->setThreadirqs(updated->kernel.threadirqs);
+        m_machine->setRtRuntime(updated->kernel.sched_rt_runtime);
         m_block->setKernel(updated->kernel);
         for (std::size_t d = 0; d < updated->devices.size() && d < m_scenario.devices.size(); ++d) {
             m_scenario.devices[d].rq_affinity = updated->devices[d].rq_affinity;

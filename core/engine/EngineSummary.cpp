@@ -233,6 +233,7 @@ nlohmann::json Engine::summary() const
             {
                 { "context_switches", c.context_switches },
                 { "migrations", c.migrations },
+                { "rt_throttled", c.rt_throttled },
                 { "hardirqs", c.hardirqs },
                 { "per_cpu", cpus },
             } },

@@ -71,6 +71,7 @@ struct Counters {
     std::uint64_t context_switches = 0;
     std::uint64_t hardirqs = 0;
     std::uint64_t migrations = 0; // tasks moved to another CPU (wake-up placement, newly-idle pulls)
+    std::uint64_t rt_throttled = 0; // times a CPU's SCHED_FIFO tasks used up their RT runtime
 };
 
 // The counters by name, for conditions such as "run until ipis changes" (core/engine/StopCondition.h).
@@ -101,6 +102,7 @@ inline constexpr CounterField kCounterFields[] = {
     { "context_switches", &Counters::context_switches },
     { "hardirqs", &Counters::hardirqs },
     { "migrations", &Counters::migrations },
+    { "rt_throttled", &Counters::rt_throttled },
 };
 
 } // namespace blkmq

@@ -150,6 +150,15 @@ std::vector<KernelSwitch> build()
             "proposed",
             "blk_mq_complete_request_remote() returns false in process context, so ->complete runs right there: no "
             "IPI, no softirq." }));
+    KernelSwitch rt = make("sched_rt_runtime", "completion", "RT runtime per second (sched_rt_runtime_us)",
+        KernelSwitch::Type::Duration,
+        { kCompletion, "sched/rt: Disable RT_RUNTIME_SHARE by default (RT throttling per CPU, kernel/sched/rt.c)",
+            "Daniel Bristot de Oliveira", "2586af1ac187", "v5.10 ..",
+            "A CPU's SCHED_FIFO tasks (threadirqs' irq threads) may run this long in each 1 s period; past it they "
+            "wait for the next period and the CPU's other tasks run. 1s or more: no limit (sched_rt_runtime_us = "
+            "-1). Before v5.10 a CPU could borrow the runtime other CPUs left unused (RT_RUNTIME_SHARE)." });
+    rt.duration = [](KernelSpec& k) -> SimTime& { return k.sched_rt_runtime; };
+    t.push_back(std::move(rt));
     t.push_back(choice(
         "restart", "restart", "restart", [](KernelSpec& k) -> std::string& { return k.restart; },
         { kRestart, "blk_mq_sched_restart(): which marked hctx a freed request restarts", "", "", "",

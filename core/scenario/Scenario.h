@@ -104,6 +104,7 @@ struct KernelSpec {
     bool tag_fair_share = true; // kernel behaviour since v3.16; false only to teach what it prevents
     SimTime tag_idle
         = SimTime(30'000'000'000); // an idle hctx stops counting as active this long after its last request
+    SimTime sched_rt_runtime = SimTime(950'000'000); // of each second, per CPU; 1s or more: no limit
 };
 
 // A run's choice points (docs/check.md): off by default; on, every random draw and every order of

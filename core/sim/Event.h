@@ -19,6 +19,7 @@ enum class EventKind : std::uint8_t {
     ThinkDone, // a job's think time is over (a = task index)
     Stop, // end of the run
     NetPacket, // a packet of a net_rx load reaches a CPU's NIC queue (a = cpu, b = load)
+    RtPeriod, // the RT bandwidth period of a throttled CPU ends (a = cpu)
 };
 
 // Same-time order: lower priority value first, then insertion sequence.

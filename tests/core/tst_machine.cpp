@@ -1,11 +1,13 @@
 // The Machine's scheduler: where a task with cpus_allowed lands when it wakes (select_idle_sibling,
 // kernel/sched/fair.c, v4.14), on a bare Machine, one wake-up at a time.
 #include "cpu/Machine.h"
+#include "sim/Event.h"
 #include "topo/Costs.h"
 #include "topo/TopologyLoader.h"
 
 #include <QtTest>
 
+#include <map>
 #include <memory>
 #include <numeric>
 
@@ -38,9 +40,38 @@ struct Bench {
         return t;
     }
     int cpuOf(int t) const { return machine.task(t).cpu; }
+    // Runs the machine's events until `until` (a bare machine's: boundaries, wake-ups, RT periods).
+    void runUntil(SimTime until)
+    {
+        while (!sim.queue.empty() && sim.queue.topTime() <= until) {
+            const Event e = sim.queue.pop();
+            sim.now = e.time;
+            if (e.kind == EventKind::CpuBoundary)
+                machine.onBoundary(e.a);
+            else if (e.kind == EventKind::TaskWake)
+                machine.onTaskWake(e.a);
+            else if (e.kind == EventKind::RtPeriod)
+                machine.onRtPeriod(e.a);
+        }
+        sim.now = until;
+    }
     Topology topo;
     Sim sim;
     Machine machine;
+};
+
+// Ops that spin: each charges `ns` and comes again, so its task never sleeps.
+struct Spin final : OpHandler {
+    Machine* machine = nullptr;
+    std::int64_t ns = 0;
+    std::map<int, std::int64_t> ran; // by task
+    void perform(int, Op op, OpStack& stack) override
+    {
+        machine->charge(ns);
+        ran[machine->currentTask()] += ns;
+        stack.push_back(op);
+    }
+    OpName opName(std::uint8_t) const override { return { "spin", false }; }
 };
 
 } // namespace
@@ -123,6 +154,47 @@ private slots:
     // runqueue's min_vruntime, also when that runqueue is empty; min_vruntime never goes back. Without
     // either, unpinned tasks migrating among idle CPUs carry their lag from CPU to CPU and their
     // vruntimes drift without bound (a signed overflow on restart-128x64 after seconds).
+    // RT throttling: a SCHED_FIFO task that never sleeps gets its CPU for the runtime of each 1 s
+    // period, the CPU's SCHED_OTHER task the rest; at the period's end the FIFO task runs again.
+    void rtThrottlingLeavesTheRestOfEachPeriod()
+    {
+        for (const std::int64_t runtimeMs : { 950, 1000 }) {
+            Bench b("1n:1p:1c:1t");
+            Spin spin;
+            spin.machine = &b.machine;
+            spin.ns = 100'000; // 100 us an op
+            const std::uint8_t owner = b.machine.addHandler(&spin);
+            b.machine.setRtRuntime(SimTime(runtimeMs * 1'000'000));
+            const int fifo = b.machine.createTask(TaskKind::Kthread, 0, Op { owner, 0, 0, 0 }, true);
+            const int other = b.machine.createTask(TaskKind::Job, 0, Op { owner, 0, 0, 0 }, false);
+            b.machine.wakeTask(fifo, -1);
+            b.machine.wakeTask(other, -1);
+            const auto ms = [&](int t) { return static_cast<double>(spin.ran[t]) / 1e6; };
+            b.runUntil(SimTime(960'000'000));
+            if (runtimeMs == 1000) { // a whole period: no limit, the other task never runs
+                b.runUntil(SimTime(2'500'000'000));
+                QCOMPARE(b.sim.counters.rt_throttled, std::uint64_t(0));
+                QCOMPARE(b.machine.cpu(0).current, fifo);
+                QCOMPARE(ms(other), 0.0);
+                continue;
+            }
+            // Past 950 ms of the first period: the FIFO task waits, the other one runs.
+            QCOMPARE(b.sim.counters.rt_throttled, std::uint64_t(1));
+            QCOMPARE(b.machine.cpu(0).current, other);
+            QVERIFY2(ms(fifo) > 949.8 && ms(fifo) < 950.2, qPrintable(QString::number(ms(fifo))));
+            // The period ends at 1 s: the FIFO task preempts the other one at its next op boundary.
+            b.runUntil(SimTime(1'000'200'000));
+            QCOMPARE(b.machine.cpu(0).current, fifo);
+            QVERIFY2(ms(other) > 49.7 && ms(other) < 50.1, qPrintable(QString::number(ms(other))));
+            // Throttled again in the second period; at 2.5 s the third has used 0.5 s of its runtime.
+            b.runUntil(SimTime(2'500'000'000));
+            QCOMPARE(b.sim.counters.rt_throttled, std::uint64_t(2));
+            QCOMPARE(b.machine.cpu(0).current, fifo);
+            QVERIFY2(ms(other) > 99.6 && ms(other) < 100.2, qPrintable(QString::number(ms(other))));
+            QVERIFY2(ms(fifo) > 2399.5 && ms(fifo) < 2400.3, qPrintable(QString::number(ms(fifo))));
+        }
+    }
+
     void aSleeperGetsOneGranularityOfCredit()
     {
         Bench b("1n:1p:1c:1t");

@@ -12,6 +12,7 @@
 #include "oracle/OracleCase.h"
 #include "oracle/OracleCounts.h"
 #include "oracle/OracleFigures.h"
+#include "scenario/FioJobFile.h"
 #include "scenario/ScenarioLoader.h"
 #include "sim/Duration.h"
 
@@ -316,10 +317,6 @@ int oracleCommand(const std::vector<std::string>& args)
         if (!timeoutNs)
             timeoutNs = oracleCase.timeoutNs;
     }
-    if (o.fio.empty()) {
-        std::cerr << "blkmqlab-cli oracle: give the job as a fio job file (--fio FILE), which the guest runs too\n";
-        return kExitUsage;
-    }
     if (int code = 0; !outputsUsable("oracle", { { "--json", o.jsonOut }, { "--console", consoleOut } }, code))
         return code;
     if (const std::string e = debugfsDir.empty() ? "" : SafeFile::checkFreshFolder(debugfsDir); !e.empty()) {
@@ -332,8 +329,18 @@ int oracleCommand(const std::vector<std::string>& args)
         std::cerr << "blkmqlab-cli oracle: " << scenario.error() << "\n";
         return kExitUsage;
     }
+    // The job both sides run: the file given, or the scenario's own jobs written as one.
     std::string fioText;
-    (void)SafeFile::read(o.fio, limits::kScenarioFileBytes, fioText); // read by load() already
+    if (!o.fio.empty()) {
+        (void)SafeFile::read(o.fio, limits::kScenarioFileBytes, fioText); // read by load() already
+    } else if (const auto written = FioJobFile::write(*scenario); written.ok()) {
+        fioText = *written;
+    } else {
+        std::cerr << "blkmqlab-cli oracle: give the job as a fio job file (--fio FILE), which the guest runs too; "
+                     "the scenario's own jobs are not one: "
+                  << written.error() << "\n";
+        return kExitUsage;
+    }
     const auto plan = planGuest(*scenario, fioText);
     if (!plan.ok()) {
         std::cerr << "blkmqlab-cli oracle: " << plan.error() << "\n";
@@ -469,6 +476,8 @@ int oracleCommand(const std::vector<std::string>& args)
               << plan->nrCpus << " CPUs, Linux " << run.guest.kernel << " under QEMU (TCG) beside the lab's v6.1\n";
     if (!oracleCase.about.empty())
         std::cout << "  " << oracleCase.about << "\n";
+    if (o.fio.empty())
+        std::cout << "  job: the scenario's own jobs, written as a fio job file (--console shows it)\n";
     std::cout << "  completed: kernel " << run.guest.counts.completed() << " (unpaired " << run.guest.counts.unpaired
               << "), lab " << run.lab.completed() << "; guest " << std::fixed << std::setprecision(1) << run.wallS
               << " s wall\n";

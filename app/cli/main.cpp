@@ -42,7 +42,7 @@ usage:
                   [--set key=value]... [--threads T] [--json FILE|-] [--resume]
                   A and B on the same K seeds: per metric A, B, B/A +- its spread, and whether a
                   paired t-test over the seeds (95%) finds B different from A
-  blkmqlab-cli oracle [FILE] [--preset NAME] --fio JOB.fio [--set key=value]... [--json FILE|-]
+  blkmqlab-cli oracle [FILE] [--preset NAME] [--fio JOB.fio] [--set key=value]... [--json FILE|-]
                       [--cache DIR] [--timeout D] [--console FILE] [--debugfs DIR]
   blkmqlab-cli oracle --case CASE.json [...]   the real kernel as referee: Debian's Linux 6.1 under
                       QEMU runs the same fio job on the same machine; what each counted, side by

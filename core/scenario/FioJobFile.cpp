@@ -266,6 +266,62 @@ Result<FioJobFile::Import> FioJobFile::read(
     return out;
 }
 
+Result<std::string> FioJobFile::write(const Scenario& s)
+{
+    const auto refuse = [](const std::string& field, const std::string& why) {
+        return Result<std::string>::failure(field + ": " + why);
+    };
+    if (s.jobs.empty())
+        return refuse("workload.jobs", "the scenario has no fio jobs to write");
+    // fio's time values take a unit suffix (us, ms, s); the lab's are nanoseconds.
+    const auto fioTime = [](std::int64_t ns) -> std::optional<std::string> {
+        if (ns % 1'000'000 == 0)
+            return std::to_string(ns / 1'000'000) + "ms";
+        if (ns % 1'000 == 0)
+            return std::to_string(ns / 1'000) + "us";
+        return std::nullopt;
+    };
+    const auto runtime = fioTime(s.duration.ns());
+    if (!runtime)
+        return refuse("duration", "fio's runtime takes whole microseconds");
+    std::string text = "; " + s.name
+        + "'s workload as a fio job file (blkmqlab-cli)\n[global]\nioengine=libaio\n"
+          "direct=1\ntime_based=1\nruntime="
+        + *runtime + "\n";
+    for (std::size_t i = 0; i < s.jobs.size(); ++i) {
+        const JobSpec& j = s.jobs[i];
+        const std::string path = "workload.jobs[" + std::to_string(i) + "]";
+        if (std::none_of(s.devices.begin(), s.devices.end(), [&](const DeviceSpec& d) { return d.name == j.device; }))
+            return refuse(path + ".device", "names several devices (nr_devices); a fio job has one filename");
+        if (j.bypass_pct != 0)
+            return refuse(path + ".bypass_pct", "fio has no requests that bypass the scheduler");
+        if (j.name.empty()
+            || j.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+                != std::string::npos)
+            return refuse(
+                path + ".name", "fio reads a job's name from its section header: letters, digits, '_', '.' and '-'");
+        const auto think = fioTime(j.thinktime_ns);
+        if (!think)
+            return refuse(path + ".thinktime", "fio's thinktime takes whole microseconds");
+        text += "\n[" + j.name + "]\nfilename=/dev/" + j.device + "\nnumjobs=" + std::to_string(j.numjobs)
+            + "\niodepth=" + std::to_string(j.iodepth) + "\n";
+        if (j.iodepth_batch_submit != 1)
+            text += "iodepth_batch_submit=" + std::to_string(j.iodepth_batch_submit) + "\n";
+        if (!j.cpus_allowed.empty())
+            text += "cpus_allowed=" + cpuList(j.cpus_allowed) + "\n";
+        text += std::string("cpus_allowed_policy=")
+            + (j.cpus_allowed_policy == CpusAllowedPolicy::Split ? "split" : "shared") + "\nrw=" + j.rw
+            + "\nbs=" + std::to_string(j.bs) + "\n";
+        if (j.thinktime_ns)
+            text += "thinktime=" + *think + "\n";
+        if (j.number_ios)
+            text += "number_ios=" + std::to_string(j.number_ios) + "\n";
+        if (j.hipri)
+            text += "hipri=1\n";
+    }
+    return text;
+}
+
 std::string FioJobFile::explain(const Import& import, const std::string& loaderError)
 {
     // The loader's errors start with the field's path: "workload.jobs[0].iodepth: must be ...".

@@ -40,6 +40,11 @@ public:
     // errors as they are.
     static std::string explain(const Import& import, const std::string& loaderError);
 
+    // The scenario's jobs and duration as a fio job file that read() turns back into the same jobs
+    // and duration (blkmqlab-cli oracle without --fio runs it in the guest). An error names the
+    // field fio has no key for.
+    static Result<std::string> write(const Scenario& s);
+
     // The job file at `path` run on `base` (whose device names filename= may give): read (a regular
     // file within limits::kScenarioFileBytes; a read error is prefixed with `readErrorPrefix`), then
     // `loader(settings)` builds the scenario with the job's settings first, the caller's own (--set)

@@ -58,6 +58,9 @@ echo 1 > $t/events/block/block_getrq/enable
 echo 1 > $t/events/block/block_rq_complete/enable
 echo 1 > $t/events/kprobes/oracle_ipi/enable
 
+echo "--- /job/job.fio"
+cat /job/job.fio
+echo "---"
 cat /proc/interrupts > /tmp/irq.before
 cat /proc/softirqs > /tmp/softirq.before
 say start "$(cut -d' ' -f1 /proc/uptime)"

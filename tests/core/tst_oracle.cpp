@@ -8,6 +8,7 @@
 #include "oracle/OracleCounts.h"
 #include "oracle/OracleFigures.h"
 #include "scenario/FioJobFile.h"
+#include "scenario/ScenarioLoader.h"
 #include "topo/TopologyLoader.h"
 
 #include <algorithm>
@@ -61,6 +62,55 @@ private slots:
         // A synchronous engine has one I/O in flight whatever iodepth says.
         const Scenario sync = withJob(kMachine, "[j]\nioengine=psync\niodepth=32\n");
         QCOMPARE(sync.jobs.front().iodepth, 1);
+    }
+
+    // A scenario's own jobs, written as a fio job file, read back as the same jobs and duration:
+    // every preset whose jobs fio can express (the oracle runs such a preset without --fio).
+    void scenarioJobsRoundTripThroughAFioFile()
+    {
+        int written = 0;
+        for (const auto& p : ScenarioLoader::presets()) {
+            const Scenario s = load(p.name);
+            const auto text = FioJobFile::write(s);
+            if (!text.ok()) {
+                QVERIFY2(text.error().rfind("workload", 0) == 0 || text.error().rfind("duration", 0) == 0,
+                    text.error().c_str());
+                continue;
+            }
+            ++written;
+            std::vector<std::string> devices;
+            for (const auto& d : s.devices)
+                devices.push_back(d.name);
+            const auto job = FioJobFile::read(*text, "job.fio", devices);
+            QVERIFY2(job.ok(), (p.name + ": " + (job.ok() ? "" : job.error()) + "\n" + *text).c_str());
+            const Scenario back = load(p.name, job->sets);
+            QCOMPARE(back.duration, s.duration);
+            QCOMPARE(back.jobs.size(), s.jobs.size());
+            for (std::size_t i = 0; i < s.jobs.size(); ++i) {
+                const JobSpec &a = s.jobs[i], &b = back.jobs[i];
+                QVERIFY2(a.name == b.name && a.device == b.device && a.numjobs == b.numjobs && a.iodepth == b.iodepth
+                        && a.cpus_allowed == b.cpus_allowed && a.cpus_allowed_policy == b.cpus_allowed_policy
+                        && a.rw == b.rw && a.bs == b.bs && a.iodepth_batch_submit == b.iodepth_batch_submit
+                        && a.thinktime_ns == b.thinktime_ns && a.number_ios == b.number_ios && a.hipri == b.hipri,
+                    (p.name + ": job " + std::to_string(i) + "\n" + *text).c_str());
+            }
+            // The same events: the same fingerprint (over 2 ms, to keep the test short).
+            Engine original(load(p.name, { "duration=\"2ms\"" }));
+            std::vector<std::string> sets = job->sets;
+            sets.push_back("duration=\"2ms\"");
+            Engine fromFile(load(p.name, sets));
+            original.run();
+            fromFile.run();
+            QCOMPARE(fromFile.fingerprint(), original.fingerprint());
+        }
+        QVERIFY(written >= 5);
+        // What fio cannot say is refused, naming the field.
+        const auto bypass = FioJobFile::write(load(kMachine, { R"(workload.jobs=[{"device":"vda","bypass_pct":5}])" }));
+        QVERIFY(!bypass.ok());
+        QVERIFY2(bypass.error().rfind("workload.jobs[0].bypass_pct: ", 0) == 0, bypass.error().c_str());
+        const auto none = FioJobFile::write(load(kMachine));
+        QVERIFY(!none.ok());
+        QVERIFY2(none.error().rfind("workload.jobs: ", 0) == 0, none.error().c_str());
     }
 
     void fioErrorsNameTheLine_data()

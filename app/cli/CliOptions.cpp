@@ -110,6 +110,18 @@ const std::vector<OptionInfo>& options()
     return table;
 }
 
+namespace {
+// The row of `command`'s table for the option `a`, or null.
+const OptionInfo* optionRow(const std::string& command, const std::string& a)
+{
+    const auto& table = options();
+    const auto row = std::find_if(table.begin(), table.end(), [&](const OptionInfo& o) {
+        return o.option == a && (" " + o.commands + " ").find(" " + command + " ") != std::string::npos;
+    });
+    return row == table.end() ? nullptr : &*row;
+}
+} // namespace
+
 std::string optionProblem(const std::string& command, const std::vector<std::string>& args)
 {
     const auto& table = options();
@@ -121,15 +133,75 @@ std::string optionProblem(const std::string& command, const std::vector<std::str
         const std::string& a = args[i];
         if (a.size() < 2 || a[0] != '-')
             continue; // a file, or - (standard output)
-        const auto row = std::find_if(table.begin(), table.end(), [&](const OptionInfo& o) {
-            return o.option == a && (" " + o.commands + " ").find(" " + command + " ") != std::string::npos;
-        });
-        if (row == table.end())
+        const OptionInfo* row = optionRow(command, a);
+        if (!row)
             return "unknown option '" + printable(a) + "'";
         if (!row->value.empty())
             ++i;
     }
     return {};
+}
+
+std::vector<std::string> splitOptionValues(const std::string& command, const std::vector<std::string>& args)
+{
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        out.push_back(a);
+        if (a.size() < 2 || a[0] != '-')
+            continue;
+        if (const OptionInfo* row = optionRow(command, a)) {
+            if (!row->value.empty() && i + 1 < args.size())
+                out.push_back(args[++i]); // its value, whatever it looks like
+            continue;
+        }
+        const auto eq = a.find('=');
+        if (a.rfind("--", 0) != 0 || eq == std::string::npos)
+            continue;
+        if (const OptionInfo* row = optionRow(command, a.substr(0, eq)); row && !row->value.empty()) {
+            out.back() = a.substr(0, eq);
+            out.push_back(a.substr(eq + 1));
+        }
+    }
+    return out;
+}
+
+bool asksForHelp(const std::string& command, const std::vector<std::string>& args)
+{
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == "--help" || args[i] == "-h")
+            return true;
+        if (const OptionInfo* row = optionRow(command, args[i]); row && !row->value.empty())
+            ++i; // a value, not an option
+    }
+    return false;
+}
+
+std::string commandHelp(const std::string& command, const std::string& usage)
+{
+    // The usage text's lines for the command: each "  blkmqlab-cli COMMAND ..." line and the deeper
+    // indented lines that continue it.
+    std::string out;
+    std::istringstream lines(usage);
+    bool in = false;
+    for (std::string line; std::getline(lines, line);) {
+        const std::string head = "  blkmqlab-cli " + command;
+        if (line.rfind(head, 0) == 0 && (line.size() == head.size() || line[head.size()] == ' '))
+            in = true;
+        else if (line.rfind("   ", 0) != 0)
+            in = false;
+        if (in)
+            out += line + "\n";
+    }
+    std::string rows;
+    for (const OptionInfo& o : options())
+        if ((" " + o.commands + " ").find(" " + command + " ") != std::string::npos) {
+            const std::string name = o.option + (o.value.empty() ? "" : " " + o.value);
+            rows += "  " + name + std::string(name.size() < 28 ? 28 - name.size() : 1, ' ') + o.what + "\n";
+        }
+    if (!rows.empty())
+        out += "\noptions (--opt=value is --opt value):\n" + rows;
+    return out;
 }
 
 std::string parseScenarioOptions(const std::vector<std::string>& args, ScenarioOptions& o, const ExtraOption& extra)

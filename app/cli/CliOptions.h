@@ -43,6 +43,15 @@ const std::vector<OptionInfo>& options();
 // skipped); else the message, naming the option.
 std::string optionProblem(const std::string& command, const std::vector<std::string>& args);
 
+// "--opt=value" of an option that takes a value (a row of `command`'s) as "--opt" "value", as
+// getopt_long reads it; every other argument as it is.
+std::vector<std::string> splitOptionValues(const std::string& command, const std::vector<std::string>& args);
+// Whether `args` ask for `command`'s help: --help or -h where an option may stand.
+bool asksForHelp(const std::string& command, const std::vector<std::string>& args);
+// `command --help`: the command's lines of `usage` (the text `blkmqlab-cli help` prints) and its
+// options, each with the kind of value it takes and what it does, from the table.
+std::string commandHelp(const std::string& command, const std::string& usage);
+
 // Takes the value after the current argument; false when there is none.
 using NextValue = std::function<bool(std::string&)>;
 // A command's own options: returns false if `arg` is not one of them, else

@@ -64,6 +64,7 @@ usage:
   blkmqlab-cli validate [baseline|completion|restart|tags|all]   the seeds' figures beside the simulated ones
   blkmqlab-cli help
 
+`blkmqlab-cli COMMAND --help` prints a command's usage and options; --opt=value is --opt value.
 Durations take ns, us, ms or s (e.g. 100ms). --set overrides any scenario field
 by dotted path; array elements by index or by name (devices.nvme0.rq_affinity=2).
 --fio JOB.fio (or a FILE ending in .fio) gives the workload as a fio job file: [global]
@@ -171,6 +172,11 @@ int main(int argc, char** argv)
     };
     for (const auto& [name, command] : kCommands)
         if (cmd == name) {
+            if (blkmq::cli::asksForHelp(cmd, args)) {
+                std::cout << blkmq::cli::commandHelp(cmd, kUsage);
+                return blkmq::cli::flushStdout() ? blkmq::cli::kExitOk : blkmq::cli::kExitIo;
+            }
+            args = blkmq::cli::splitOptionValues(cmd, args);
             if (const std::string e = blkmq::cli::optionProblem(cmd, args); !e.empty()) {
                 std::cerr << "blkmqlab-cli " << cmd << ": " << e << " (see blkmqlab-cli help)\n";
                 return blkmq::cli::kExitUsage;

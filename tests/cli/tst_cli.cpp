@@ -88,6 +88,42 @@ private slots:
         QCOMPARE(cli({ u"lesson"_qs }).code, 2);
     }
 
+    // Every command answers --help (or -h) with its usage and its options from the option table;
+    // --opt=value is --opt value.
+    void commandsHaveHelpAndTakeOptEqualsValue()
+    {
+        const auto run = cli({ u"run"_qs, u"--help"_qs });
+        QCOMPARE(run.code, 0);
+        QVERIFY2(run.out.startsWith(u"  blkmqlab-cli run [FILE|JOB.fio]"_qs), qPrintable(run.out));
+        QVERIFY(run.out.contains(u"  blkmqlab-cli run --session FILE.blkmqlab"_qs));
+        QVERIFY(!run.out.contains(u"blkmqlab-cli explore"_qs));
+        QVERIFY2(run.out.contains(u"\n  --debugfs folder  "_qs), qPrintable(run.out));
+        QVERIFY(run.out.contains(u"\n  --quiet  "_qs));
+        QVERIFY(!run.out.contains(u"--case"_qs)); // oracle's, not run's
+        const auto oracle = cli({ u"oracle"_qs, u"--preset"_qs, u"default"_qs, u"-h"_qs });
+        QCOMPARE(oracle.code, 0);
+        QVERIFY(oracle.out.contains(u"  --case file  "_qs));
+        const auto presets = cli({ u"presets"_qs, u"--help"_qs });
+        QCOMPARE(presets.code, 0);
+        QCOMPARE(presets.out.trimmed(), u"blkmqlab-cli presets"_qs);
+        // A value that reads "--help" is a value, not a request for help.
+        QCOMPARE(cli({ u"run"_qs, u"--set"_qs, u"--help"_qs }).code, 2);
+        // --opt=value runs the same run as --opt value; a flag takes no value.
+        const auto spaced = cli({ u"run"_qs, u"--preset"_qs, u"default"_qs, u"--duration"_qs, u"1ms"_qs, u"--seed"_qs,
+            u"2"_qs, u"--json"_qs, u"-"_qs });
+        const auto joined = cli({ u"run"_qs, u"--preset=default"_qs, u"--duration=1ms"_qs, u"--seed=2"_qs,
+            u"--set=kernel.threadirqs=false"_qs, u"--json=-"_qs });
+        QCOMPARE(joined.code, 0);
+        const auto fingerprint = [](const QString& json) {
+            return QJsonDocument::fromJson(json.toUtf8()).object()[u"fingerprint"_qs].toString();
+        };
+        QVERIFY(!fingerprint(spaced.out).isEmpty());
+        QCOMPARE(fingerprint(joined.out), fingerprint(spaced.out));
+        const auto flag = cli({ u"run"_qs, u"--quiet=1"_qs });
+        QCOMPARE(flag.code, 2);
+        QVERIFY2(flag.err.contains(u"unknown option '--quiet=1'"_qs), qPrintable(flag.err));
+    }
+
     void runDefaultPrintsReport()
     {
         const auto r = cli({ u"run"_qs, u"--duration"_qs, u"2ms"_qs });

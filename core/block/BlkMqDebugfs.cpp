@@ -41,7 +41,7 @@ std::string bitmapText(const BitmapTags& bits)
     };
     for (int tag = 0; tag < bits.depth(); ++tag) {
         byte |= (bits.isSet(tag) ? 1u : 0u) << byteBits;
-        // A word's last bits start a fresh byte only when 8 are gathered, as the kernel's loop does.
+        // The kernel gathers bits across word boundaries: tag t is bit t % 8 of byte t / 8.
         if (++byteBits == 8)
             emit();
     }

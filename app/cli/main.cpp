@@ -61,7 +61,7 @@ usage:
   blkmqlab-cli costs          the cost parameters and their defaults (docs/model.md)
   blkmqlab-cli metrics        every metric: id, unit, plot, how it is computed (docs/scenario.md)
   blkmqlab-cli limits         the limits on inputs and outputs (docs/limits.md)
-  blkmqlab-cli validate [baseline|completion|restart|tags|all]   the seeds' figures beside the simulated ones
+  blkmqlab-cli validate [baseline|completion|restart|tags|all]   the threads' figures beside the simulated ones
   blkmqlab-cli help
 
 `blkmqlab-cli COMMAND --help` prints a command's usage and options; --opt=value is --opt value.

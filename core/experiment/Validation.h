@@ -39,7 +39,7 @@ struct ClaimResult {
     bool comparable() const { return claim.notComparable.empty(); }
 };
 
-// The seeds' figures next to what the simulator predicts for them. Runs
+// The threads' figures next to what the simulator predicts for them. Runs
 // the presets on TBB workers; results are in claim order.
 class Validation {
 public:

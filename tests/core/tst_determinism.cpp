@@ -8,6 +8,7 @@
 #include <QFile>
 
 #include <functional>
+#include <map>
 
 using namespace blkmq;
 using namespace blkmq::test;
@@ -123,6 +124,13 @@ private slots:
         }
         if (qEnvironmentVariableIsSet("BLKMQLAB_PRINT_FINGERPRINTS"))
             qInfo("%s", now.dump(2).c_str());
+        // No two presets run the same events: a preset that does is a twin to remove, or a mechanism
+        // its difference was meant to show is missing.
+        std::map<std::string, std::string> byFingerprint;
+        for (auto it = now.begin(); it != now.end(); ++it) {
+            const auto [at, fresh] = byFingerprint.emplace(it.value().get<std::string>(), it.key());
+            QVERIFY2(fresh, (it.key() + " runs the same events as " + at->second).c_str());
+        }
         QCOMPARE(now.size(), table.size());
         for (auto it = table.begin(); it != table.end(); ++it) {
             QVERIFY2(now.contains(it.key()), it.key().c_str());

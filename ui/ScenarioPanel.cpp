@@ -15,8 +15,6 @@
 namespace blkmq {
 
 namespace {
-const char* kIrqModes[] = { "none", "softirq", "timer", "nvme", "napi", "kthread", "rdma", "virtio" };
-
 // A JSON string value (GCC 12 warns falsely on "literal" + std::string&&).
 std::string quoted(const QString& text)
 {
@@ -58,7 +56,7 @@ ScenarioPanel::ScenarioPanel(QWidget* parent)
     m_topology->setToolTip(
         tr("a spec such as 2n:1p:8c:2t, a preset (gordeev-2n16, axboe-4s64, ...), host, or an hwloc .xml file"));
     form->addRow(tr("topology"), m_topology);
-    for (const char* m : kIrqModes)
+    for (const char* m : kIrqModeNames)
         m_irqmode->addItem(QString::fromLatin1(m));
     m_scheduler->addItems({ QStringLiteral("none"), QStringLiteral("mq-deadline") });
     form->addRow(tr("device: hw queues"), m_queues);

@@ -75,6 +75,7 @@ void BlockLayer::startDevice(int cpu, int rq)
     case IrqMode::Virtio:
     case IrqMode::Napi:
     case IrqMode::Rdma:
+    case IrqMode::Mtip32xx:
         m_sim->schedule(
             m_machine->opNow() + SimTime(serviceTime(r.dev)), EventKind::DeviceDone, EventPriority::Hardware, rq);
         break;
@@ -136,6 +137,9 @@ void BlockLayer::onDeviceDone(int rq)
         }
         return;
     }
+    case IrqMode::Mtip32xx:
+        mtipDeviceDone(q, rq);
+        return;
     case IrqMode::Kthread:
         q.kthreadDone = true;
         m_machine->raiseIrq(hctx.vectorCpu, IrqKind::Usb, r.dev, m_sim->now + SimTime(m_sim->costs.irq_delivery_ns));
@@ -493,7 +497,7 @@ void BlockLayer::performCompletionOp(int cpu, Op op, OpStack& stack)
         break;
     }
     default:
-        assert(false && "not a block op");
+        performMtipOp(cpu, op, stack);
     }
 }
 

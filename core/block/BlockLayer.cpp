@@ -23,6 +23,7 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
     machine.setIrqHandler(IrqKind::NicRx, m_ops(BlockOp::NapiSchedule));
     machine.setIrqHandler(IrqKind::Usb, m_ops(BlockOp::UsbIrq));
     machine.setIrqHandler(IrqKind::RdmaCq, m_ops(BlockOp::IbCqIrq));
+    machine.setIrqHandler(IrqKind::AhciHba, m_ops(BlockOp::MtipIrq));
     machine.setSoftirqHandler(BLOCK_SOFTIRQ, m_ops(BlockOp::BlockSoftirq));
     machine.setSoftirqHandler(NET_RX_SOFTIRQ, m_ops(BlockOp::NetRxPoll));
     machine.setSoftirqHandler(IRQ_POLL_SOFTIRQ, m_ops(BlockOp::IrqPoll));
@@ -37,8 +38,8 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
         RequestQueue q;
         q.spec = spec;
         q.nrHwQueues = spec.submit_queues;
-        if (spec.cmd_issue_lock)
-            q.cmdIssueLocks.resize(static_cast<std::size_t>((spec.hw_queue_depth + 31) / 32));
+        if (spec.cmd_issue_lock) // command slots: the tags and the internal command's
+            q.cmdIssueLocks.resize(static_cast<std::size_t>((spec.hw_queue_depth + 1 + 31) / 32));
         const int dev = static_cast<int>(m_queues.size());
         // "spread" vectors are managed interrupts; the queue map follows them or not.
         std::vector<int> managedVectorCpu;
@@ -101,6 +102,8 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
             q.kthread = m_machine->createTask(TaskKind::Kthread,
                 m_hctxs[static_cast<std::size_t>(q.firstHctx)].vectorCpu, m_ops(BlockOp::UsbStep, dev), false);
         m_queues.push_back(std::move(q));
+        if (spec.irqmode == IrqMode::Mtip32xx)
+            initMtip32xx(dev);
     }
     m_hctxLines.resize(m_hctxs.size());
     for (const TagSet& t : m_tagSets) {
@@ -468,8 +471,9 @@ BlockLayer::Issue BlockLayer::issue(int cpu, int rq)
         r.permit = true;
     }
     if (!q.cmdIssueLocks.empty()) {
-        // mtip_issue_ncq_command(): spin_lock(&port->cmd_issue_lock[tag >> 5]), write SACT and CI, unlock.
-        Spinlock& lock = q.cmdIssueLocks[static_cast<std::size_t>(r.tag >> 5)];
+        // mtip_issue_ncq_command(): spin_lock(&port->cmd_issue_lock[slot >> 5]), write SACT and CI, unlock.
+        // The internal command keeps slot 0 (the reserved tag): blk-mq's tag t is slot t + 1.
+        Spinlock& lock = q.cmdIssueLocks[static_cast<std::size_t>((r.tag + 1) >> 5)];
         const std::int64_t asked = m_machine->opNow().ns();
         std::int64_t spin = 0;
         const std::int64_t got = lock.lock(cpu, asked, m_sim->topo, m_sim->costs, spin);
@@ -563,6 +567,14 @@ OpName BlockLayer::opName(std::uint8_t code) const
         return { "__do_softirq → irq_poll_softirq → ib_poll_handler → ->done" };
     case BlockOp::UsbStep:
         return { "usb_stor_control_thread" };
+    case BlockOp::MtipIrq:
+        return { "mtip_irq_handler → mtip_handle_irq" };
+    case BlockOp::MtipSdbfx:
+        return { "mtip_workq_sdbfx → mtip_async_complete → blk_mq_end_io" };
+    case BlockOp::MtipGroupDone:
+        return { "mtip_workq_sdbfx → writel(HOST_IRQ_STAT)" };
+    case BlockOp::MtipWorker:
+        return { "worker_thread → mtip_workq_sdbf" };
     }
     return {};
 }

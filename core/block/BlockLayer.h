@@ -60,10 +60,12 @@ struct BlkCpu {
     RingQueue<int> kblockd; // hctxs queued for an async run on this CPU's kworker
     PollQueue rx; // napi: the NIC receive ring (NAPI)
     PollQueue ibCq; // rdma: the completion queue of this CPU's connection (irq_poll)
+    RingQueue<int> mtipWork; // mtip32xx: slot groups queued on this CPU's isr_workq (dev * 8 + group)
+    int mtipKworker = -1; // the kworker that runs them
     void hashState(StateHash& h) const
     {
         h(callSingleQueue, blockCsdQueued, csdBatch, blockCsdBatched, done, doneBatch, callSingleOwner, doneOwner,
-            kblockd, rx, ibCq);
+            kblockd, rx, ibCq, mtipWork);
     }
 };
 
@@ -97,6 +99,10 @@ enum class BlockOp : std::uint8_t {
     IbCqIrq, // rdma: the CQ's completion vector: irq_poll_sched()
     IrqPoll, // IRQ_POLL softirq: ib_poll_handler(), one CQE per action, a = budget left
     UsbStep, // a = device: the driver's kthread (usb-storage)
+    MtipIrq, // a = device: mtip_irq_handler()
+    MtipSdbfx, // a = device, b = slot group: mtip_workq_sdbfx(), one command per action
+    MtipGroupDone, // a = device, b = slot group: the end of mtip_workq_sdbfx()
+    MtipWorker, // a = CPU: the kworker of mtip32xx's isr_workq
 };
 
 // blk-mq: request allocation, the scheduler FIFO, dispatch, ->queue_rq, the
@@ -214,6 +220,11 @@ private:
     void raiseRx(int cpu);
     void pollEntry(int cpu, Op op, OpStack& stack, PollQueue& q, int budget, int softirq, std::int64_t entryNs);
     [[gnu::hot]] void performCompletionOp(int cpu, Op op, OpStack& stack);
+    // irqmode mtip32xx (block/Mtip32xx.cpp)
+    void initMtip32xx(int dev);
+    void mtipDeviceDone(RequestQueue& q, int rq);
+    void mtipRaise(int dev);
+    void performMtipOp(int cpu, Op op, OpStack& stack);
     [[gnu::hot, gnu::flatten]] void completeRq(int cpu, int rq); // ->complete, then blk_mq_end_request
     [[gnu::hot]] void freeRequest(int cpu, int rq);
     bool hasPending(int hctx) const override;

@@ -8,6 +8,23 @@
 
 namespace blkmq {
 
+// irqmode mtip32xx, v3.15's drivers/block/mtip32xx/mtip32xx.c (block/Mtip32xx.cpp): the HBA's
+// per-slot-group completed registers, the work items that took them, and the interrupt's state.
+struct Mtip32xxPort {
+    static constexpr int kMaxSlotGroups = 8; // MTIP_MAX_SLOT_GROUPS: 256 command slots
+    std::vector<RqList> completed; // port->completed[group]: done by the device, not yet read
+    std::vector<RqList> work; // dd->work[group].completed: read by the handler, being completed
+    std::vector<int> cpuBinding; // dd->work[group].cpu_binding
+    int workersActive = 0; // dd->irq_workers_active
+    bool irqOff = false; // HOST_IRQ_STAT not yet written back: the HBA raises no interrupt
+    bool irqRaised = false; // an interrupt is on its way to the handler's CPU
+    template<class Hash>
+    void hashState(Hash& h) const
+    {
+        h(completed, work, workersActive, irqOff, irqRaised);
+    }
+};
+
 // struct request_queue of one device, with its CPU → hctx map.
 struct RequestQueue {
     DeviceSpec spec;
@@ -24,11 +41,12 @@ struct RequestQueue {
     RqList kthreadPending;
     int kthreadCurrent = -1;
     bool kthreadDone = false;
-    std::vector<Spinlock> cmdIssueLocks; // mtip32xx: port->cmd_issue_lock[], one per 32 tags
+    std::vector<Spinlock> cmdIssueLocks; // mtip32xx: port->cmd_issue_lock[], one per 32 command slots
+    Mtip32xxPort mtip; // irqmode mtip32xx
     template<class Hash>
     void hashState(Hash& h) const // spec, hctxs and tag set are the scenario's
     {
-        h(schedQueued, kthread, kthreadPending, kthreadCurrent, kthreadDone, cmdIssueLocks);
+        h(schedQueued, kthread, kthreadPending, kthreadCurrent, kthreadDone, cmdIssueLocks, mtip);
     }
 };
 

@@ -171,7 +171,7 @@ public:
     {
         m_sim->counters.lock_ns[static_cast<std::size_t>(who)] += static_cast<std::uint64_t>(ns);
         if (jobCurrent(cpu))
-            m_sim->counters.job_lock_ns += static_cast<std::uint64_t>(ns);
+            m_sim->counters.job_lock_ns[static_cast<std::size_t>(who)] += static_cast<std::uint64_t>(ns);
     }
     // A job thread is the current task of `cpu` (the task any interrupt there is accounted to).
     bool jobCurrent(int cpu) const { return m_cpus[static_cast<std::size_t>(cpu)].currentIsJob; }

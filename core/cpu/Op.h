@@ -45,13 +45,13 @@ private:
     std::uint8_t m_owner = 0;
 };
 
-enum class IrqKind : std::uint8_t { DeviceVector, CallFunction, Timer, NicRx, Usb, RdmaCq };
-inline constexpr int kIrqKinds = 6;
+enum class IrqKind : std::uint8_t { DeviceVector, CallFunction, Timer, NicRx, Usb, RdmaCq, AhciHba };
+inline constexpr int kIrqKinds = 7;
 // What the log and the inspector call each kind: the kernel's vector or the device's interrupt.
 inline const char* irqKindName(int kind)
 {
     static const char* const names[kIrqKinds] = { "device vector", "CALL_FUNCTION_VECTOR (IPI)", "LOCAL_TIMER_VECTOR",
-        "NIC rx vector", "USB host controller", "RDMA completion vector" };
+        "NIC rx vector", "USB host controller", "RDMA completion vector", "mtip32xx HBA (MSI)" };
     return kind >= 0 && kind < kIrqKinds ? names[kind] : "unknown vector";
 }
 

@@ -154,16 +154,24 @@ nlohmann::json Engine::summary() const
     for (const Marker& m : tagRaces())
         races.push_back({ { "t_ns", m.t_ns }, { "text", m.text } });
 
-    // perf's view of _raw_spin_lock: time by caller and each caller's share.
+    // perf's view of _raw_spin_lock: time by caller and each caller's share, on every CPU and in the job
+    // threads (perf's report for fio's comm: what ran while a job thread was current).
     nlohmann::json byCaller = nlohmann::json::object();
+    nlohmann::json jobByCaller = nlohmann::json::object();
     std::uint64_t lockAll = 0;
+    std::uint64_t jobLockAll = 0;
     for (int k = 0; k < kLockCallers; ++k) {
         const auto ns = c.lock_ns[static_cast<std::size_t>(k)];
+        const auto jobNs = c.job_lock_ns[static_cast<std::size_t>(k)];
         lockAll += ns;
+        jobLockAll += jobNs;
         byCaller[std::string(kLockCallerNames[k])]
             = { { "ns", ns }, { "pct", lockSharePct(c.lock_ns, static_cast<LockCaller>(k)) } };
+        jobByCaller[std::string(kLockCallerNames[k])]
+            = { { "ns", jobNs }, { "pct", lockSharePct(c.job_lock_ns, static_cast<LockCaller>(k)) } };
     }
-    const nlohmann::json spinlocks = { { "total_ns", lockAll }, { "by_caller", byCaller } };
+    const nlohmann::json spinlocks = { { "total_ns", lockAll }, { "by_caller", byCaller },
+        { "job_total_ns", jobLockAll }, { "job_by_caller", jobByCaller } };
 
     return {
         { "scenario", m_scenario.name },

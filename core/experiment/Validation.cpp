@@ -204,10 +204,10 @@ std::vector<Claim> allClaims()
          "bitmap / min-cache-8)",
         "axboe-4s64-far-high", { "kernel.tags=bitmap" }, "/metrics/job_sys_pct",
         { "kernel.patches.ida-min-cache-8=true" }, 0, 0.999, "ratio < 1");
-    const std::string lock = "/spinlocks/by_caller/";
+    const std::string lock = "/spinlocks/job_by_caller/";
     tags("stock, far + high: 50.84% of fio's time in _raw_spin_lock", "axboe-4s64-far-high", {},
         "/metrics/job_spinlock_pct", {}, 40, 60, "40..60%");
-    tags("stock, far + high: 89.83% of the spinlock time from percpu_ida_alloc", "axboe-4s64-far-high", {},
+    tags("stock, far + high: 89.83% of fio's spinlock time from percpu_ida_alloc", "axboe-4s64-far-high", {},
         lock + "percpu_ida_alloc/pct", {}, 80, 95, "80..95%");
     tags("stock, far + high: 6.03% from mtip_queue_rq", "axboe-4s64-far-high", {}, lock + "queue_rq/pct", {}, 3, 12,
         "3..12%");
@@ -215,14 +215,14 @@ std::vector<Claim> allClaims()
         1, 6, "1..6%");
     tags("limit+ag, far + high: 32.93% of fio's time in _raw_spin_lock", "axboe-4s64-far-high", { limit, ag },
         "/metrics/job_spinlock_pct", {}, 23, 43, "23..43%");
-    tags("limit+ag, far + high: 78.35% of the spinlock time from percpu_ida_alloc", "axboe-4s64-far-high",
+    tags("limit+ag, far + high: 78.35% of fio's spinlock time from percpu_ida_alloc", "axboe-4s64-far-high",
         { limit, ag }, lock + "percpu_ida_alloc/pct", {}, 68, 88, "68..88%");
     tags("limit+ag, far + high: 19.49% from mtip_queue_rq", "axboe-4s64-far-high", { limit, ag }, lock + "queue_rq/pct",
         {}, 12, 27, "12..27%");
-    tags("a cache of ~3 (255 tags, 64 CPUs) performs poorly, at least 8 is a whole lot better (far + high; fio's "
-         "sys time, min-cache-8 / stock)",
-        "axboe-4s64-far-high", { "kernel.patches.ida-min-cache-8=true" }, "/metrics/job_sys_pct", { "seed=1" }, 0,
-        0.999, "ratio < 1");
+    tags("a cache of ~3 (255 tags, 64 CPUs) performs poorly, at least 8 is a whole lot better (far + high; IOPS, "
+         "min-cache-8 / stock)",
+        "axboe-4s64-far-high", { "kernel.patches.ida-min-cache-8=true" }, "/metrics/iops", { "seed=1" }, 1.001, 10,
+        "ratio > 1");
     // Jens's cmpxchg scheme was never posted: the lab's is an assumed design (core/tags/CmpxchgTags.h),
     // printed beside his figures, which a guess at his design can neither hold nor miss.
     const std::string assumed = "an assumed design: the thread describes the scheme in one sentence and no code was "

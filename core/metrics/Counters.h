@@ -63,7 +63,9 @@ struct Counters {
     std::uint64_t tag_wakeups = 0; // sleeping submitters the allocator's wake-ups woke
     // spinlocks: time in _raw_spin_lock (spinning, then taking the lock's line), by caller
     LockTimes lock_ns {};
-    std::uint64_t job_lock_ns = 0; // of lock_ns, while a job thread was the CPU's current task
+    // of lock_ns, while a job thread was the CPU's current task (what perf shows under fio's comm, interrupts
+    // on top of it included)
+    LockTimes job_lock_ns {};
     // job threads' CPU time, as getrusage() counts it: everything on a CPU while the thread is current
     std::uint64_t job_user_ns = 0;
     std::uint64_t job_sys_ns = 0;

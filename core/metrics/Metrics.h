@@ -71,13 +71,15 @@ struct MetricInput {
         return seconds > 0 && nrCpus > 0 ? 100.0 * static_cast<double>(ns) / (seconds * 1e9 * nrCpus) : 0.0;
     }
     double cpuShare(std::uint64_t Counters::*ns) const { return cpuShareNs(static_cast<std::int64_t>(delta(ns))); }
-    double lockShare(LockCaller c) const // % of all spinlock time, as perf's call graph under _raw_spin_lock
+    LockTimes jobLockNs() const // job threads' spinlock time in the interval, by caller
     {
         LockTimes d {};
         for (std::size_t k = 0; k < d.size(); ++k)
-            d[k] = now.counters.lock_ns[k] - before.counters.lock_ns[k];
-        return lockSharePct(d, c);
+            d[k] = now.counters.job_lock_ns[k] - before.counters.job_lock_ns[k];
+        return d;
     }
+    // % of the job threads' spinlock time, as perf's call graph under fio's _raw_spin_lock
+    double lockShare(LockCaller c) const { return lockSharePct(jobLockNs(), c); }
     double jobTimePct(std::uint64_t Counters::*ns) const // fio's usr= / sys=: % of the threads' run time
     {
         return seconds > 0 && jobThreads > 0 ? 100.0 * static_cast<double>(delta(ns)) / (seconds * 1e9 * jobThreads)
@@ -187,16 +189,20 @@ inline constexpr std::array kMetrics {
         "job threads' time in spin_lock (spinning, then taking the line) / their CPU time",
         [](const MetricInput& m) {
             const auto cpu = m.delta(&Counters::job_user_ns) + m.delta(&Counters::job_sys_ns);
-            return cpu ? 100.0 * static_cast<double>(m.delta(&Counters::job_lock_ns)) / static_cast<double>(cpu) : 0.0;
+            std::uint64_t lock = 0;
+            for (const auto ns : m.jobLockNs())
+                lock += ns;
+            return cpu ? 100.0 * static_cast<double>(lock) / static_cast<double>(cpu) : 0.0;
         } },
     Metric { "spinlock_alloc_pct", "from percpu_ida_alloc", Unit::Percent, "Spinlock time by caller", 0x117864,
-        "spinlock time taken by percpu_ida_alloc / all spinlock time",
+        "job threads' spinlock time taken by percpu_ida_alloc / all their spinlock time",
         [](const MetricInput& m) { return m.lockShare(LockCaller::PercpuIdaAlloc); } },
     Metric { "spinlock_free_pct", "from percpu_ida_free", Unit::Percent, "Spinlock time by caller", 0xd4ac0d,
-        "spinlock time taken by percpu_ida_free / all spinlock time",
+        "job threads' spinlock time taken by percpu_ida_free / all their spinlock time",
         [](const MetricInput& m) { return m.lockShare(LockCaller::PercpuIdaFree); } },
     Metric { "spinlock_queue_rq_pct", "from ->queue_rq", Unit::Percent, "Spinlock time by caller", 0x7d3c98,
-        "spinlock time taken by the driver's ->queue_rq (mtip32xx cmd_issue_lock) / all spinlock time",
+        "job threads' spinlock time taken by the driver's ->queue_rq (mtip32xx cmd_issue_lock) / all their "
+        "spinlock time",
         [](const MetricInput& m) { return m.lockShare(LockCaller::QueueRq); } },
     Metric { "restart_calls_per_s", "RESTART calls", Unit::PerSecond, "RESTART calls", 0x2874a6,
         "blk_mq_sched_restart calls / interval",

@@ -6,6 +6,7 @@
 #include "topo/Costs.h"
 #include "topo/Topology.h"
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -14,8 +15,13 @@
 namespace blkmq {
 
 // How a device completes (docs/scenario.md). Virtio completes as Nvme does (a vector per hw queue
-// whose handler drains the queue, virtblk_done()); it is named for the oracle's virtio-blk.
-enum class IrqMode : std::uint8_t { None, Softirq, Timer, Nvme, Napi, Kthread, Rdma, Virtio };
+// whose handler drains the queue, virtblk_done()); it is named for the oracle's virtio-blk. Mtip32xx
+// is v3.15's Micron P320/P420 driver: one interrupt for a batch of slot groups, completed in hardirq
+// and in bound workqueue items, the interrupt off until the last of them is done (block/Mtip32xx.cpp).
+enum class IrqMode : std::uint8_t { None, Softirq, Timer, Nvme, Napi, Kthread, Rdma, Virtio, Mtip32xx };
+// Each mode's name in scenario files, in IrqMode order.
+inline constexpr std::array<const char*, 9> kIrqModeNames
+    = { "none", "softirq", "timer", "nvme", "napi", "kthread", "rdma", "virtio", "mtip32xx" };
 // A device that completes through a per-queue interrupt vector (nvme_irq(), virtblk_done()).
 inline bool completesByVector(IrqMode m) { return m == IrqMode::Nvme || m == IrqMode::Virtio; }
 enum class QueueMap : std::uint8_t { Managed, Sequential, Explicit };
@@ -45,7 +51,8 @@ struct DeviceSpec {
     int rq_affinity = 1;
     std::string tag_set; // devices naming the same tag set share its tags
     int queue_limit = 0; // ->queue_rq returns BUSY beyond this many in flight per hw queue (0 = never)
-    // mtip32xx: ->queue_rq takes port->cmd_issue_lock[tag >> 5] around two MMIO writes (SACT, CI)
+    // mtip32xx: ->queue_rq takes port->cmd_issue_lock[slot >> 5] around two MMIO writes (SACT, CI); the
+    // command slot is the tag + 1, slot 0 being the internal command's
     bool cmd_issue_lock = false;
 };
 

@@ -450,24 +450,27 @@ Scenario parse(const json& doc)
             const bool sharedTags = r.boolean("shared_tags", false);
             d.submit_queues = static_cast<int>(r.integer("submit_queues", 1, 1, 4096));
             d.hw_queue_depth = static_cast<int>(r.integer("hw_queue_depth", 64, 1, 4096));
-            note(r.field("irqmode"), "choice", "none, softirq, timer, nvme, napi, kthread, rdma, virtio, 0, 1, 2");
+            note(r.field("irqmode"), "choice",
+                "none, softirq, timer, nvme, napi, kthread, rdma, virtio, mtip32xx, 0, 1, 2");
             if (const json* m = r.get("irqmode")) {
-                static const std::vector<std::string> modes { "none", "softirq", "timer", "nvme", "napi", "kthread",
-                    "rdma", "virtio" };
                 int idx = -1;
                 if (m->is_number_integer() && m->get<std::int64_t>() >= 0 && m->get<std::int64_t>() <= 2)
                     idx = static_cast<int>(m->get<std::int64_t>());
                 else if (m->is_string())
-                    for (std::size_t k = 0; k < modes.size(); ++k)
-                        if (modes[k] == m->get<std::string>())
+                    for (std::size_t k = 0; k < kIrqModeNames.size(); ++k)
+                        if (kIrqModeNames[k] == m->get<std::string>())
                             idx = static_cast<int>(k);
                 if (idx < 0)
                     fail(r.field("irqmode"),
-                        "must be one of none, softirq, timer, nvme, napi, kthread, rdma, virtio (or 0, 1, 2 as "
-                        "null_blk) "
-                        "(got "
+                        "must be one of none, softirq, timer, nvme, napi, kthread, rdma, virtio, mtip32xx (or 0, 1, 2 "
+                        "as null_blk) (got "
                             + brief(*m) + ")");
                 d.irqmode = static_cast<IrqMode>(idx);
+                if (d.irqmode == IrqMode::Mtip32xx && (d.submit_queues != 1 || d.hw_queue_depth > 255))
+                    fail(r.field("irqmode"),
+                        "mtip32xx has one hw queue of at most 255 tags (8 slot groups of 32 command slots, one "
+                        "kept for the internal command); this device has "
+                            + std::to_string(d.submit_queues) + " of " + std::to_string(d.hw_queue_depth));
             }
             note(r.field("completion_nsec"), "duration or distribution",
                 ">= 0, <= 3600s; or {dist: fixed|uniform|exponential, value|min, max|mean}");

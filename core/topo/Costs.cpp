@@ -9,6 +9,7 @@ Costs Costs::defaults()
     c.fio_user_ns = 60;
     c.queue_rq_ns = 40;
     c.mmio_write_ns = 100;
+    c.mmio_read_ns = 700;
     c.sched_insert_ns = 60;
     c.sched_dispatch_ns = 50;
     c.tag_get_ns = 15;
@@ -52,6 +53,10 @@ const std::vector<Costs::Param>& Costs::params()
             "driver ->queue_rq (null_blk/NVMe doorbell)" },
         { "mmio_write_ns", &Costs::mmio_write_ns, nullptr, "ns CPU", "assumed",
             "one posted MMIO register write; mtip32xx's ->queue_rq holds its cmd_issue_lock over two of them" },
+        { "mmio_read_ns", &Costs::mmio_read_ns, nullptr, "ns CPU",
+            "assumed: an uncached read waits for its round trip over PCIe, about 0.5-1 us on servers of 2012-2014",
+            "one MMIO register read; mtip32xx's interrupt handler reads two status registers and each slot group's "
+            "completed register" },
         { "sched_insert_ns", &Costs::sched_insert_ns, nullptr, "ns CPU", "assumed",
             "insert into the mq-deadline FIFO" },
         { "sched_dispatch_ns", &Costs::sched_dispatch_ns, nullptr, "ns CPU", "assumed",

@@ -22,6 +22,7 @@ struct Costs {
     std::int64_t fio_user_ns = 0; // of submit_ns: fio's own user-space work
     std::int64_t queue_rq_ns = 0;
     std::int64_t mmio_write_ns = 0;
+    std::int64_t mmio_read_ns = 0;
     std::int64_t sched_insert_ns = 0;
     std::int64_t sched_dispatch_ns = 0;
     std::int64_t tag_get_ns = 0;

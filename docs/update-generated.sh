@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Rewrites the command output embedded in docs/*.md between
-# "<!-- generated: blkmqlab-cli ARGS -->" and "<!-- end generated -->".
+# "<!-- generated: blkmqlab-cli ARGS -->" and "<!-- end generated -->"; output that sits in a code
+# block (the lines between the markers open with a fence) stays in one.
 # Usage: docs/update-generated.sh [path/to/blkmqlab-cli]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,8 +18,10 @@ def run(m):
     if r.returncode not in ((0, 3) if args[0] == "check" else (0,)):
         sys.exit(f"{doc}: blkmqlab-cli {m.group(1)} exited {r.returncode}: {r.stderr}")
     out = r.stdout.rstrip("\n")
+    if m.group(2).startswith("```"):
+        out = f"```\n{out}\n```"
     return f"<!-- generated: blkmqlab-cli {m.group(1)} -->\n{out}\n<!-- end generated -->"
-new = re.sub(r"<!-- generated: blkmqlab-cli (.*?) -->\n.*?\n<!-- end generated -->", run, text, flags=re.S)
+new = re.sub(r"<!-- generated: blkmqlab-cli (.*?) -->\n(.*?)\n<!-- end generated -->", run, text, flags=re.S)
 if new != text:
     open(doc, "w").write(new)
     print(f"updated {doc}")

@@ -179,20 +179,7 @@ bool asksForHelp(const std::string& command, const std::vector<std::string>& arg
 
 std::string commandHelp(const std::string& command, const std::string& usage)
 {
-    // The usage text's lines for the command: each "  blkmqlab-cli COMMAND ..." line and the deeper
-    // indented lines that continue it.
-    std::string out;
-    std::istringstream lines(usage);
-    bool in = false;
-    for (std::string line; std::getline(lines, line);) {
-        const std::string head = "  blkmqlab-cli " + command;
-        if (line.rfind(head, 0) == 0 && (line.size() == head.size() || line[head.size()] == ' '))
-            in = true;
-        else if (line.rfind("   ", 0) != 0)
-            in = false;
-        if (in)
-            out += line + "\n";
-    }
+    std::string out = usage;
     std::string rows;
     for (const OptionInfo& o : options())
         if ((" " + o.commands + " ").find(" " + command + " ") != std::string::npos) {

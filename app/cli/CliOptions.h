@@ -48,8 +48,8 @@ std::string optionProblem(const std::string& command, const std::vector<std::str
 std::vector<std::string> splitOptionValues(const std::string& command, const std::vector<std::string>& args);
 // Whether `args` ask for `command`'s help: --help or -h where an option may stand.
 bool asksForHelp(const std::string& command, const std::vector<std::string>& args);
-// `command --help`: the command's lines of `usage` (the text `blkmqlab-cli help` prints) and its
-// options, each with the kind of value it takes and what it does, from the table.
+// `command --help`: the command's `usage` (commandUsage(), CliCommands.h) and its options, each with
+// the kind of value it takes and what it does, from the table.
 std::string commandHelp(const std::string& command, const std::string& usage);
 
 // Takes the value after the current argument; false when there is none.

@@ -90,6 +90,42 @@ private slots:
 
     // Every command answers --help (or -h) with its usage and its options from the option table;
     // --opt=value is --opt value.
+    // One table of commands drives the dispatch, help, each command's --help and the message about an
+    // unknown command; every option row names only commands of it.
+    void oneCommandTable()
+    {
+        const auto unknown = cli({ u"frobnicate"_qs });
+        QCOMPARE(unknown.code, 2);
+        const auto at = unknown.err.indexOf(u"(commands: "_qs);
+        QVERIFY2(at > 0, qPrintable(unknown.err));
+        const QStringList names = unknown.err.mid(at + 11).section(u')', 0, 0).split(u", "_qs);
+        QVERIFY2(names.size() >= 20, qPrintable(names.join(u' ')));
+        const auto help = cli({ u"help"_qs });
+        const auto block = cli({ u"help"_qs, u"commands"_qs });
+        QCOMPARE(help.code, 0);
+        QCOMPARE(block.code, 0);
+        for (const QString& name : names) {
+            const QString head = u"blkmqlab-cli "_qs + name;
+            QVERIFY2(help.out.contains(u"\n  "_qs + head), qPrintable(name));
+            QVERIFY2(block.out.startsWith(head) || block.out.contains(u"\n"_qs + head), qPrintable(name));
+            if (name == u"help"_qs)
+                continue;
+            const auto own = cli({ name, u"--help"_qs });
+            QCOMPARE(own.code, 0);
+            QVERIFY2(own.out.startsWith(u"  "_qs + head), qPrintable(own.out));
+        }
+        QCOMPARE(cli({ u"help"_qs, u"frobnicate"_qs }).code, 2);
+        const auto opts = cli({ u"fields"_qs, u"options"_qs });
+        QCOMPARE(opts.code, 0);
+        static const QRegularExpression row(
+            uR"(^\| `--[a-z-]+ \(([a-z -]+)\)`)"_qs, QRegularExpression::MultilineOption);
+        int rows = 0;
+        for (auto m = row.globalMatch(opts.out); m.hasNext(); ++rows)
+            for (const QString& command : m.next().captured(1).split(u' '))
+                QVERIFY2(names.contains(command), qPrintable(command));
+        QVERIFY(rows > 20);
+    }
+
     void commandsHaveHelpAndTakeOptEqualsValue()
     {
         const auto run = cli({ u"run"_qs, u"--help"_qs });
@@ -105,7 +141,8 @@ private slots:
         QVERIFY(oracle.out.contains(u"  --case file  "_qs));
         const auto presets = cli({ u"presets"_qs, u"--help"_qs });
         QCOMPARE(presets.code, 0);
-        QCOMPARE(presets.out.trimmed(), u"blkmqlab-cli presets"_qs);
+        QVERIFY2(presets.out.startsWith(u"  blkmqlab-cli presets\n"_qs), qPrintable(presets.out));
+        QVERIFY(!presets.out.contains(u"options"_qs)); // it takes none
         // A value that reads "--help" is a value, not a request for help.
         QCOMPARE(cli({ u"run"_qs, u"--set"_qs, u"--help"_qs }).code, 2);
         // --opt=value runs the same run as --opt value; a flag takes no value.
@@ -1535,12 +1572,13 @@ private slots:
         QTest::newRow("limits") << u"limits"_qs << u"docs/limits.md"_qs;
         QTest::newRow("metrics") << u"metrics"_qs << u"docs/scenario.md"_qs;
         QTest::newRow("validate") << u"validate"_qs << u"docs/validation.md"_qs;
+        QTest::newRow("help commands") << u"help commands"_qs << u"README.md"_qs; // the usage block
     }
     void docsShowCurrentOutput()
     {
         QFETCH(QString, command);
         QFETCH(QString, doc);
-        const auto r = cli({ command });
+        const auto r = cli(command.split(u' '));
         QVERIFY2(r.code == 0, qPrintable(u"exit "_qs + QString::number(r.code) + u": "_qs + r.err.left(2000)));
         QFile f(QStringLiteral(BLKMQLAB_SOURCE_DIR "/") + doc);
         QVERIFY(f.open(QIODevice::ReadOnly));

@@ -20,10 +20,10 @@ constexpr int kGroups = Mtip32xxPort::kMaxSlotGroups;
 constexpr int kSlotsPerGroup = 32;
 }
 
-// mtip_pci_probe(): the interrupt's CPU and three work CPUs, each the least used CPU of the card's
-// node (get_least_used_cpu_on_node(), counting the bindings made so far), shared out over the eight
-// groups as the driver does. The interrupt is on the hw queue's vector CPU (the scenario's
-// irq_affinity, which the driver's irq_set_affinity_hint() names).
+// mtip_pci_probe(): the interrupt's CPU and two more work CPUs, each the least used CPU of the card's
+// node (get_least_used_cpu_on_node(), counting the bindings made so far, this card's and earlier
+// cards'), shared out over the eight groups as the driver does. The interrupt is on the hw queue's
+// vector CPU (the scenario's irq_affinity, which the driver's irq_set_affinity_hint() names).
 void BlockLayer::initMtip32xx(int dev)
 {
     RequestQueue& q = m_queues[static_cast<std::size_t>(dev)];
@@ -33,7 +33,12 @@ void BlockLayer::initMtip32xx(int dev)
     for (int c = 0; c < topo.nrCpus(); ++c)
         if (topo.cpu(c).node == topo.cpu(isr).node)
             nodeCpus.push_back(c);
+    // cpu_use[] is the driver's, across its cards: what the cards probed before this one took.
     std::vector<int> use(static_cast<std::size_t>(topo.nrCpus()), 0);
+    for (int d = 0; d < dev; ++d)
+        if (const auto& b = m_queues[static_cast<std::size_t>(d)].mtip.cpuBinding; !b.empty())
+            for (int g = 0; g < 3; ++g)
+                ++use[static_cast<std::size_t>(b[static_cast<std::size_t>(g)])];
     ++use[static_cast<std::size_t>(isr)];
     const auto leastUsed = [&] {
         int best = nodeCpus.front();

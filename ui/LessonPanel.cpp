@@ -1,12 +1,16 @@
 #include "LessonPanel.h"
 
+#include <QAbstractItemView>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalBlocker>
+#include <QStylePainter>
 #include <QTextBrowser>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace blkmq {
 
@@ -19,13 +23,44 @@ QString unbroken(const std::string& s)
 {
     return q(s).toHtmlEscaped().replace(QLatin1Char('.'), QStringLiteral(".\u2060"));
 }
+// A combo box as narrow as the dock that shows a title too long for it with an ellipsis ("…marked
+// RESTART" never reads "…marked RESTA"), lists every title whole when it opens, and has each whole
+// title as its item's tooltip.
+class ElidingComboBox final : public QComboBox {
+public:
+    ElidingComboBox()
+    {
+        setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        setMinimumContentsLength(16);
+    }
+    void showPopup() override
+    {
+        int widest = 0;
+        for (int i = 0; i < count(); ++i)
+            widest = std::max(widest, view()->fontMetrics().horizontalAdvance(itemText(i)));
+        view()->setMinimumWidth(widest + 2 * view()->frameWidth() + 24); // 24: the item's margins
+        QComboBox::showPopup();
+    }
+
+protected:
+    void paintEvent(QPaintEvent*) override
+    {
+        QStylePainter p(this);
+        QStyleOptionComboBox opt;
+        initStyleOption(&opt);
+        p.drawComplexControl(QStyle::CC_ComboBox, opt);
+        const QRect field = style()->subControlRect(QStyle::CC_ComboBox, &opt, QStyle::SC_ComboBoxEditField, this);
+        opt.currentText = fontMetrics().elidedText(opt.currentText, Qt::ElideRight, field.width());
+        p.drawControl(QStyle::CE_ComboBoxLabel, opt);
+    }
+};
 } // namespace
 
 LessonPanel::LessonPanel(QWidget* parent)
     : QWidget(parent)
-    , m_choice(new QComboBox)
+    , m_choice(new ElidingComboBox)
     , m_title(new QLabel)
-    , m_steps(new QComboBox)
+    , m_steps(new ElidingComboBox)
     , m_text(new QTextBrowser)
     , m_movedOn(new QLabel)
     , m_back(new QPushButton(tr("◀ Back")))
@@ -37,10 +72,8 @@ LessonPanel::LessonPanel(QWidget* parent)
     int number = 0; // the lessons as a course, numbered in its order (resources/lessons/course.txt)
     for (const auto& info : Lesson::builtin())
         m_choice->addItem(QStringLiteral("%1. %2").arg(++number).arg(q(info.title)), q(info.name));
-    for (QComboBox* box : { m_choice, m_steps }) { // long titles elide instead of widening the dock
-        box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-        box->setMinimumContentsLength(16);
-    }
+    for (int i = 1; i < m_choice->count(); ++i)
+        m_choice->setItemData(i, m_choice->itemText(i), Qt::ToolTipRole);
     m_title->setWordWrap(true);
     m_title->setTextFormat(Qt::RichText);
     m_steps->setToolTip(tr("Jump to a step: it is played from its scenario's start"));
@@ -102,11 +135,14 @@ QString LessonPanel::open(const QString& nameOrPath)
                          .arg(q(m_lesson->title()).toHtmlEscaped(), q(m_lesson->source()).toHtmlEscaped()));
     m_steps->clear();
     m_steps->addItem(tr("%1 steps: press Start").arg(m_lesson->size()));
-    for (int i = 0; i < m_lesson->size(); ++i)
-        m_steps->addItem(tr("Step %1 of %2: %3")
-                             .arg(i + 1)
-                             .arg(m_lesson->size())
-                             .arg(q(m_lesson->steps()[static_cast<std::size_t>(i)].title)));
+    for (int i = 0; i < m_lesson->size(); ++i) {
+        const QString text = tr("Step %1/%2: %3")
+                                 .arg(i + 1)
+                                 .arg(m_lesson->size())
+                                 .arg(q(m_lesson->steps()[static_cast<std::size_t>(i)].title));
+        m_steps->addItem(text);
+        m_steps->setItemData(m_steps->count() - 1, text, Qt::ToolTipRole);
+    }
     m_text->setHtml(QStringLiteral("<p>%1</p><p>%2</p>")
                         .arg(q(m_lesson->summary()).toHtmlEscaped(),
                             tr("Press <b>Next step</b> to start: each step sets up or switches the kernel, runs to "

@@ -1180,6 +1180,31 @@ private slots:
         QFile::remove(file);
     }
 
+    // A step title wider than the lesson dock (at 1280x800 under a real X server): the box shows it
+    // with an ellipsis, its list opens wide enough for every title whole, and each item's tooltip is
+    // the whole title.
+    void lessonTitlesStayWhole()
+    {
+        MainWindow w;
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(w.openLesson(QStringLiteral("shared-hctx-stall")).isEmpty());
+        const auto boxes = w.lessonPanel()->findChildren<QComboBox*>();
+        QCOMPARE(boxes.size(), 2);
+        QComboBox* steps = boxes[1];
+        QVERIFY(steps->count() > 5);
+        int widest = 0;
+        for (int i = 0; i < steps->count(); ++i)
+            widest = std::max(widest, steps->view()->fontMetrics().horizontalAdvance(steps->itemText(i)));
+        for (int i = 1; i < steps->count(); ++i)
+            QCOMPARE(steps->itemData(i, Qt::ToolTipRole).toString(), steps->itemText(i));
+        steps->setFixedWidth(widest / 2); // as narrow as a dock at 1280x800 under a real X server
+        steps->showPopup();
+        QTRY_VERIFY(steps->view()->isVisible());
+        QVERIFY2(steps->view()->width() >= widest, qPrintable(QString::number(steps->view()->width())));
+        steps->hidePopup();
+    }
+
     // Choosing a lesson from the panel's list shows the machine its text describes (step 1's
     // scenario at t = 0), not the one on screen before; the list is numbered in course order.
     void choosingALessonShowsItsMachine()

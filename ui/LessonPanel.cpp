@@ -23,6 +23,12 @@ QString unbroken(const std::string& s)
 {
     return q(s).toHtmlEscaped().replace(QLatin1Char('.'), QStringLiteral(".\u2060"));
 }
+// Narrative as HTML whose lines never break inside the kernel's arrows (->complete, hctx->dispatch),
+// where a break after the hyphen would leave "-" at a line's end and ">complete" on the next.
+QString prose(const std::string& s)
+{
+    return q(s).toHtmlEscaped().replace(QStringLiteral("-&gt;"), QStringLiteral("\u2060-\u2060&gt;"));
+}
 // A combo box as narrow as the dock that shows a title too long for it with an ellipsis ("…marked
 // RESTART" never reads "…marked RESTA"), lists every title whole when it opens, and has each whole
 // title as its item's tooltip.
@@ -144,7 +150,7 @@ QString LessonPanel::open(const QString& nameOrPath)
         m_steps->setItemData(m_steps->count() - 1, text, Qt::ToolTipRole);
     }
     m_text->setHtml(QStringLiteral("<p>%1</p><p>%2</p>")
-                        .arg(q(m_lesson->summary()).toHtmlEscaped(),
+                        .arg(prose(m_lesson->summary()),
                             tr("Press <b>Next step</b> to start: each step sets up or switches the kernel, runs to "
                                "where its event happens and checks what must hold there.")));
     updateButtons();
@@ -202,9 +208,9 @@ void LessonPanel::stepReached(int step, const QString& error, const Snapshot& sn
     }
     m_text->setHtml(QStringLiteral("<h3>%1. %2</h3><p><i>t = %3 µs</i></p><p>%4</p>%5")
                         .arg(step + 1)
-                        .arg(q(s.title).toHtmlEscaped())
+                        .arg(prose(s.title))
                         .arg(static_cast<double>(snap.now.ns()) / 1e3, 0, 'f', 3)
-                        .arg(q(s.text).toHtmlEscaped(), checks));
+                        .arg(prose(s.text), checks));
     showStep(step);
     updateButtons();
 }

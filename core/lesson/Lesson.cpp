@@ -90,6 +90,8 @@ const IndexedValue kIndexed[] = {
         tagSetCount, [](const Snapshot& s, std::size_t i) { return double(s.tagSetRestartCounters[i]); } },
     { "cpu", "done_list", "requests on CPU N's blk_cpu_done",
         cpuCount, [](const Snapshot& s, std::size_t i) { return double(s.cpus[i].doneListLen); } },
+    { "cpu", "csd_queue", "requests on CPU N's call_single_queue: sent by IPI, their call not yet run",
+        cpuCount, [](const Snapshot& s, std::size_t i) { return double(s.cpus[i].callSingleLen); } },
     { "cpu", "idle", "1 while CPU N is idle",
         cpuCount, [](const Snapshot& s, std::size_t i) { return s.cpus[i].idle ? 1.0 : 0.0; } },
 };

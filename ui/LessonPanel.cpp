@@ -29,9 +29,14 @@ QString prose(const std::string& s)
 {
     return q(s).toHtmlEscaped().replace(QStringLiteral("-&gt;"), QStringLiteral("\u2060-\u2060&gt;"));
 }
+// An item whose whole title is its tooltip too: the box may show it elided (ElidingComboBox).
+void addTitle(QComboBox* box, const QString& title, const QVariant& data = {})
+{
+    box->addItem(title, data);
+    box->setItemData(box->count() - 1, title, Qt::ToolTipRole);
+}
 // A combo box as narrow as the dock that shows a title too long for it with an ellipsis ("…marked
-// RESTART" never reads "…marked RESTA"), lists every title whole when it opens, and has each whole
-// title as its item's tooltip.
+// RESTART" never reads "…marked RESTA") and lists every title whole when it opens.
 class ElidingComboBox final : public QComboBox {
 public:
     ElidingComboBox()
@@ -77,9 +82,7 @@ LessonPanel::LessonPanel(QWidget* parent)
     m_choice->addItem(tr("Choose a lesson…"));
     int number = 0; // the lessons as a course, numbered in its order (resources/lessons/course.txt)
     for (const auto& info : Lesson::builtin())
-        m_choice->addItem(QStringLiteral("%1. %2").arg(++number).arg(q(info.title)), q(info.name));
-    for (int i = 1; i < m_choice->count(); ++i)
-        m_choice->setItemData(i, m_choice->itemText(i), Qt::ToolTipRole);
+        addTitle(m_choice, QStringLiteral("%1. %2").arg(++number).arg(q(info.title)), q(info.name));
     m_title->setWordWrap(true);
     m_title->setTextFormat(Qt::RichText);
     m_steps->setToolTip(tr("Jump to a step: it is played from its scenario's start"));
@@ -141,14 +144,12 @@ QString LessonPanel::open(const QString& nameOrPath)
                          .arg(q(m_lesson->title()).toHtmlEscaped(), q(m_lesson->source()).toHtmlEscaped()));
     m_steps->clear();
     m_steps->addItem(tr("%1 steps: press Start").arg(m_lesson->size()));
-    for (int i = 0; i < m_lesson->size(); ++i) {
-        const QString text = tr("Step %1/%2: %3")
-                                 .arg(i + 1)
-                                 .arg(m_lesson->size())
-                                 .arg(q(m_lesson->steps()[static_cast<std::size_t>(i)].title));
-        m_steps->addItem(text);
-        m_steps->setItemData(m_steps->count() - 1, text, Qt::ToolTipRole);
-    }
+    for (int i = 0; i < m_lesson->size(); ++i)
+        addTitle(m_steps,
+            tr("Step %1/%2: %3")
+                .arg(i + 1)
+                .arg(m_lesson->size())
+                .arg(q(m_lesson->steps()[static_cast<std::size_t>(i)].title)));
     m_text->setHtml(QStringLiteral("<p>%1</p><p>%2</p>")
                         .arg(prose(m_lesson->summary()),
                             tr("Press <b>Next step</b> to start: each step sets up or switches the kernel, runs to "

@@ -166,19 +166,20 @@ void TokenLayer::ArcItem::paint(QPainter* painter, const QStyleOptionGraphicsIte
     for (const auto& a : m_arcs) {
         const double alpha = 1.0 - a.age / kArcLifeMs;
         QPainterPath path(a.from);
+        const bool steal = a.kind == ArcKind::Steal;
         const double bow = 40 + 0.15 * QLineF(a.from, a.to).length(); // IPIs bow up, steals down
-        const QPointF mid = (a.from + a.to) / 2 + QPointF(0, a.kind == ArcKind::Steal ? bow : -bow);
+        const QPointF mid = (a.from + a.to) / 2 + QPointF(0, steal ? bow : -bow);
         path.quadTo(mid, a.to);
         const int a8 = static_cast<int>(230 * alpha);
         // Cosmetic pens: an arc keeps its width on screen however far the canvas is scaled down (a
         // 64-CPU machine at 1280x800), and an IPI ends in a dot on the CPU it was sent to.
-        const QColor colour = a.kind == ArcKind::Steal ? QColor(0x11, 0x78, 0x64, a8) : QColor(231, 76, 60, a8);
-        QPen pen(colour, a.kind == ArcKind::Steal ? 2.5 : 3.0, a.kind == ArcKind::Steal ? Qt::DashLine : Qt::SolidLine);
+        const QColor colour = steal ? QColor(0x11, 0x78, 0x64, a8) : QColor(231, 76, 60, a8);
+        QPen pen(colour, steal ? 2.5 : 3.0, steal ? Qt::DashLine : Qt::SolidLine);
         pen.setCosmetic(true);
         painter->setPen(pen);
         painter->setBrush(Qt::NoBrush);
         painter->drawPath(path);
-        if (a.kind != ArcKind::Steal) {
+        if (!steal) {
             QPen dot(colour, 9.0, Qt::SolidLine, Qt::RoundCap);
             dot.setCosmetic(true);
             painter->setPen(dot);

@@ -6,10 +6,6 @@
 
 namespace blkmq::cli {
 
-namespace {
-int helpCommand(const std::vector<std::string>&) { return kExitOk; } // main() prints it: it needs the notes
-} // namespace
-
 const std::vector<CommandInfo>& commands()
 {
     static const std::vector<CommandInfo> table = {
@@ -88,8 +84,9 @@ blkmqlab-cli oracle --case CASE.json [...])",
         { "limits", "blkmqlab-cli limits", "the limits on inputs and outputs (docs/limits.md)", limitsCommand },
         { "validate", "blkmqlab-cli validate [baseline|completion|restart|tags|all]",
             "the threads' figures beside the simulated ones, and the counts per family", validateCommand },
-        { "help", "blkmqlab-cli help", "this text; COMMAND --help prints one command's usage and options",
-            helpCommand },
+        { "help", "blkmqlab-cli help [commands]",
+            "this text (commands: only the usage above); COMMAND --help prints one command's usage and options",
+            nullptr }, // main() prints it: the notes and conditions are its own
     };
     return table;
 }

@@ -15,7 +15,7 @@ struct CommandInfo {
     const char* name;
     const char* synopsis;
     const char* summary;
-    CommandHandler handler;
+    CommandHandler handler; // null for help, which main() answers itself
 };
 
 // Every command, in the order help lists them.

@@ -98,7 +98,7 @@ int main(int argc, char** argv)
     if (cmd == "help" || cmd == "--help" || cmd == "-h") {
         if (cmd == "help" && args.size() == 1 && args[0] == "commands")
             std::cout << blkmq::cli::allCommandsUsage(0); // the README's block
-        else if (cmd == "help" && !args.empty()) {
+        else if (cmd == "help" && !args.empty() && !blkmq::cli::asksForHelp(cmd, args)) {
             std::cerr << "blkmqlab-cli help: takes nothing, or 'commands' (see blkmqlab-cli help)\n";
             return blkmq::cli::kExitUsage;
         } else

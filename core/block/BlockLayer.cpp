@@ -38,8 +38,8 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
         RequestQueue q;
         q.spec = spec;
         q.nrHwQueues = spec.submit_queues;
-        if (spec.cmd_issue_lock) // command slots: the tags and the internal command's
-            q.cmdIssueLocks.resize(static_cast<std::size_t>((spec.hw_queue_depth + 1 + 31) / 32));
+        if (spec.cmd_issue_lock)
+            q.cmdIssueLocks.resize(static_cast<std::size_t>(Mtip32xxPort::slotGroups(spec.hw_queue_depth)));
         const int dev = static_cast<int>(m_queues.size());
         // "spread" vectors are managed interrupts; the queue map follows them or not.
         std::vector<int> managedVectorCpu;
@@ -472,8 +472,7 @@ BlockLayer::Issue BlockLayer::issue(int cpu, int rq)
     }
     if (!q.cmdIssueLocks.empty()) {
         // mtip_issue_ncq_command(): spin_lock(&port->cmd_issue_lock[slot >> 5]), write SACT and CI, unlock.
-        // The internal command keeps slot 0 (the reserved tag): blk-mq's tag t is slot t + 1.
-        Spinlock& lock = q.cmdIssueLocks[static_cast<std::size_t>((r.tag + 1) >> 5)];
+        Spinlock& lock = q.cmdIssueLocks[static_cast<std::size_t>(Mtip32xxPort::slotGroup(r.tag))];
         const std::int64_t asked = m_machine->opNow().ns();
         std::int64_t spin = 0;
         const std::int64_t got = lock.lock(cpu, asked, m_sim->topo, m_sim->costs, spin);

@@ -17,7 +17,6 @@ namespace blkmq {
 
 namespace {
 constexpr int kGroups = Mtip32xxPort::kMaxSlotGroups;
-constexpr int kSlotsPerGroup = 32;
 }
 
 // mtip_pci_probe(): the interrupt's CPU and two more work CPUs, each the least used CPU of the card's
@@ -51,35 +50,32 @@ void BlockLayer::initMtip32xx(int dev)
     const int w1 = leastUsed();
     const int w2 = leastUsed();
     q.mtip.cpuBinding = { isr, w1, w2, isr, w1, w2, w2, w1 };
-    const int groups = (q.spec.hw_queue_depth + 1 + kSlotsPerGroup - 1) / kSlotsPerGroup; // + the internal slot
+    const int groups = Mtip32xxPort::slotGroups(q.spec.hw_queue_depth);
     q.mtip.completed.resize(static_cast<std::size_t>(groups));
     q.mtip.work.resize(static_cast<std::size_t>(groups));
     // create_workqueue(): bound, normal priority; its items run in the CPU's nice-0 kworker.
     for (int g = 1; g < groups; ++g) {
-        BlkCpu& b = m_cpu[static_cast<std::size_t>(q.mtip.cpuBinding[static_cast<std::size_t>(g)])];
+        const int cpu = q.mtip.cpuBinding[static_cast<std::size_t>(g)];
+        BlkCpu& b = m_cpu[static_cast<std::size_t>(cpu)];
         if (b.mtipKworker < 0)
-            b.mtipKworker = m_machine->createTask(TaskKind::Kworker, q.mtip.cpuBinding[static_cast<std::size_t>(g)],
-                m_ops(BlockOp::MtipWorker, q.mtip.cpuBinding[static_cast<std::size_t>(g)]), false);
+            b.mtipKworker = m_machine->createTask(TaskKind::Kworker, cpu, m_ops(BlockOp::MtipWorker, cpu), false);
     }
 }
 
-// The card has finished a command: its bit in the completed register of its slot group. The
-// internal command keeps slot 0 (mtip32xx's reserved tag), so blk-mq's tag t is slot t + 1.
+// The card has finished a command: its bit in the completed register of its slot group.
 void BlockLayer::mtipDeviceDone(RequestQueue& q, int rq)
 {
-    const int group = (request(rq).tag + 1) / kSlotsPerGroup;
-    q.mtip.completed[static_cast<std::size_t>(group)].pushBack(m_pool, rq);
+    q.mtip.completed[static_cast<std::size_t>(Mtip32xxPort::slotGroup(request(rq).tag))].pushBack(m_pool, rq);
     mtipRaise(request(rq).dev);
 }
 
-// The HBA raises its MSI when a completed bit is set and its interrupt status is clear.
+// The HBA raises its MSI for the completed bits that are set (the caller knows some are) while its
+// interrupt status is clear.
 void BlockLayer::mtipRaise(int dev)
 {
     RequestQueue& q = m_queues[static_cast<std::size_t>(dev)];
     Mtip32xxPort& p = q.mtip;
     if (p.irqOff || p.irqRaised)
-        return;
-    if (std::none_of(p.completed.begin(), p.completed.end(), [](const RqList& l) { return !l.empty(); }))
         return;
     p.irqRaised = true;
     m_machine->raiseIrq(m_hctxs[static_cast<std::size_t>(q.firstHctx)].vectorCpu, IrqKind::AhciHba, dev,
@@ -137,7 +133,8 @@ void BlockLayer::performMtipOp(int cpu, Op op, OpStack& stack)
             break;
         m_machine->charge(m_sim->costs.mmio_write_ns);
         p.irqOff = false;
-        mtipRaise(op.a);
+        if (std::any_of(p.completed.begin(), p.completed.end(), [](const RqList& l) { return !l.empty(); }))
+            mtipRaise(op.a);
         break;
     }
     case BlockOp::MtipWorker: { // worker_thread: one work item at a time

@@ -12,6 +12,11 @@ namespace blkmq {
 // per-slot-group completed registers, the work items that took them, and the interrupt's state.
 struct Mtip32xxPort {
     static constexpr int kMaxSlotGroups = 8; // MTIP_MAX_SLOT_GROUPS: 256 command slots
+    static constexpr int kSlotsPerGroup = 32;
+    // The internal command keeps slot 0 (mtip32xx's reserved tag): blk-mq's tag t is command slot t + 1,
+    // and slots come in groups of 32 (a completed register and a cmd_issue_lock each).
+    static int slotGroup(int tag) { return (tag + 1) / kSlotsPerGroup; }
+    static int slotGroups(int depth) { return (depth + 1 + kSlotsPerGroup - 1) / kSlotsPerGroup; }
     std::vector<RqList> completed; // port->completed[group]: done by the device, not yet read
     std::vector<RqList> work; // dd->work[group].completed: read by the handler, being completed
     std::vector<int> cpuBinding; // dd->work[group].cpu_binding

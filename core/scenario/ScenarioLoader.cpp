@@ -450,8 +450,10 @@ Scenario parse(const json& doc)
             const bool sharedTags = r.boolean("shared_tags", false);
             d.submit_queues = static_cast<int>(r.integer("submit_queues", 1, 1, 4096));
             d.hw_queue_depth = static_cast<int>(r.integer("hw_queue_depth", 64, 1, 4096));
-            note(r.field("irqmode"), "choice",
-                "none, softirq, timer, nvme, napi, kthread, rdma, virtio, mtip32xx, 0, 1, 2");
+            std::string modeNames;
+            for (const char* name : kIrqModeNames)
+                modeNames.append(name).append(", ");
+            note(r.field("irqmode"), "choice", modeNames + "0, 1, 2");
             if (const json* m = r.get("irqmode")) {
                 int idx = -1;
                 if (m->is_number_integer() && m->get<std::int64_t>() >= 0 && m->get<std::int64_t>() <= 2)
@@ -462,9 +464,8 @@ Scenario parse(const json& doc)
                             idx = static_cast<int>(k);
                 if (idx < 0)
                     fail(r.field("irqmode"),
-                        "must be one of none, softirq, timer, nvme, napi, kthread, rdma, virtio, mtip32xx (or 0, 1, 2 "
-                        "as null_blk) (got "
-                            + brief(*m) + ")");
+                        "must be one of " + modeNames.substr(0, modeNames.size() - 2)
+                            + " (or 0, 1, 2 as null_blk) (got " + brief(*m) + ")");
                 d.irqmode = static_cast<IrqMode>(idx);
                 if (d.irqmode == IrqMode::Mtip32xx && (d.submit_queues != 1 || d.hw_queue_depth > 255))
                     fail(r.field("irqmode"),

@@ -378,14 +378,14 @@ void BlockLayer::freeRequest(int cpu, int rq)
     m_restart->onFree(h, { rq, r.script, r.job });
 }
 
-// blk_mq_put_driver_tag(): tags/BlkMqTags does the work.
+// blk_mq_put_driver_tag(): block/BlkMqTags does the work.
 void BlockLayer::putDriverTag(int cpu, int rq)
 {
     Request& r = request(rq);
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(r.hctx)];
     const int tag = r.tag;
     r.tag = -1;
-    m_tags[static_cast<std::size_t>(hctx.tags)]->put(cpu, tag, r.cpu, hctx.tagUse, static_cast<TagWakeHost&>(*this));
+    m_tags[static_cast<std::size_t>(hctx.tags)]->put(cpu, tag, r.cpu, hctx.tagUse);
 }
 
 void BlockLayer::performCompletionOp(int cpu, Op op, OpStack& stack)

@@ -63,7 +63,7 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
                 TagAllocatorArgs args { spec.hw_queue_depth, static_cast<int>(std::count(map.begin(), map.end(), i)),
                     std::max(scenario.possible_cpus, nrCpus), scenario.kernel.tag_patches, sim.topo, sim.costs,
                     sim.rng };
-                t.tags.emplace_back(sim, machine, allocator->make(args));
+                t.tags.emplace_back(sim, machine, allocator->make(args), DispatchWake::of(*this));
             }
             for (BlkMqTags& tags : t.tags) // the vector's buffer moves with the TagSet
                 m_tags.push_back(&tags);
@@ -141,8 +141,8 @@ BlockLayer::BlockLayer(const BlockLayer& o, Sim& sim, Machine& machine)
     m_tags.clear(); // by global index: the sets' tags in order, as the constructor made them
     for (TagSet& set : m_tagSets)
         for (BlkMqTags& tags : set.tags) {
-            tags.rebind(
-                sim, machine, [this](int h) -> TagUser& { return m_hctxs[static_cast<std::size_t>(h)].tagUse; });
+            tags.rebind(sim, machine, DispatchWake::of(*this),
+                [this](int h) -> TagUser& { return m_hctxs[static_cast<std::size_t>(h)].tagUse; });
             m_tags.push_back(&tags);
         }
     m_restart->rebind(*o.m_restart, sim, machine, *this);
@@ -175,7 +175,7 @@ int BlockLayer::growPool()
     return static_cast<int>(m_pool.size()) - 1;
 }
 
-// blk_mq_get_driver_tag(): tags/BlkMqTags does the work (the put is on the completion side).
+// blk_mq_get_driver_tag(): block/BlkMqTags does the work (the put is on the completion side).
 int BlockLayer::getDriverTag(int cpu, int h, TagAlloc* progress)
 {
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
@@ -382,13 +382,14 @@ bool BlockLayer::tagWait(int h)
     return parked;
 }
 
-// blk_mq_dispatch_wake(): off the wait queue, TAG_WAITING cleared.
-void BlockLayer::unpark(int h)
+// blk_mq_dispatch_wake(): off the wait queue, TAG_WAITING cleared, and the hctx is run.
+void BlockLayer::dispatchWake(int cpu, int h)
 {
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
     hctx.tagUse.parked = false;
     stateLine(hctx).write(m_machine->executingCpu());
     writeTagsLine(h, m_machine->executingCpu());
+    runHwQueueAsync(cpu, h);
 }
 
 // blk_mq_dispatch_rq_list(): issue in order; on the first failure the rest

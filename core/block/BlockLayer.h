@@ -11,7 +11,7 @@
 #include "cpu/Machine.h"
 #include "metrics/LatencyHistogram.h"
 #include "scenario/Scenario.h"
-#include "tags/BlkMqTags.h"
+#include "block/BlkMqTags.h"
 
 #include <memory>
 #include <functional>
@@ -109,7 +109,7 @@ enum class BlockOp : std::uint8_t {
 // device model, completion (blk_mq_complete_request and the remote IPI /
 // softirq paths) and request freeing. RESTART is restart/SchedRestart's.
 // Performs the block ops.
-class BlockLayer final : public OpHandler, private RestartHost, private TagWakeHost {
+class BlockLayer final : public OpHandler, private RestartHost {
 public:
     BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario);
     // A copy of `o` on `sim` and `machine` (Engine::clone); the copied workload sets its end_io sink.
@@ -228,12 +228,14 @@ private:
     [[gnu::hot, gnu::flatten]] void completeRq(int cpu, int rq); // ->complete, then blk_mq_end_request
     [[gnu::hot]] void freeRequest(int cpu, int rq);
     bool hasPending(int hctx) const override;
-    void unpark(int hctx) override;
+    friend struct DispatchWake; // the tags call dispatchWake()
+    // blk_mq_dispatch_wake(): a freed tag on `cpu` woke the parked hctx (DispatchWake).
+    void dispatchWake(int cpu, int hctx);
     HctxLines& hctxLines() override { return m_hctxLines; }
     Cacheline& stateLine(const Hctx& h) { return m_hctxLines.state(static_cast<int>(&h - m_hctxs.data())); }
     void writeTagsLine(int hctx, int cpu) { m_hctxLines.writeTags(hctx, cpu); } // by index: no division
     void runHwQueueAsync(int hctx) override { runHwQueueAsync(-1, hctx); }
-    void runHwQueueAsync(int fromCpu, int hctx) override;
+    void runHwQueueAsync(int fromCpu, int hctx);
     void queueRunWork(int fromCpu, int hctx); // kblockd_schedule_delayed_work_on(next_cpu, &hctx->run_work)
     void delayQueue(int fromCpu, int hctx); // blk_mq_delay_queue(hctx, 0)
     [[gnu::hot]] int getDriverTag(int cpu, int hctx, TagAlloc* progress = nullptr);

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "block/RqList.h"
-#include "tags/BlkMqTags.h"
+#include "block/BlkMqTags.h"
 #include "topo/Cacheline.h"
 
 #include <cstdint>

@@ -54,14 +54,10 @@ public:
     bool isSet(int tag) const override;
     TagWaitRules waitRules() const override;
 
-    // get() and put() when every line they touch is already this CPU's own (nobody else wrote it
-    // since it last read or wrote it) and, for get(), the hinted word has a free bit: the usual
-    // access of a CPU that keeps to its own hw queue. They change what get() / put() would and cost
-    // what they would, tag_get_ns / tag_put_ns (costs()), without building a TagAccess for moves
-    // that cannot happen: BlkMqTags's own-line path, on every I/O of single-core-null. -1 / false:
-    // not that case; nothing was touched, and get() / put() do the work. tst_tags compares them
-    // with get() / put(); tst_determinism runs every preset with and without them.
-    [[gnu::hot]] int getOwn(int cpu)
+    // The own-line path (TagAllocator::getOwn): every line already this CPU's own and, for get(),
+    // the hinted word has a free bit.
+    bool hasOwnPath() const override { return true; }
+    [[gnu::hot]] int getOwn(int cpu) override
     {
         Hint& h = m_hint[static_cast<std::size_t>(cpu)];
         const int index = h.tag >> m_shift;
@@ -78,7 +74,7 @@ public:
         ++m_inUse;
         return tag;
     }
-    [[gnu::hot]] bool putOwn(int cpu, int tag, int allocCpu)
+    [[gnu::hot]] bool putOwn(int cpu, int tag, int allocCpu) override
     {
         Word& word = m_words[static_cast<std::size_t>(tag >> m_shift)];
         Hint& h = m_hint[static_cast<std::size_t>(allocCpu)];
@@ -91,8 +87,6 @@ public:
         h.tag = tag;
         return true;
     }
-    const Costs& costs() const { return *m_costs; }
-
     int bitsPerWord() const { return 1 << m_shift; }
     int words() const { return static_cast<int>(m_words.size()); }
     int hint(int cpu) const { return m_hint[static_cast<std::size_t>(cpu)].tag; }

@@ -118,6 +118,25 @@ public:
         (void)cpu;
         return 0;
     }
+    // The own-line path: get() and put() when every line they touch is already this CPU's own
+    // (nobody else wrote it since) and nothing else can happen, the usual access of a CPU that keeps
+    // to its own hw queue. They change what get() / put() would and cost what they would,
+    // costs().tag_get_ns / tag_put_ns, without a TagAccess for moves that cannot happen, on every I/O
+    // of single-core-null. -1 / false: not that case; nothing was touched, and get() / put() do the
+    // work. An allocator that offers it says so in hasOwnPath(); tst_tags compares it with get() /
+    // put(), and tst_determinism runs every preset with and without it.
+    virtual bool hasOwnPath() const { return false; }
+    virtual int getOwn(int cpu)
+    {
+        (void)cpu;
+        return -1;
+    }
+    virtual bool putOwn(int cpu, int tag, int allocCpu)
+    {
+        (void)cpu, (void)tag, (void)allocCpu;
+        return false;
+    }
+    const Costs& costs() const { return *m_costs; }
     // For pictures: sets map[tag] to the CPU whose cache holds the free tag, or to `lostMark` for a lost
     // one, and leaves every other entry. An allocator without per-CPU caches leaves them all.
     virtual void mapCaches(std::span<std::int16_t> map, std::int16_t lostMark) const

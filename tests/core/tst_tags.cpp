@@ -6,7 +6,7 @@
 
 #include "block/BlockLayer.h"
 #include "cpu/Machine.h"
-#include "tags/BlkMqTags.h"
+#include "block/BlkMqTags.h"
 #include "tags/BitmapTags.h"
 #include "tags/CmpxchgTags.h"
 #include "tags/PercpuIdaTags.h"
@@ -82,26 +82,26 @@ struct IdaDriver {
     std::int64_t now = 0;
 };
 
+// The parked hctxs' wake function: records which the tags woke, in order.
+struct Parked {
+    std::vector<int> runs;
+    void dispatchWake(int /*cpu*/, int hctx) { runs.push_back(hctx); }
+};
+
 // One machine with the default allocator's tags of some depth, for BlkMqTags tests.
 struct TagBench {
     explicit TagBench(int depth)
         : topo(topology("1n:1p:2c:1t"))
         , sim(topo, Costs::defaults(), 1)
         , machine(sim)
-        , tags(sim, machine, make(TagRegistry::all().front(), depth, topo, sim.costs, sim.rng))
+        , tags(sim, machine, make(TagRegistry::all().front(), depth, topo, sim.costs, sim.rng), DispatchWake::of(woken))
     {
     }
     Topology topo;
     Sim sim;
     Machine machine;
+    Parked woken;
     BlkMqTags tags;
-};
-
-struct Parked : TagWakeHost {
-    std::vector<int> runs;
-    std::vector<int> unparked;
-    void unpark(int hctx) override { unparked.push_back(hctx); }
-    void runHwQueueAsync(int /*fromCpu*/, int hctx) override { runs.push_back(hctx); }
 };
 
 } // namespace
@@ -244,7 +244,9 @@ private slots:
         const Topology topo = topology("1n:1p:4c:1t");
         Sim sim(topo, Costs::defaults(), 1);
         Machine machine(sim);
-        BlkMqTags tags(sim, machine, make(TagRegistry::all().front(), 32, topo, sim.costs, sim.rng));
+        Parked woken;
+        BlkMqTags tags(
+            sim, machine, make(TagRegistry::all().front(), 32, topo, sim.costs, sim.rng), DispatchWake::of(woken));
         tags.setFairSharing(true, SimTime(0));
         TagUser a, b;
         a.hctx = 0;
@@ -286,11 +288,9 @@ private slots:
         QVERIFY(tags.park(h3)); // wait queue 0
         QVERIFY(tags.park(h5)); // wait queue 0
         QVERIFY(!tags.park(h3)); // TAG_WAITING: parked once
-        Parked host;
-        tags.put(0, tag, 0, user, host);
+        tags.put(0, tag, 0, user);
         QCOMPARE(tags.sleepers(), std::vector<int> { t2 });
-        QCOMPARE(host.runs, (std::vector<int> { 3, 5 }));
-        QCOMPARE(host.unparked, (std::vector<int> { 3, 5 }));
+        QCOMPARE(bench.woken.runs, (std::vector<int> { 3, 5 }));
         QVERIFY(tags.parked().empty());
         QCOMPARE(user.held, 0);
     }
@@ -310,12 +310,11 @@ private slots:
         TagUser parked;
         parked.hctx = 7;
         QVERIFY(tags.park(parked));
-        Parked host;
         for (int i = 0; i < 7; ++i)
-            tags.put(0, held[static_cast<std::size_t>(i)], 0, user, host);
-        QVERIFY(host.runs.empty());
-        tags.put(0, held[7], 0, user, host);
-        QCOMPARE(host.runs, std::vector<int> { 7 });
+            tags.put(0, held[static_cast<std::size_t>(i)], 0, user);
+        QVERIFY(bench.woken.runs.empty());
+        tags.put(0, held[7], 0, user);
+        QCOMPARE(bench.woken.runs, std::vector<int> { 7 });
     }
 
     // hctx_may_queue(): an inactive hctx is not limited; its first tag makes it active; depth 1 is exempt.
@@ -324,7 +323,9 @@ private slots:
         const Topology topo = topology("1n:1p:2c:1t");
         Sim sim(topo, Costs::defaults(), 1);
         Machine machine(sim);
-        BlkMqTags tags(sim, machine, make(TagRegistry::all().front(), 8, topo, sim.costs, sim.rng));
+        Parked woken;
+        BlkMqTags tags(
+            sim, machine, make(TagRegistry::all().front(), 8, topo, sim.costs, sim.rng), DispatchWake::of(woken));
         TagUser a, b;
         a.hctx = 0;
         a.shared = b.shared = true;
@@ -334,7 +335,8 @@ private slots:
         QCOMPARE(tags.activeQueues(), 1);
         while (tags.get(0, a) >= 0) { }
         QCOMPARE(a.held, 8); // alone: all of them
-        BlkMqTags one(sim, machine, make(TagRegistry::all().front(), 1, topo, sim.costs, sim.rng));
+        BlkMqTags one(
+            sim, machine, make(TagRegistry::all().front(), 1, topo, sim.costs, sim.rng), DispatchWake::of(woken));
         QVERIFY(one.get(0, a) >= 0);
         QVERIFY(one.get(0, b) < 0); // taken, not limited
         QCOMPARE(b.held, 0);
@@ -518,12 +520,13 @@ private slots:
                 Sim simOwn(topo, Costs::defaults(), 1), simGeneral(topo, Costs::defaults(), 1);
                 Machine machineOwn(simOwn), machineGeneral(simGeneral);
                 const TagAllocatorInfo& info = *TagRegistry::find(name);
-                BlkMqTags own(simOwn, machineOwn, make(info, depth, topo, simOwn.costs, simOwn.rng));
-                BlkMqTags general(
-                    simGeneral, machineGeneral, make(info, depth, topo, simGeneral.costs, simGeneral.rng));
+                Parked woken;
+                BlkMqTags own(
+                    simOwn, machineOwn, make(info, depth, topo, simOwn.costs, simOwn.rng), DispatchWake::of(woken));
+                BlkMqTags general(simGeneral, machineGeneral, make(info, depth, topo, simGeneral.costs, simGeneral.rng),
+                    DispatchWake::of(woken));
                 general.setOwnPath(false);
                 TagUser userOwn, userGeneral;
-                Parked host;
                 Rng dice(11);
                 struct Held {
                     int tag, cpu;
@@ -542,8 +545,8 @@ private slots:
                         const Held h = held[k];
                         held[k] = held.back();
                         held.pop_back();
-                        own.put(cpu, h.tag, h.cpu, userOwn, host);
-                        general.put(cpu, h.tag, h.cpu, userGeneral, host);
+                        own.put(cpu, h.tag, h.cpu, userOwn);
+                        general.put(cpu, h.tag, h.cpu, userGeneral);
                     }
                     QVERIFY2(machineOwn.opNow() == machineGeneral.opNow(), what);
                 }
@@ -576,13 +579,15 @@ private slots:
         Sim simOwn(topo, Costs::defaults(), 1), simGeneral(topo, Costs::defaults(), 1);
         Machine machineOwn(simOwn), machineGeneral(simGeneral);
         const TagAllocatorInfo& info = *TagRegistry::find("sbitmap");
-        BlkMqTags own(simOwn, machineOwn, make(info, 32, topo, simOwn.costs, simOwn.rng)); // 4 words of 8
-        BlkMqTags general(simGeneral, machineGeneral, make(info, 32, topo, simGeneral.costs, simGeneral.rng));
+        Parked woken;
+        BlkMqTags own(simOwn, machineOwn, make(info, 32, topo, simOwn.costs, simOwn.rng),
+            DispatchWake::of(woken)); // 4 words of 8
+        BlkMqTags general(simGeneral, machineGeneral, make(info, 32, topo, simGeneral.costs, simGeneral.rng),
+            DispatchWake::of(woken));
         general.setOwnPath(false);
         const int hinted = static_cast<const BitmapTags&>(own.alloc()).hint(0);
         const int other = (hinted & ~7) | ((hinted + 1) & 7); // in the hinted word
         TagUser userOwn, userGeneral;
-        Parked host;
         const auto both = [&](const std::function<void(BlkMqTags&, TagUser&)>& step) {
             step(own, userOwn);
             step(general, userGeneral);
@@ -595,15 +600,15 @@ private slots:
         both([&](BlkMqTags& t, TagUser& u) {
             for (int tag = 0; tag < 32; ++tag)
                 if (tag != hinted && tag != other)
-                    t.put(1, tag, 1, u, host);
-            t.put(0, other, 1, u, host); // CPU 0 writes the hinted word's line last
+                    t.put(1, tag, 1, u);
+            t.put(0, other, 1, u); // CPU 0 writes the hinted word's line last
         });
         int got = -1;
         both([&](BlkMqTags& t, TagUser& u) { got = t.get(0, u); }); // own lines; the hinted tag is taken
         QVERIFY(got >= 0 && got != hinted && (got >> 3) == (hinted >> 3));
         QCOMPARE(static_cast<const BitmapTags&>(own.alloc()).hint(0), hinted); // not written
         const auto moved = simGeneral.counters.tag_transfers;
-        both([&](BlkMqTags& t, TagUser& u) { t.put(2, got, 0, u, host); }); // CPU 2 frees it
+        both([&](BlkMqTags& t, TagUser& u) { t.put(2, got, 0, u); }); // CPU 2 frees it
         QVERIFY(simGeneral.counters.tag_transfers != moved); // CPU 0's hint line came from CPU 0
         QVERIFY(simOwn.counters.tag_transfers == simGeneral.counters.tag_transfers);
     }
@@ -692,7 +697,9 @@ private slots:
             const Topology topo = topology("1n:1p:2c:1t");
             Sim sim(topo, Costs::defaults(), 1);
             Machine machine(sim);
-            BlkMqTags tags(sim, machine, make(*TagRegistry::find(name), 4, topo, sim.costs, sim.rng));
+            Parked woken;
+            BlkMqTags tags(
+                sim, machine, make(*TagRegistry::find(name), 4, topo, sim.costs, sim.rng), DispatchWake::of(woken));
             QCOMPARE(tags.wakeBatch(), 1); // v3.16: min(8, max(1, 4 / 4)); v4.14: clamp(4 / 8, 1, 8)
             TagUser user;
             user.hctx = 0;
@@ -703,8 +710,7 @@ private slots:
                 TagUser sleeper; // each starts at wait queue 0
                 tags.sleep(machine.createTask(TaskKind::Job, 1, Op {}, false), sleeper);
             }
-            Parked host;
-            tags.put(0, held.back(), 0, user, host);
+            tags.put(0, held.back(), 0, user);
             QCOMPARE(tags.sleepers().size(), std::string(name) == "bitmap" ? std::size_t(0) : std::size_t(2));
         }
     }

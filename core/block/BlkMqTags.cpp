@@ -1,13 +1,14 @@
-#include "tags/BlkMqTags.h"
+#include "block/BlkMqTags.h"
 
 #include <algorithm>
 
 namespace blkmq {
 
-BlkMqTags::BlkMqTags(Sim& sim, Machine& machine, std::unique_ptr<TagAllocator> alloc)
+BlkMqTags::BlkMqTags(Sim& sim, Machine& machine, std::unique_ptr<TagAllocator> alloc, DispatchWake wake)
     : m_sim(&sim)
     , m_machine(&machine)
     , m_alloc(std::move(alloc))
+    , m_dispatchWake(wake)
 {
     m_rules = m_alloc->waitRules();
     for (WaitQueue& ws : m_ws) {
@@ -19,13 +20,12 @@ BlkMqTags::BlkMqTags(Sim& sim, Machine& machine, std::unique_ptr<TagAllocator> a
     setOwnPath(true);
 }
 
-void BlkMqTags::rebind(Sim& sim, Machine& machine, const std::function<TagUser&(int hctx)>& user)
+void BlkMqTags::rebind(Sim& sim, Machine& machine, DispatchWake wake, const std::function<TagUser&(int hctx)>& user)
 {
     m_sim = &sim;
     m_machine = &machine;
+    m_dispatchWake = wake;
     m_alloc->rebind(sim.topo, sim.costs);
-    if (m_own)
-        m_own = static_cast<BitmapTags*>(m_alloc.get()); // setOwnPath() chose it: a bitmap
     for (TagUser*& u : m_active)
         u = &user(u->hctx);
 }
@@ -33,7 +33,7 @@ void BlkMqTags::rebind(Sim& sim, Machine& machine, const std::function<TagUser&(
 void BlkMqTags::setOwnPath(bool on)
 {
     // The path's put wakes as sbq_wake_up() does: for an allocator without a wait queue of its own.
-    m_own = on && !m_rules.ownQueue ? dynamic_cast<BitmapTags*>(m_alloc.get()) : nullptr;
+    m_ownPath = on && !m_rules.ownQueue && m_alloc->hasOwnPath();
 }
 
 bool BlkMqTags::mayQueueShared(const TagUser& user) const
@@ -123,23 +123,23 @@ void BlkMqTags::idleUsers()
     }
 }
 
-void BlkMqTags::putGeneral(int cpu, int tag, int allocCpu, TagUser& user, TagWakeHost& host)
+void BlkMqTags::putGeneral(int cpu, int tag, int allocCpu, TagUser& user)
 {
     TagAccess cost;
     cost.start = m_machine->opNow().ns();
     m_alloc->put(cpu, tag, allocCpu, cost);
     account(cpu, cost, LockCaller::PercpuIdaFree);
-    released(cpu, user, host, cost.wake);
+    released(cpu, user, cost.wake);
 }
 
 // The allocator's wake_up() of its one wait queue (percpu_ida: every waiter, none exclusive): every
 // sleeping submitter wakes and retries, every parked hctx is rerun.
-void BlkMqTags::wakeAll(int cpu, TagWakeHost& host)
+void BlkMqTags::wakeAll(int cpu)
 {
     if (m_waiting == 0)
         return;
     for (WaitQueue& ws : m_ws)
-        wake(ws, static_cast<int>(ws.tasks.size()), cpu, host);
+        wake(ws, static_cast<int>(ws.tasks.size()), cpu);
 }
 
 BlkMqTags::WaitQueue& BlkMqTags::waitPtr(TagUser& user)
@@ -174,7 +174,7 @@ void BlkMqTags::unpark(TagUser& user)
         m_waiting -= static_cast<int>(std::erase(ws.hctxs, user.hctx));
 }
 
-void BlkMqTags::wakeUp(int cpu, TagWakeHost& host)
+void BlkMqTags::wakeUp(int cpu)
 {
     // sbq_wake_ptr(): the first wait queue with waiters, from the wake index on.
     int index = m_wakeIndex;
@@ -190,16 +190,14 @@ void BlkMqTags::wakeUp(int cpu, TagWakeHost& host)
     ws->waitCnt += m_rules.wakeBatch;
     m_wakeIndex = (m_wakeIndex + 1) % kWaitQueues;
     // v4.14 wake_up_nr(&ws->wait, wake_batch) of exclusive waiters; v3.16 wake_up() wakes every one.
-    wake(*ws, m_rules.exclusive ? m_rules.wakeBatch : static_cast<int>(ws->tasks.size()), cpu, host);
+    wake(*ws, m_rules.exclusive ? m_rules.wakeBatch : static_cast<int>(ws->tasks.size()), cpu);
 }
 
 // Wakes every non-exclusive entry of a wait queue and up to `tasks` exclusive ones.
-void BlkMqTags::wake(WaitQueue& ws, int tasks, int cpu, TagWakeHost& host)
+void BlkMqTags::wake(WaitQueue& ws, int tasks, int cpu)
 {
-    for (int h : ws.hctxs) {
-        host.unpark(h); // blk_mq_dispatch_wake(): clear TAG_WAITING, run the hctx
-        host.runHwQueueAsync(cpu, h);
-    }
+    for (int h : ws.hctxs)
+        m_dispatchWake.func(m_dispatchWake.queue, cpu, h);
     m_waiting -= static_cast<int>(ws.hctxs.size());
     ws.hctxs.clear();
     const int n = std::min(static_cast<int>(ws.tasks.size()), tasks);

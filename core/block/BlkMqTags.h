@@ -1,7 +1,6 @@
 #pragma once
 
 #include "cpu/Machine.h"
-#include "tags/BitmapTags.h"
 #include "sim/Cloned.h"
 #include "tags/TagAllocator.h"
 
@@ -35,14 +34,19 @@ struct TagRace {
     bool seen() const { return at.ns() >= 0; }
 };
 
-// What a freed tag wakes that blk-mq must run: an hctx parked on dispatch_wait.
-class TagWakeHost {
-public:
-    virtual ~TagWakeHost() = default;
-    // blk_mq_dispatch_wake(): the hctx's dispatch_wait left the wait queue (TAG_WAITING cleared) ...
-    virtual void unpark(int hctx) = 0;
-    // ... and the hctx is run.
-    virtual void runHwQueueAsync(int fromCpu, int hctx) = 0;
+// The function of a parked hctx's wait-queue entry: blk_mq_dispatch_wait_add() sets
+// hctx->dispatch_wait.func to blk_mq_dispatch_wake(), which takes the entry off the wait queue,
+// clears TAG_WAITING and runs the hctx. The tags call it for each parked hctx they wake, on the
+// freeing CPU; `queue` is what it runs on (the block layer, a test's recorder).
+struct DispatchWake {
+    void* queue = nullptr;
+    void (*func)(void* queue, int cpu, int hctx) = nullptr;
+    // The entry for `q`, whose dispatchWake(cpu, hctx) does the work.
+    template<class Queue>
+    static DispatchWake of(Queue& q)
+    {
+        return { &q, [](void* p, int cpu, int hctx) { static_cast<Queue*>(p)->dispatchWake(cpu, hctx); } };
+    }
 };
 
 // One hw queue's struct blk_mq_tags (block/blk-mq-tag.c, lib/sbitmap.c at
@@ -58,10 +62,10 @@ class BlkMqTags {
 public:
     static constexpr int kWaitQueues = 8; // SBQ_WAIT_QUEUES
 
-    BlkMqTags(Sim& sim, Machine& machine, std::unique_ptr<TagAllocator> alloc);
-    // A copy (its allocator copied too) is wired by rebind() to its engine's Sim and Machine, and
-    // its active users to that engine's hctxs: `user(hctx)` is hctx's TagUser there.
-    void rebind(Sim& sim, Machine& machine, const std::function<TagUser&(int hctx)>& user);
+    BlkMqTags(Sim& sim, Machine& machine, std::unique_ptr<TagAllocator> alloc, DispatchWake wake);
+    // A copy (its allocator copied too) is wired by rebind() to its engine's Sim, Machine and block
+    // layer (`wake`), and its active users to that engine's hctxs: `user(hctx)` is hctx's TagUser there.
+    void rebind(Sim& sim, Machine& machine, DispatchWake wake, const std::function<TagUser&(int hctx)>& user);
     // kernel.tag_fair_share (kernel behaviour; off only to show what it prevents) and kernel.tag_idle.
     void setFairSharing(bool on, SimTime idleAfter)
     {
@@ -73,14 +77,14 @@ public:
     // blk_mq_get_driver_tag() without sleeping: hctx_may_queue(), then the allocator. -1: none now.
     // With `progress`, an allocation the allocator does in several steps (ida-lock-split) runs one
     // step per call and returns kInProgress until it is done; without, every step runs in this call.
-    // The usual case, inline in the caller: a bitmap allocator whose lines are all this CPU's own
-    // takes the tag in one step (BitmapTags::getOwn); anything else takes the general path.
+    // The usual case, inline in the caller: an allocator whose lines are all this CPU's own takes
+    // the tag in one step (TagAllocator::getOwn); anything else takes the general path.
     int get(int cpu, TagUser& user, TagAlloc* progress = nullptr)
     {
-        if (m_own && (!progress || progress->state == 0) && mayQueue(user)) {
-            const int tag = m_own->getOwn(cpu);
+        if (m_ownPath && (!progress || progress->state == 0) && mayQueue(user)) {
+            const int tag = m_alloc->getOwn(cpu);
             if (tag >= 0) {
-                m_machine->charge(m_own->costs().tag_get_ns);
+                m_machine->charge(m_alloc->costs().tag_get_ns);
                 if (progress)
                     *progress = TagAlloc {}; // as the general path leaves it
                 return granted(cpu, user, tag, true);
@@ -89,14 +93,14 @@ public:
         return getGeneral(cpu, user, progress);
     }
     // blk_mq_put_tag() of a tag allocated on allocCpu (the request's ctx), then sbq_wake_up().
-    void put(int cpu, int tag, int allocCpu, TagUser& user, TagWakeHost& host)
+    void put(int cpu, int tag, int allocCpu, TagUser& user)
     {
-        if (m_own && m_own->putOwn(cpu, tag, allocCpu)) { // the usual case: both lines this CPU's own
-            m_machine->charge(m_own->costs().tag_put_ns);
-            released(cpu, user, host, false);
+        if (m_ownPath && m_alloc->putOwn(cpu, tag, allocCpu)) { // the usual case: both lines this CPU's own
+            m_machine->charge(m_alloc->costs().tag_put_ns);
+            released(cpu, user, false);
             return;
         }
-        putGeneral(cpu, tag, allocCpu, user, host);
+        putGeneral(cpu, tag, allocCpu, user);
     }
     // A submitter sleeps until its wait queue is woken (blk_mq_get_tag's io_schedule).
     void sleep(int task, TagUser& user);
@@ -109,18 +113,18 @@ public:
     // counting as an active user.
     void idleUsers();
 
-    // Tests: whether an access of a bitmap allocator whose lines are all this CPU's own takes its
-    // own-line path (BitmapTags::getOwn / putOwn, no TagAccess); on unless a test turns it off, to
-    // check that either way runs the same events.
+    // Tests: whether an access whose lines are all this CPU's own takes the allocator's own-line
+    // path (TagAllocator::getOwn / putOwn, no TagAccess); on unless a test turns it off, to check
+    // that either way runs the same events.
     void setOwnPath(bool on);
-    bool ownPath() const { return m_own != nullptr; }
+    bool ownPath() const { return m_ownPath; }
 
     const TagAllocator& alloc() const { return *m_alloc; }
     // The allocator, the active queues (by hctx) and the wait queues; the first races only record.
     void hashState(StateHash& h) const
     {
         m_alloc->hashState(h);
-        h(m_own != nullptr, m_activeQueues, m_wakeIndex, m_waiting, m_ws, m_active.size());
+        h(m_ownPath, m_activeQueues, m_wakeIndex, m_waiting, m_ws, m_active.size());
         for (const TagUser* u : m_active)
             h(u->hctx);
     }
@@ -156,7 +160,7 @@ private:
     }
     void accountMore(int cpu, const TagAccess& cost, LockCaller caller); // the counters, traces and lock profile
     [[gnu::hot]] int getGeneral(int cpu, TagUser& user, TagAlloc* progress);
-    [[gnu::hot]] void putGeneral(int cpu, int tag, int allocCpu, TagUser& user, TagWakeHost& host);
+    [[gnu::hot]] void putGeneral(int cpu, int tag, int allocCpu, TagUser& user);
     // hctx_may_queue(): only an active hctx of a shared set is limited, and a depth-1 set never
     // ("don't try dividing an ant").
     bool mayQueue(const TagUser& user) const
@@ -180,26 +184,27 @@ private:
     }
     void busy(TagUser& user); // blk_mq_tag_busy()
     // A tag put: the user's count, then sbq_wake_up(), or the allocator's own wake_up() if it woke.
-    void released(int cpu, TagUser& user, TagWakeHost& host, bool allocatorWoke)
+    void released(int cpu, TagUser& user, bool allocatorWoke)
     {
         --user.held;
         user.lastActivity = m_machine->opNow();
         if (!m_rules.ownQueue) {
             // No waiter anywhere (most frees): what sbq_wake_ptr() finds after looking at every queue.
             if (m_waiting != 0)
-                wakeUp(cpu, host);
+                wakeUp(cpu);
         } else if (allocatorWoke) {
-            wakeAll(cpu, host);
+            wakeAll(cpu);
         }
     }
-    void wakeUp(int cpu, TagWakeHost& host); // sbq_wake_up(), with somebody waiting (released())
-    void wakeAll(int cpu, TagWakeHost& host); // the allocator's own wake_up()
-    void wake(WaitQueue& ws, int tasks, int cpu, TagWakeHost& host);
+    void wakeUp(int cpu); // sbq_wake_up(), with somebody waiting (released())
+    void wakeAll(int cpu); // the allocator's own wake_up()
+    void wake(WaitQueue& ws, int tasks, int cpu);
 
     Sim* m_sim;
     Machine* m_machine;
     Cloned<TagAllocator> m_alloc;
-    BitmapTags* m_own = nullptr; // m_alloc if it is a bitmap and the own-line path is on
+    DispatchWake m_dispatchWake;
+    bool m_ownPath = false; // the allocator has an own-line path, and it is on
     bool m_fairShare = true;
     SimTime m_idleAfter;
     int m_activeQueues = 0;

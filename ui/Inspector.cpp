@@ -51,33 +51,19 @@ QString Inspector::inspect(const QString& what)
     const int count = !snap ? 0 : static_cast<int>(cpu ? snap->cpus.size() : snap->hctxs.size());
     if (index < 0 || index >= count)
         return tr("%1 %2 does not exist (0..%3)").arg(parts[0]).arg(index).arg(count - 1);
-    select({ cpu ? CanvasSelection::Kind::Cpu : CanvasSelection::Kind::Hctx, index });
+    select({ cpu ? ObjectRef::Kind::Cpu : ObjectRef::Kind::Hctx, index });
     return {};
 }
 
-void Inspector::select(const CanvasSelection& s, int script)
+void Inspector::select(const ObjectRef& s, int script)
 {
-    m_selectionScript = s.kind == CanvasSelection::Kind::Request && s.index == m_selection.index
+    m_selectionScript = s.kind == ObjectRef::Kind::Request && s.index == m_selection.index
         ? (script >= 0 ? script : m_selectionScript)
         : script;
     m_selection = s;
-    if (s.kind == CanvasSelection::Kind::Request)
+    if (s.kind == ObjectRef::Kind::Request)
         m_scene->setFollowed(s.index);
-    // The canvas marks what the inspector shows (a request is marked by the token it follows).
-    switch (s.kind) {
-    case CanvasSelection::Kind::Cpu:
-        m_scene->setSelected(CanvasHighlight::Kind::Cpu, s.index);
-        break;
-    case CanvasSelection::Kind::Hctx:
-        m_scene->setSelected(CanvasHighlight::Kind::Hctx, s.index);
-        break;
-    case CanvasSelection::Kind::Tags:
-        m_scene->setSelected(CanvasHighlight::Kind::Tags, s.index);
-        break;
-    default:
-        m_scene->setSelected(CanvasHighlight::Kind::Cpu, -1);
-        break;
-    }
+    m_scene->setSelected(s); // the canvas marks what the inspector shows (a request: the token it follows)
     refresh();
     for (QWidget* w = m_view; w; w = w->parentWidget())
         if (auto* dock = qobject_cast<QDockWidget*>(w))
@@ -87,9 +73,9 @@ void Inspector::select(const CanvasSelection& s, int script)
 
 void Inspector::saveTo(nlohmann::json& view) const
 {
-    const CanvasSelection& s = m_selection;
-    if (s.kind == CanvasSelection::Kind::Cpu || s.kind == CanvasSelection::Kind::Hctx)
-        view["inspect"] = (s.kind == CanvasSelection::Kind::Cpu ? "cpu:" : "hctx:") + std::to_string(s.index);
+    const ObjectRef& s = m_selection;
+    if (s.kind == ObjectRef::Kind::Cpu || s.kind == ObjectRef::Kind::Hctx)
+        view["inspect"] = (s.kind == ObjectRef::Kind::Cpu ? "cpu:" : "hctx:") + std::to_string(s.index);
 }
 
 QString Inspector::restore(const nlohmann::json& view)
@@ -103,14 +89,14 @@ QString Inspector::restore(const nlohmann::json& view)
 void Inspector::select(const TraceRecord& r)
 {
     if (r.rq >= 0)
-        select({ CanvasSelection::Kind::Request, r.rq }, r.script);
+        select({ ObjectRef::Kind::Request, r.rq }, r.script);
     else if (r.cpu >= 0)
-        select({ CanvasSelection::Kind::Cpu, r.cpu });
+        select({ ObjectRef::Kind::Cpu, r.cpu });
 }
 
-void Inspector::show(const CanvasSelection& s, int script)
+void Inspector::show(const ObjectRef& s, int script)
 {
-    if (s.kind == CanvasSelection::Kind::Request) {
+    if (s.kind == ObjectRef::Kind::Request) {
         m_scene->setFollowed(s.index);
         m_selectionScript = script;
     }
@@ -122,12 +108,11 @@ void Inspector::refreshKernelPath()
     const auto snap = m_runner->snapshot();
     int cpu = -1;
     if (snap) {
-        if (m_selection.kind == CanvasSelection::Kind::Cpu)
+        if (m_selection.kind == ObjectRef::Kind::Cpu)
             cpu = m_selection.index;
-        else if (m_selection.kind == CanvasSelection::Kind::Hctx
-            && m_selection.index < static_cast<int>(snap->hctxs.size()))
+        else if (m_selection.kind == ObjectRef::Kind::Hctx && m_selection.index < static_cast<int>(snap->hctxs.size()))
             cpu = snap->hctxs[static_cast<std::size_t>(m_selection.index)].vectorCpu;
-        else if (m_selection.kind == CanvasSelection::Kind::Request)
+        else if (m_selection.kind == ObjectRef::Kind::Request)
             for (const RequestSnapshot& r : snap->requests)
                 if (r.id == m_selection.index)
                     cpu = r.atCpu >= 0 ? r.atCpu : r.cpu;
@@ -167,11 +152,11 @@ void Inspector::refresh()
 {
     refreshKernelPath();
     const auto snap = m_runner->snapshot();
-    if (!snap || m_selection.kind == CanvasSelection::Kind::None)
+    if (!snap || m_selection.kind == ObjectRef::Kind::None)
         return;
     QString html;
     switch (m_selection.kind) {
-    case CanvasSelection::Kind::Cpu: {
+    case ObjectRef::Kind::Cpu: {
         const CpuSnapshot& c = snap->cpus[static_cast<std::size_t>(m_selection.index)];
         html = QStringLiteral("<h3>CPU %1</h3><p>%2</p><p>pending softirqs: %3<br>blk_cpu_done: %4 request(s)<br>"
                               "call-function queue: %5</p><table>")
@@ -194,7 +179,7 @@ void Inspector::refresh()
                     .arg(p.s2_us2(), 0, 'f', 3);
         break;
     }
-    case CanvasSelection::Kind::Hctx: {
+    case ObjectRef::Kind::Hctx: {
         const HctxSnapshot& h = snap->hctxs[static_cast<std::size_t>(m_selection.index)];
         html = QStringLiteral(
             "<h3>%1 hctx %2</h3><p>interrupt vector on CPU %3<br>hctx->dispatch: %4<br>scheduler FIFO: %5<br>"
@@ -213,7 +198,7 @@ void Inspector::refresh()
                    .arg(h.tagsHeld);
         break;
     }
-    case CanvasSelection::Kind::Request: {
+    case ObjectRef::Kind::Request: {
         auto it = std::find_if(
             snap->requests.begin(), snap->requests.end(), [&](auto& r) { return r.id == m_selection.index; });
         if (it == snap->requests.end()) {
@@ -237,7 +222,7 @@ void Inspector::refresh()
                            : QStringLiteral("-"));
         break;
     }
-    case CanvasSelection::Kind::Tags: {
+    case ObjectRef::Kind::Tags: {
         const HctxSnapshot& h = snap->hctxs[static_cast<std::size_t>(m_selection.index)];
         const auto& map = snap->tagMaps[static_cast<std::size_t>(h.tags)];
         QStringList used, lost;
@@ -270,7 +255,8 @@ void Inspector::refresh()
                    .arg(caches);
         break;
     }
-    case CanvasSelection::Kind::None:
+    case ObjectRef::Kind::Queue: // outlined, not inspected
+    case ObjectRef::Kind::None:
         break;
     }
     m_view->setHtml(html);
@@ -278,43 +264,20 @@ void Inspector::refresh()
 
 void Inspector::pointAt(const StallStep& st)
 {
-    CanvasSelection sel;
-    std::vector<CanvasHighlight> marks;
-    switch (st.object) {
-    case StallStep::Object::Request:
-        sel = { CanvasSelection::Kind::Request, st.index };
-        break;
-    case StallStep::Object::Hctx:
-        sel = blkmq::pointAt(CanvasHighlight::Kind::Hctx, st.index, marks);
-        break;
-    case StallStep::Object::Tags:
-        sel = blkmq::pointAt(CanvasHighlight::Kind::Tags, st.index, marks);
-        break;
-    case StallStep::Object::Cpu:
-        sel = blkmq::pointAt(CanvasHighlight::Kind::Cpu, st.index, marks);
-        break;
-    case StallStep::Object::None:
-        break;
-    }
+    std::vector<ObjectRef> marks;
+    const ObjectRef sel = blkmq::pointAt(st.object, marks);
     m_scene->setHighlights(marks);
-    if (sel.kind != CanvasSelection::Kind::None)
+    if (sel.kind != ObjectRef::Kind::None)
         select(sel);
 }
 
-CanvasSelection pointAt(CanvasHighlight::Kind kind, int index, std::vector<CanvasHighlight>& marks)
+ObjectRef pointAt(const ObjectRef& object, std::vector<ObjectRef>& marks)
 {
-    marks.push_back({ kind, index });
-    switch (kind) {
-    case CanvasHighlight::Kind::Cpu:
-        return { CanvasSelection::Kind::Cpu, index };
-    case CanvasHighlight::Kind::Hctx:
-        return { CanvasSelection::Kind::Hctx, index };
-    case CanvasHighlight::Kind::Tags:
-        return { CanvasSelection::Kind::Tags, index };
-    case CanvasHighlight::Kind::Device:
-        break;
-    }
-    return {};
+    if (object.kind == ObjectRef::Kind::None)
+        return {};
+    if (object.kind != ObjectRef::Kind::Request) // a request: the inspector's token, which moves
+        marks.push_back(object);
+    return object.kind == ObjectRef::Kind::Queue ? ObjectRef {} : object;
 }
 
 } // namespace blkmq

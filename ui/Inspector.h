@@ -30,16 +30,16 @@ public:
     // The scenario's workload.script ids by step (Snapshot::scriptIds): a scripted request's name.
     void setScriptIds(const QStringList& ids) { m_scriptIds = ids; }
     const QStringList& scriptIds() const { return m_scriptIds; }
-    CanvasSelection selection() const { return m_selection; }
+    ObjectRef selection() const { return m_selection; }
     void clear(); // nothing selected (a new scenario)
 
     // Selects and marks `s` on the canvas (a click on it) and raises the panel; `script`: a
     // request's script step, so it keeps its name once completed. Emits selected().
-    void select(const CanvasSelection& s, int script = -1);
+    void select(const ObjectRef& s, int script = -1);
     // A log row's request, or else its CPU.
     void select(const TraceRecord& r);
     // Shows `s` without marking it or raising the panel (a lesson step's pointer).
-    void show(const CanvasSelection& s, int script = -1);
+    void show(const ObjectRef& s, int script = -1);
     // "cpu:N" or "hctx:N", as a click on it would; an error names what is wrong.
     QString inspect(const QString& what);
     void refresh(); // the figures of the latest snapshot
@@ -65,12 +65,12 @@ private:
     QTextBrowser* m_view;
     QLabel* m_kernelPath;
     QStringList m_scriptIds;
-    CanvasSelection m_selection;
+    ObjectRef m_selection;
     int m_selectionScript = -1; // the script step of the selected request (its name after it completed)
 };
 
-// A CPU, an hctx or a tag map that a stall step or a lesson step points at: its outline, added to
-// `marks`, and the object the inspector shows (none for a device).
-CanvasSelection pointAt(CanvasHighlight::Kind kind, int index, std::vector<CanvasHighlight>& marks);
+// What a stall step or a lesson step points at: its outline, added to `marks` (a CPU, an hctx, a tag
+// map, a device), and the object the inspector shows (none for a device).
+ObjectRef pointAt(const ObjectRef& object, std::vector<ObjectRef>& marks);
 
 } // namespace blkmq

@@ -107,35 +107,22 @@ void LessonDriver::played(int step, const QString& error)
     m_lessons->stepReached(step, error, *snap);
     m_timeline->addMark(snap->now.ns(), TimelineBar::Mark::Lesson,
         tr("lesson step %1: %2").arg(step + 1).arg(q(lesson->steps()[static_cast<std::size_t>(step)].title)));
-    std::vector<CanvasHighlight> marks;
+    std::vector<ObjectRef> marks;
     bool inspected = false;
     for (const LessonHighlight& h : lesson->steps()[static_cast<std::size_t>(step)].highlights) {
-        CanvasSelection sel;
+        ObjectRef sel;
         int script = -1;
-        switch (h.kind) {
-        case LessonHighlight::Kind::Cpu:
-            sel = pointAt(CanvasHighlight::Kind::Cpu, h.index, marks);
-            break;
-        case LessonHighlight::Kind::Hctx:
-            sel = pointAt(CanvasHighlight::Kind::Hctx, h.index, marks);
-            break;
-        case LessonHighlight::Kind::Tags:
-            sel = pointAt(CanvasHighlight::Kind::Tags, h.index, marks);
-            break;
-        case LessonHighlight::Kind::Queue:
-            marks.push_back({ CanvasHighlight::Kind::Device, h.index });
-            break;
-        case LessonHighlight::Kind::Request: {
+        if (h.object.kind == ObjectRef::Kind::Request) {
             for (const RequestSnapshot& r : snap->requests)
                 if (r.script >= 0 && m_inspector->scriptIds().value(r.script) == q(h.request)) {
                     m_scene->setFollowed(r.id);
-                    sel = { CanvasSelection::Kind::Request, r.id };
+                    sel = { ObjectRef::Kind::Request, r.id };
                     script = r.script;
                 }
-            break;
+        } else {
+            sel = pointAt(h.object, marks);
         }
-        }
-        if (!inspected && sel.kind != CanvasSelection::Kind::None) {
+        if (!inspected && sel.kind != ObjectRef::Kind::None) {
             m_inspector->show(sel, script); // without raising it over the lesson
             inspected = true;
         }

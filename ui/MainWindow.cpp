@@ -85,7 +85,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_files->watch(m_patches, m_scenarioPanel);
     connect(m_control, &RunControl::overridesRequested, m_files, &ScenarioFiles::applyOverrides);
     connect(m_control, &RunControl::presetRequested, this, [this](const QString& name) { loadPreset(name); });
-    connect(m_scene, &TopologyScene::clicked, this, [this](const CanvasSelection& s) { m_inspector->select(s); });
+    connect(m_scene, &TopologyScene::clicked, this, [this](const ObjectRef& s) { m_inspector->select(s); });
     connect(m_inspector, &Inspector::selected, this, [this] { m_canvas->refreshLegend(m_lessons->lesson()); });
     connect(m_log, &EventLogPanel::recordChosen, this, [this](const TraceRecord& r) {
         m_inspector->select(r);

@@ -87,7 +87,7 @@ public:
     void zoomCanvas(double factor) { m_canvas->zoom(factor); }
     // "cpu:N" or "hctx:N" in the inspector, as a click on it would; an error names what is wrong.
     QString inspect(const QString& what) { return m_inspector->inspect(what); }
-    CanvasSelection selection() const { return m_inspector->selection(); }
+    ObjectRef selection() const { return m_inspector->selection(); }
 
     // The stall banner: shown once a stall was detected in the current run; selecting a step
     // outlines and inspects its object and scrolls the log to its time.

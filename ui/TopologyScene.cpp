@@ -471,30 +471,33 @@ void TopologyScene::setFollowed(int request)
         m_tokens->setFollowed(request);
 }
 
-QRectF TopologyScene::rectOf(const CanvasHighlight& h) const
+QRectF TopologyScene::rectOf(const ObjectRef& object) const
 {
-    const auto i = static_cast<std::size_t>(h.index);
-    switch (h.kind) {
-    case CanvasHighlight::Kind::Cpu:
+    const auto i = static_cast<std::size_t>(object.index);
+    switch (object.kind) {
+    case ObjectRef::Kind::Cpu:
         return i < m_cpus.size() && m_cpus[i].rect ? m_cpus[i].rect->rect() : QRectF();
-    case CanvasHighlight::Kind::Hctx:
+    case ObjectRef::Kind::Hctx:
         return i < m_hctxs.size() && m_hctxs[i].rect ? m_hctxs[i].rect->rect() : QRectF();
-    case CanvasHighlight::Kind::Tags:
+    case ObjectRef::Kind::Tags:
         return i < m_hctxs.size() && m_hctxs[i].tags ? m_hctxs[i].tags->boundingRect() : QRectF();
-    case CanvasHighlight::Kind::Device:
+    case ObjectRef::Kind::Queue:
         return i < m_deviceRects.size() ? m_deviceRects[i] : QRectF();
+    case ObjectRef::Kind::Request: // its token, which moves
+    case ObjectRef::Kind::None:
+        break;
     }
     return {};
 }
 
-void TopologyScene::setHighlights(const std::vector<CanvasHighlight>& highlights)
+void TopologyScene::setHighlights(const std::vector<ObjectRef>& highlights)
 {
     for (QGraphicsItem* item : m_highlights) {
         removeItem(item);
         delete item;
     }
     m_highlights.clear();
-    for (const CanvasHighlight& h : highlights) {
+    for (const ObjectRef& h : highlights) {
         const QRectF r = rectOf(h);
         if (!r.isValid())
             continue;
@@ -504,9 +507,9 @@ void TopologyScene::setHighlights(const std::vector<CanvasHighlight>& highlights
     }
 }
 
-void TopologyScene::setSelected(CanvasHighlight::Kind kind, int index)
+void TopologyScene::setSelected(const ObjectRef& object)
 {
-    const QRectF r = index >= 0 ? rectOf({ kind, index }) : QRectF();
+    const QRectF r = rectOf(object);
     if (!r.isValid()) {
         delete m_selected;
         m_selected = nullptr;
@@ -530,20 +533,20 @@ void TopologyScene::settle()
 
 bool TopologyScene::animating() const { return m_tokens && m_tokens->animating(); }
 
-CanvasSelection TopologyScene::selectionAt(const QPointF& p) const
+ObjectRef TopologyScene::selectionAt(const QPointF& p) const
 {
     if (m_tokens) {
         if (const auto* t = m_tokens->tokenAt(p))
-            return { CanvasSelection::Kind::Request, t->id };
+            return { ObjectRef::Kind::Request, t->id };
     }
     for (std::size_t c = 0; c < m_cpus.size(); ++c)
         if (m_cpus[c].rect && m_cpus[c].rect->rect().contains(p))
-            return { CanvasSelection::Kind::Cpu, static_cast<int>(c) };
+            return { ObjectRef::Kind::Cpu, static_cast<int>(c) };
     for (std::size_t h = 0; h < m_hctxs.size(); ++h) {
         if (m_hctxs[h].rect && m_hctxs[h].rect->rect().contains(p))
-            return { CanvasSelection::Kind::Hctx, static_cast<int>(h) };
+            return { ObjectRef::Kind::Hctx, static_cast<int>(h) };
         if (m_hctxs[h].tags && m_hctxs[h].tags->boundingRect().contains(p))
-            return { CanvasSelection::Kind::Tags, static_cast<int>(h) };
+            return { ObjectRef::Kind::Tags, static_cast<int>(h) };
     }
     return {};
 }
@@ -743,8 +746,8 @@ void TopologyScene::helpEvent(QGraphicsSceneHelpEvent* event)
 
 void TopologyScene::mousePressEvent(QGraphicsSceneMouseEvent* event)
 {
-    const CanvasSelection s = selectionAt(event->scenePos());
-    if (s.kind == CanvasSelection::Kind::Request)
+    const ObjectRef s = selectionAt(event->scenePos());
+    if (s.kind == ObjectRef::Kind::Request)
         setFollowed(s.index);
     emit clicked(s);
     QGraphicsScene::mousePressEvent(event);

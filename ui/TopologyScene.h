@@ -2,6 +2,7 @@
 
 #include "engine/Snapshot.h"
 #include "scenario/Scenario.h"
+#include "sim/ObjectRef.h"
 #include "sim/TraceRecord.h"
 #include "topo/Topology.h"
 
@@ -27,18 +28,6 @@ struct DeviceLayout {
     int nrHctx = 0;
     int tagDepth = 0;
     QString tagSet; // the tag set it shares with the devices of the same name ("" = its own tags)
-};
-
-// What a lesson step points at (LessonHighlight, resolved): outlined on the canvas.
-struct CanvasHighlight {
-    enum class Kind { Cpu, Hctx, Tags, Device } kind = Kind::Cpu;
-    int index = -1;
-};
-
-// What the user clicked on the canvas.
-struct CanvasSelection {
-    enum class Kind { None, Cpu, Hctx, Request, Tags } kind = Kind::None;
-    int index = -1;
 };
 
 // The machine as the kernel numbers it: nodes ⊃ LLC domains ⊃ cores ⊃ CPU
@@ -67,7 +56,7 @@ public:
     QPointF cpuCenter(int cpu) const;
     QPointF cpuEdge(int cpu, bool top) const; // the middle of a tile's top or bottom edge
     QPointF hctxCenter(int hctx) const;
-    CanvasSelection selectionAt(const QPointF& scenePos) const;
+    ObjectRef selectionAt(const QPointF& scenePos) const; // a request, CPU, hctx or tag map, or none
     // A tag cell's tooltip: the tag and what holds it ("tag 3: held by request A, submitted on CPU 0
     // (dispatched)"), or empty off the tag maps; tagCenter: where tag `tag` of hctx's map is drawn.
     QString tagInfoAt(const QPointF& scenePos) const;
@@ -82,11 +71,13 @@ public:
     bool detailShown() const { return m_detail; }
     // "node 0: CPUs 0-19, 64% busy" and the like, as drawn (for tests).
     QStringList captions() const;
-    // Outlines these objects (a lesson step's highlights) until the next call.
-    void setHighlights(const std::vector<CanvasHighlight>& highlights);
+    // Outlines these objects (a lesson step's highlights: CPUs, hctxs, tag maps, devices) until the
+    // next call.
+    void setHighlights(const std::vector<ObjectRef>& highlights);
     // Frames what the user selected (a CPU, an hctx, a tag map: dashed blue, apart from a lesson's
-    // orange), or nothing (index -1). The frame's rectangle in scene coordinates, for tests (empty: none).
-    void setSelected(CanvasHighlight::Kind kind, int index);
+    // orange), or nothing (anything else: a request is marked by the token it follows). The frame's
+    // rectangle in scene coordinates, for tests (empty: none).
+    void setSelected(const ObjectRef& object);
     QRectF selectedRect() const;
     // Whether tokens are still gliding or arcs fading (the window keeps drawing until they settle).
     bool animating() const;
@@ -96,7 +87,7 @@ public:
     static QColor contextColor(int context, bool idle);
 
 signals:
-    void clicked(blkmq::CanvasSelection selection);
+    void clicked(blkmq::ObjectRef selection);
 
 protected:
     void mousePressEvent(QGraphicsSceneMouseEvent* event) override;
@@ -139,7 +130,7 @@ private:
     std::vector<QGraphicsSimpleTextItem*> m_queueCounters; // per device: shared_hctx_restart, when its tags are shared
     std::vector<QGraphicsItem*> m_highlights;
     QGraphicsRectItem* m_selected = nullptr; // the selection's frame (owned by the scene)
-    QRectF rectOf(const CanvasHighlight& h) const;
+    QRectF rectOf(const ObjectRef& object) const; // empty: not drawn as a box
     TokenLayer* m_tokens = nullptr;
     std::vector<std::int64_t> m_lastBusy;
     std::int64_t m_lastNow = 0;

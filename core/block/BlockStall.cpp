@@ -57,7 +57,7 @@ void BlockLayer::explainSleeper(std::ostringstream& why, std::vector<StallStep>&
         << " since " << ms(who.since) << ", longer than the stall_age of " << formatDuration(maxAge);
     steps.push_back({ who.since,
         who.name + " goes to sleep in blk_mq_get_tag(): no driver tag of " + tagsName(tagsIndex) + " is free to it",
-        StallStep::Object::Tags, mapHctx });
+        ObjectRef { ObjectRef::Kind::Tags, mapHctx } });
     std::ostringstream hiddenCpus;
     int hidden = 0;
     for (int cpu = 0; cpu < m_machine->nrCpus(); ++cpu)
@@ -75,7 +75,7 @@ void BlockLayer::explainSleeper(std::ostringstream& why, std::vector<StallStep>&
                 .append(std::to_string(alloc.depth() - alloc.inUse()))
                 .append(" free, yet it sleeps longer than the stall_age of ")
                 .append(formatDuration(maxAge)),
-            StallStep::Object::Tags, mapHctx });
+            ObjectRef { ObjectRef::Kind::Tags, mapHctx } });
         return;
     }
     if (lost > 0) {
@@ -87,7 +87,7 @@ void BlockLayer::explainSleeper(std::ostringstream& why, std::vector<StallStep>&
                 .append("; ")
                 .append(std::to_string(lost))
                 .append(" were lost by steal_tags() (tags.lost_tags)"),
-            StallStep::Object::Tags, mapHctx });
+            ObjectRef { ObjectRef::Kind::Tags, mapHctx } });
     }
     if (hidden > 0) {
         why << ", " << hidden << " sit in the cache of " << hiddenCpus.str()
@@ -100,7 +100,7 @@ void BlockLayer::explainSleeper(std::ostringstream& why, std::vector<StallStep>&
                         .append(" tag(s) sit in CPU ")
                         .append(std::to_string(cpu))
                         .append("'s cache with its cpus_have_tags bit clear: no stealer looks there"),
-                    StallStep::Object::Cpu, cpu });
+                    ObjectRef { ObjectRef::Kind::Cpu, cpu } });
     }
     why << ": the race ida-lock-split lets happen";
 }
@@ -171,7 +171,7 @@ StallReport BlockLayer::findStalls(SimTime maxAge, const std::vector<bool>& live
                     .append(where)
                     .append(" of ")
                     .append(hname),
-                StallStep::Object::Request, rq });
+                ObjectRef { ObjectRef::Kind::Request, rq } });
             if (m_restart->marked(hi)) {
                 std::string mark = hname + " gets RESTART set";
                 why << hname << " has RESTART set since " << ms(m_restart->markedSince(hi));
@@ -185,17 +185,18 @@ StallReport BlockLayer::findStalls(SimTime maxAge, const std::vector<bool>& live
                     mark.append(": its dispatch found hctx->dispatch non-empty");
                 }
                 why << "; ";
-                report.steps.push_back({ m_restart->markedSince(hi), mark, StallStep::Object::Hctx, hi });
+                report.steps.push_back({ m_restart->markedSince(hi), mark, ObjectRef { ObjectRef::Kind::Hctx, hi } });
             } else if (hctx.tagUse.parked) {
                 why << hname
                     << " has no RESTART mark and waits on a wait queue of its tags for a free driver tag "
                        "(dispatch_wait, TAG_WAITING); ";
                 report.steps.push_back(
                     { r.waitSince, hname + " has no RESTART mark and waits on a wait queue of its tags",
-                        StallStep::Object::Hctx, hi });
+                        ObjectRef { ObjectRef::Kind::Hctx, hi } });
             } else {
                 why << hname << " has no RESTART mark; ";
-                report.steps.push_back({ r.waitSince, hname + " has no RESTART mark", StallStep::Object::Hctx, hi });
+                report.steps.push_back(
+                    { r.waitSince, hname + " has no RESTART mark", ObjectRef { ObjectRef::Kind::Hctx, hi } });
             }
             const RestartNote& n = m_restart->lastDecision(q.tagSet);
             const std::string freed = requestName(n.freed.rq, n.freed.script, n.freed.job);
@@ -203,7 +204,7 @@ StallReport BlockLayer::findStalls(SimTime maxAge, const std::vector<bool>& live
             if (!last.empty()) {
                 const bool restarted = n.outcome == RestartNote::Outcome::Restarted && n.restarted >= 0;
                 report.steps.push_back({ n.at, m_restart->explainLast(hi, freed, SchedRestart::Phrase::Step),
-                    StallStep::Object::Hctx, restarted ? n.restarted : n.hctx });
+                    ObjectRef { ObjectRef::Kind::Hctx, restarted ? n.restarted : n.hctx } });
             }
             if (structural) {
                 why << "no request holds a tag of tag set '" << set.name << "', no run of its hctxs is queued and "
@@ -213,12 +214,12 @@ StallReport BlockLayer::findStalls(SimTime maxAge, const std::vector<bool>& live
                         + "', no run of its hctxs is queued and nothing is left to submit: no completion will ever "
                           "restart "
                         + hname,
-                    StallStep::Object::Tags, hi });
+                    ObjectRef { ObjectRef::Kind::Tags, hi } });
             } else {
                 why << "it has waited longer than the stall_age of " << formatDuration(maxAge);
                 report.steps.push_back({ m_sim->now,
                     requestName(rq) + " has waited longer than the stall_age of " + formatDuration(maxAge),
-                    StallStep::Object::Request, rq });
+                    ObjectRef { ObjectRef::Kind::Request, rq } });
             }
             if (!last.empty())
                 why << ". " << last;

@@ -1,30 +1,20 @@
 #pragma once
 
+#include "sim/EnumNames.h"
 #include "sim/SimTime.h"
 
 #include <cstdint>
+#include <iterator>
 
 namespace blkmq {
 
-enum class RqState : std::uint8_t { Free, Sched, Dispatch, AtDevice, Complete };
+enum class RqState : std::uint8_t { Free, Sched, Dispatch, AtDevice, Complete /* last */ };
 
 // Where a request in that state is, in words (the inspector, a tag's tooltip).
-inline const char* rqStateWhere(RqState s)
-{
-    switch (s) {
-    case RqState::Free:
-        return "free";
-    case RqState::Sched:
-        return "in the scheduler FIFO";
-    case RqState::Dispatch:
-        return "on hctx->dispatch";
-    case RqState::AtDevice:
-        return "at the device";
-    case RqState::Complete:
-        return "on its way to ->complete";
-    }
-    return "?";
-}
+inline constexpr const char* kRqStateWhere[]
+    = { "free", "in the scheduler FIFO", "on hctx->dispatch", "at the device", "on its way to ->complete" };
+static_assert(std::size(kRqStateWhere) == static_cast<std::size_t>(RqState::Complete) + 1);
+inline const char* rqStateWhere(RqState s) { return enumName(kRqStateWhere, s); }
 
 // struct request: allocated from a pool, linked into at most one list at a
 // time through `next` (scheduler FIFO, hctx->dispatch, completion queue,

@@ -1,6 +1,9 @@
 #pragma once
 
+#include "sim/EnumNames.h"
+
 #include <cstdint>
+#include <iterator>
 #include <vector>
 
 namespace blkmq {
@@ -45,15 +48,13 @@ private:
     std::uint8_t m_owner = 0;
 };
 
-enum class IrqKind : std::uint8_t { DeviceVector, CallFunction, Timer, NicRx, Usb, RdmaCq, AhciHba };
-inline constexpr int kIrqKinds = 7;
+enum class IrqKind : std::uint8_t { DeviceVector, CallFunction, Timer, NicRx, Usb, RdmaCq, AhciHba /* last */ };
+inline constexpr int kIrqKinds = static_cast<int>(IrqKind::AhciHba) + 1;
 // What the log and the inspector call each kind: the kernel's vector or the device's interrupt.
-inline const char* irqKindName(int kind)
-{
-    static const char* const names[kIrqKinds] = { "device vector", "CALL_FUNCTION_VECTOR (IPI)", "LOCAL_TIMER_VECTOR",
-        "NIC rx vector", "USB host controller", "RDMA completion vector", "mtip32xx HBA (MSI)" };
-    return kind >= 0 && kind < kIrqKinds ? names[kind] : "unknown vector";
-}
+inline constexpr const char* kIrqKindNames[] = { "device vector", "CALL_FUNCTION_VECTOR (IPI)", "LOCAL_TIMER_VECTOR",
+    "NIC rx vector", "USB host controller", "RDMA completion vector", "mtip32xx HBA (MSI)" };
+static_assert(std::size(kIrqKindNames) == kIrqKinds);
+inline const char* irqKindName(int kind) { return kind >= 0 ? enumName(kIrqKindNames, kind) : "?"; }
 
 enum SoftirqNr : std::uint8_t {
     HI_SOFTIRQ,
@@ -65,10 +66,8 @@ enum SoftirqNr : std::uint8_t {
     NR_SOFTIRQS_MODELLED
 };
 // softirq_to_name[] of kernel/softirq.c, for the softirqs modelled.
-inline const char* softirqName(int nr)
-{
-    static const char* const names[NR_SOFTIRQS_MODELLED] = { "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL" };
-    return nr >= 0 && nr < NR_SOFTIRQS_MODELLED ? names[nr] : "unknown softirq";
-}
+inline constexpr const char* kSoftirqNames[] = { "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL" };
+static_assert(std::size(kSoftirqNames) == NR_SOFTIRQS_MODELLED);
+inline const char* softirqName(int nr) { return nr >= 0 ? enumName(kSoftirqNames, nr) : "?"; }
 
 } // namespace blkmq

@@ -1,33 +1,21 @@
 #pragma once
 
 #include "cpu/Op.h"
+#include "sim/EnumNames.h"
 #include "sim/ExecContext.h"
 
 #include <cstdint>
+#include <iterator>
 #include <vector>
 
 namespace blkmq {
 
-enum class TaskKind : std::uint8_t { Job, Script, Ksoftirqd, Kworker, IrqThread, Kthread };
+enum class TaskKind : std::uint8_t { Job, Script, Ksoftirqd, Kworker, IrqThread, Kthread /* last */ };
 
-inline const char* taskKindName(TaskKind k)
-{
-    switch (k) {
-    case TaskKind::Job:
-        return "fio";
-    case TaskKind::Script:
-        return "script";
-    case TaskKind::Ksoftirqd:
-        return "ksoftirqd";
-    case TaskKind::Kworker:
-        return "kworker (kblockd)";
-    case TaskKind::IrqThread:
-        return "irq thread";
-    case TaskKind::Kthread:
-        return "usb-storage";
-    }
-    return "?";
-}
+inline constexpr const char* kTaskKindNames[]
+    = { "fio", "script", "ksoftirqd", "kworker (kblockd)", "irq thread", "usb-storage" };
+static_assert(std::size(kTaskKindNames) == static_cast<std::size_t>(TaskKind::Kthread) + 1);
+inline const char* taskKindName(TaskKind k) { return enumName(kTaskKindNames, k); }
 
 // A schedulable thread on one CPU at a time. SCHED_FIFO tasks (irq threads)
 // always beat SCHED_OTHER ones; SCHED_OTHER tasks share by vruntime. A task

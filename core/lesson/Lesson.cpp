@@ -258,9 +258,9 @@ Result<LessonExpectation> parseExpectation(const std::string& text)
 Result<LessonHighlight> parseHighlight(const std::string& text)
 {
     using R = Result<LessonHighlight>;
-    static const std::pair<const char*, LessonHighlight::Kind> kKinds[] = { { "cpu", LessonHighlight::Kind::Cpu },
-        { "hctx", LessonHighlight::Kind::Hctx }, { "request", LessonHighlight::Kind::Request },
-        { "queue", LessonHighlight::Kind::Queue }, { "tags", LessonHighlight::Kind::Tags } };
+    static const std::pair<const char*, ObjectRef::Kind> kKinds[]
+        = { { "cpu", ObjectRef::Kind::Cpu }, { "hctx", ObjectRef::Kind::Hctx }, { "request", ObjectRef::Kind::Request },
+              { "queue", ObjectRef::Kind::Queue }, { "tags", ObjectRef::Kind::Tags } };
     const auto colon = text.find(':');
     const std::string kind = text.substr(0, colon);
     const std::string arg = colon == std::string::npos ? std::string() : text.substr(colon + 1);
@@ -268,9 +268,9 @@ Result<LessonHighlight> parseHighlight(const std::string& text)
         if (kind != name)
             continue;
         LessonHighlight h;
-        h.kind = k;
+        h.object.kind = k;
         h.text = text;
-        if (k == LessonHighlight::Kind::Request) {
+        if (k == ObjectRef::Kind::Request) {
             if (arg.empty())
                 return R::failure("'" + printable(text) + "': request:ID names a workload.script id");
             h.request = arg;
@@ -278,7 +278,7 @@ Result<LessonHighlight> parseHighlight(const std::string& text)
             const auto i = index(arg);
             if (!i)
                 return R::failure("'" + printable(text) + "': " + kind + ":N takes an index");
-            h.index = *i;
+            h.object.index = *i;
         }
         return h;
     }
@@ -560,13 +560,13 @@ LessonStepOutcome Lesson::play(Engine& engine, int step, std::uint64_t maxEvents
     for (const LessonHighlight& h : s.highlights) {
         if (!out.error.empty())
             break;
-        const std::size_t count = h.kind == LessonHighlight::Kind::Cpu ? snap->cpus.size()
-            : h.kind == LessonHighlight::Kind::Queue                   ? snap->queueRestartCounters.size()
-                                                                       : snap->hctxs.size();
-        if (h.kind == LessonHighlight::Kind::Request) {
+        const std::size_t count = h.object.kind == ObjectRef::Kind::Cpu ? snap->cpus.size()
+            : h.object.kind == ObjectRef::Kind::Queue                   ? snap->queueRestartCounters.size()
+                                                                        : snap->hctxs.size();
+        if (h.object.kind == ObjectRef::Kind::Request) {
             if (auto v = lessonValue(*snap, "request." + h.request + ".in_flight"); !v)
                 out.error = "highlight '" + printable(h.text) + "': " + v.error();
-        } else if (static_cast<std::size_t>(h.index) >= count) {
+        } else if (static_cast<std::size_t>(h.object.index) >= count) {
             out.error = "highlight '" + printable(h.text) + "': there are " + std::to_string(count);
         }
     }

@@ -4,6 +4,7 @@
 #include "engine/StopCondition.h"
 #include "io/FieldTable.h"
 #include "scenario/Scenario.h"
+#include "sim/ObjectRef.h"
 #include "sim/Result.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -21,9 +22,7 @@ class Engine;
 // "queue:1" (a device's request queue and its shared_hctx_restart), "tags:0" (the driver tags of
 // hctx 0, as a tag map).
 struct LessonHighlight {
-    enum class Kind : std::uint8_t { Cpu, Hctx, Request, Queue, Tags };
-    Kind kind = Kind::Cpu;
-    int index = -1; // cpu, global hctx or device index
+    ObjectRef object; // a Request's index is found in the run, by `request`
     std::string request; // Request: the workload.script id
     std::string text; // as written
 };

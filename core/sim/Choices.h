@@ -1,7 +1,10 @@
 #pragma once
 
+#include "sim/EnumNames.h"
+
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <vector>
 
 namespace blkmq {
@@ -13,25 +16,13 @@ enum class ChoiceKind : std::uint8_t {
     Bypass, // a job's request bypasses the scheduler or not (0 < bypass_pct < 100)
     NetGap, // the gap before a net_rx packet: one of the points of its exponential
     SameTime, // which of the hardware and CPU events due at one instant happens first
-    Hold, // a CPU at a lock boundary goes on now, or is held until the next pending event has happened
+    Hold, // a CPU at a lock boundary goes on now, or is held until the next pending event has happened (last)
 };
 
-inline const char* choiceKindName(ChoiceKind k)
-{
-    switch (k) {
-    case ChoiceKind::Latency:
-        return "device latency";
-    case ChoiceKind::Bypass:
-        return "scheduler bypass";
-    case ChoiceKind::NetGap:
-        return "packet gap";
-    case ChoiceKind::SameTime:
-        return "same-time order";
-    case ChoiceKind::Hold:
-        return "lock boundary";
-    }
-    return "?";
-}
+inline constexpr const char* kChoiceKindNames[]
+    = { "device latency", "scheduler bypass", "packet gap", "same-time order", "lock boundary" };
+static_assert(std::size(kChoiceKindNames) == static_cast<std::size_t>(ChoiceKind::Hold) + 1);
+inline const char* choiceKindName(ChoiceKind k) { return enumName(kChoiceKindNames, k); }
 
 // One choice a run made: of `options`, it took `taken`, in the event that came after `events`
 // processed ones, at simulated time t_ns.

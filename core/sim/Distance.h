@@ -1,6 +1,9 @@
 #pragma once
 
+#include "sim/EnumNames.h"
+
 #include <cstdint>
+#include <iterator>
 
 namespace blkmq {
 
@@ -9,21 +12,8 @@ namespace blkmq {
 enum class Distance : std::uint8_t { Self = 0, Smt, Llc, Node, Remote };
 inline constexpr int kDistanceClasses = 5;
 
-inline const char* distanceName(Distance d)
-{
-    switch (d) {
-    case Distance::Self:
-        return "self";
-    case Distance::Smt:
-        return "smt";
-    case Distance::Llc:
-        return "llc";
-    case Distance::Node:
-        return "node";
-    case Distance::Remote:
-        return "remote";
-    }
-    return "?";
-}
+inline constexpr const char* kDistanceNames[] = { "self", "smt", "llc", "node", "remote" };
+static_assert(std::size(kDistanceNames) == kDistanceClasses);
+inline const char* distanceName(Distance d) { return enumName(kDistanceNames, d); }
 
 } // namespace blkmq

@@ -1,6 +1,9 @@
 #pragma once
 
+#include "sim/EnumNames.h"
+
 #include <cstdint>
+#include <iterator>
 
 namespace blkmq {
 
@@ -9,25 +12,9 @@ namespace blkmq {
 enum class ExecContext : std::uint8_t { Task, Hardirq, Softirq, Ksoftirqd, IrqThread, Kworker, Count };
 inline constexpr int kExecContexts = static_cast<int>(ExecContext::Count);
 
-inline const char* execContextName(ExecContext c)
-{
-    switch (c) {
-    case ExecContext::Task:
-        return "task";
-    case ExecContext::Hardirq:
-        return "hardirq";
-    case ExecContext::Softirq:
-        return "softirq";
-    case ExecContext::Ksoftirqd:
-        return "ksoftirqd";
-    case ExecContext::IrqThread:
-        return "irq_thread";
-    case ExecContext::Kworker:
-        return "kworker";
-    case ExecContext::Count:
-        break;
-    }
-    return "?";
-}
+inline constexpr const char* kExecContextNames[]
+    = { "task", "hardirq", "softirq", "ksoftirqd", "irq_thread", "kworker" };
+static_assert(std::size(kExecContextNames) == kExecContexts);
+inline const char* execContextName(ExecContext c) { return enumName(kExecContextNames, c); }
 
 } // namespace blkmq

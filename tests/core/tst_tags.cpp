@@ -869,7 +869,7 @@ private slots:
         // as steps: the sleeper goes to sleep on the tags, then what became of them, in time order
         const auto& steps = e.stallSteps();
         QVERIFY(steps.size() >= 2);
-        QCOMPARE(steps.front().object, StallStep::Object::Tags);
+        QCOMPARE(steps.front().object.kind, ObjectRef::Kind::Tags);
         QVERIFY(steps.front().text.find(st["submitters"][0].get<std::string>()) == 0);
         QVERIFY(steps.front().at < e.firstStall());
         QVERIFY(std::any_of(steps.begin(), steps.end(),

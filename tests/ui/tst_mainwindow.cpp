@@ -647,10 +647,10 @@ private slots:
         // The banner's numbered steps: a click on one selects its object.
         QCOMPARE(w.stallSteps().size(), std::size_t(4));
         emit w.stallBanner()->linkActivated(u"step:0"_qs);
-        QCOMPARE(int(w.selection().kind), int(CanvasSelection::Kind::Request));
+        QCOMPARE(int(w.selection().kind), int(ObjectRef::Kind::Request));
         QCOMPARE(w.selection().index, a->id);
         emit w.stallBanner()->linkActivated(u"step:1"_qs); // RESTART set on nullb0's hctx
-        QCOMPARE(int(w.selection().kind), int(CanvasSelection::Kind::Hctx));
+        QCOMPARE(int(w.selection().kind), int(ObjectRef::Kind::Hctx));
         QCOMPARE(w.selection().index, 0);
         QVERIFY(w.inspector()->toPlainText().contains(u"nullb0 hctx 0"_qs));
         QVERIFY(w.stallBanner()->text().contains(u"<b>nullb0 hctx 0 gets RESTART set"_qs));
@@ -664,7 +664,7 @@ private slots:
         QVERIFY(topRow > 0 && w.eventLog()->record(topRow).time >= marked);
         QVERIFY(w.eventLog()->record(topRow - 1).time < marked);
         emit w.stallBanner()->linkActivated(u"step:3"_qs); // the tag set nothing holds
-        QCOMPARE(int(w.selection().kind), int(CanvasSelection::Kind::Tags));
+        QCOMPARE(int(w.selection().kind), int(ObjectRef::Kind::Tags));
         QVERIFY(w.inspect(QStringLiteral("cpu:0")).isEmpty());
         // A click on A's submit row selects A: the inspector names it, the status bar too.
         int row = -1;
@@ -1412,7 +1412,7 @@ private slots:
         QCOMPARE(
             nlohmann::json::parse(other.runner()->liveScenarioJson())["kernel"]["patches"]["complete-llist"], true);
         QVERIFY(other.plotPanel()->plots()[2]->isHidden());
-        QCOMPARE(int(other.selection().kind), int(CanvasSelection::Kind::Cpu));
+        QCOMPARE(int(other.selection().kind), int(ObjectRef::Kind::Cpu));
         QCOMPARE(other.selection().index, 1);
         QVERIFY(std::abs(other.canvasView()->transform().m11() - w.canvasView()->transform().m11()) < 1e-9);
         QVERIFY(nlohmann::json::parse(read->toText())["view"].contains("center"));

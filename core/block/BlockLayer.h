@@ -132,8 +132,8 @@ public:
     // Inserts the request; runQueue = false leaves it for a later run (a script step).
     // gnu::flatten here, on startDevice() and on completeRq(): every call in them that the compiler
     // can see is inlined, so an I/O's dispatch, issue, completion and free run without the register
-    // saves of five calls (blk_mq_free_request lives in BlockCompletion.cpp for that; single-core-null:
-    // 7.5% fewer instructions, 5–7% less CPU time, docs/performance.md).
+    // saves of five calls (blk_mq_free_request lives in BlockCompletion.cpp for that;
+    // docs/performance.md).
     [[gnu::hot, gnu::flatten]] void submit(int cpu, int rq, bool bypassScheduler, bool runQueue = true);
     // A scripted "complete" step: the device finishes a held request now.
     void release(int rq);

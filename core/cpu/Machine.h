@@ -207,7 +207,7 @@ public:
     // [[gnu::hot]] here and on the other functions every I/O or event passes through: GCC puts them
     // together in .text.hot, so the hot path is one compact run of code. Scattered over the binary,
     // more of its lines fell into some sets of the 8-way L1 instruction cache than it holds
-    // (single-core-null: 7 misses per I/O in cachegrind, 11% of its CPU time; docs/performance.md).
+    // (docs/performance.md).
     [[gnu::hot]] void onBoundary(int cpu);
     void onIrqRaise(int cpu, IrqKind kind, int arg);
     void onTaskWake(int task);

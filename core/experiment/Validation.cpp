@@ -5,6 +5,7 @@
 #include "check/ModelChecker.h"
 #include "experiment/BatchRunner.h"
 #include "metrics/Format.h"
+#include "restart/RestartRegistry.h"
 #include "scenario/ScenarioLoader.h"
 
 #include <cstdio>
@@ -107,22 +108,22 @@ std::vector<Claim> allClaims()
               claim("restart", "the 2017 restart thread, Roman Pen", std::move(text), std::move(preset),
                   std::move(sets), std::move(metric), std::move(per), std::move(compare), lo, hi, std::move(band));
           };
-    for (const char* v : { "rr-shared-queue-counter", "rr-shared", "rr-shared-tags-counter", "own-hctx" }) {
-        const bool buggy = std::string(v) == "rr-shared-queue-counter";
-        restart(buggy ? "the six steps stall with the per-queue shared_hctx_restart counter (8e8320c9315c)"
-                      : std::string("the six steps complete with ") + v,
-            "shared-hctx-stall", { std::string("kernel.restart=") + v }, "/stall/detected", "", {}, buggy ? 1 : 0,
-            buggy ? 1 : 0, buggy ? "stalls" : "no stall");
+    // Every registered variant, as the thread says it does in the six steps (RestartVariant::sixSteps()) ...
+    for (const RestartVariant* v : RestartRegistry::all()) {
+        const bool stalls = v->sixSteps() == RestartVariant::SixSteps::Stall;
+        restart(std::string("the six steps ") + (stalls ? "stall" : "complete") + " with " + v->name(),
+            "shared-hctx-stall", { "kernel.restart=" + v->name() }, "/stall/detected", "", {}, stalls ? 1 : 0,
+            stalls ? 1 : 0, stalls ? "stalls" : "no stall");
         c.back().duration = "1ms";
     }
-    // The same question for every ordering (blkmqlab-cli check): proofs within the bounds of check-shared-hctx.
-    for (const char* v : { "rr-shared-queue-counter", "rr-shared", "rr-shared-tags-counter", "own-hctx" }) {
-        const bool buggy = std::string(v) == "rr-shared-queue-counter";
-        restart(buggy ? "a seemingly possible sequence of events: some ordering of two queues sharing two tags stalls "
-                        "with the queue counter"
-                      : std::string("no ordering of the same queues stalls with ") + v,
-            "check-shared-hctx", { std::string("kernel.restart=") + v }, "", "", {}, buggy ? 1 : 0, buggy ? 1 : 0,
-            buggy ? "violated" : "holds for every ordering");
+    // ... and the same question for every ordering (blkmqlab-cli check): proofs within the bounds of check-shared-hctx.
+    for (const RestartVariant* v : RestartRegistry::all()) {
+        const bool stalls = v->sixSteps() == RestartVariant::SixSteps::Stall;
+        const std::string text = stalls
+            ? "a seemingly possible sequence of events: some ordering of two queues sharing two tags stalls with "
+            : "no ordering of the same queues stalls with ";
+        restart(text + v->name(), "check-shared-hctx", { "kernel.restart=" + v->name() }, "", "", {}, stalls ? 1 : 0,
+            stalls ? 1 : 0, stalls ? "violated" : "holds for every ordering");
         c.back().check = "no-stall";
     }
     // Roman's kernel: v4.14-rc4, the walk (6d8c6c0f97ad) with the queue counter (8e8320c9315c), dispatch_wait and
@@ -199,7 +200,8 @@ std::vector<Claim> allClaims()
         "/metrics/iops", { "seed=1" }, 1.3, 1.8, "1.3x..1.8x");
     tags("stock + topology steal did not change things very much (far + high)", "axboe-4s64-far-high", { ag },
         "/metrics/iops", { "seed=1" }, 0.95, 1.05, "0.95x..1.05x");
-    // Both sides are device-bound at ~1M IOPS here, so "faster" is compared as the CPU fio spends.
+    // Both sides run near the device's limit here (docs/validation.md), so "faster" is compared as
+    // the CPU fio spends.
     tags("a simple bitmap beats percpu_ida even with percpu_max_size >= 8 (far + high; here fio's sys time, "
          "bitmap / min-cache-8)",
         "axboe-4s64-far-high", { "kernel.tags=bitmap" }, "/metrics/job_sys_pct",

@@ -46,7 +46,7 @@ public:
     std::int64_t sum() const { return m_sum; }
     std::int64_t max() const { return m_max; }
     // A fresh histogram made in place: assigning one built its 15 KiB of buckets on the stack and
-    // copied them (two resets per sample: 0.7% of single-core-null's instructions).
+    // copied them, twice per sample (docs/performance.md).
     void reset() { std::construct_at(this); }
     std::int64_t min() const { return m_count ? m_min : 0; }
     // Value at fraction q in [0, 1] (fio's percentiles: q = 0.99 for p99).

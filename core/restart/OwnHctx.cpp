@@ -23,7 +23,9 @@ const RestartVariant& ownHctxRestart()
     static const OwnHctx v { "own-hctx",
         { "", "blk-mq: remove synchronize_rcu() from blk_mq_del_queue_tag_set() (drops TAG_SHARED handling in restart)",
             "Ming Lei", "97889f9ac24f", "v4.18",
-            "Restart only the completing hctx; an hctx without a driver tag waits on dispatch_wait." } };
+            "Restart only the completing hctx; an hctx without a driver tag waits on dispatch_wait." },
+        // Ming Lei's patch in the thread; Roman Pen: "I can say without any testing: it fixes all the issues".
+        RestartVariant::SixSteps::Complete };
     return v;
 }
 

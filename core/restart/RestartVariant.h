@@ -69,14 +69,21 @@ struct RestartNote {
 // RestartRegistry.cpp; the variant holds no state (SchedRestart does).
 class RestartVariant {
 public:
-    RestartVariant(std::string name, Provenance from)
+    // What the 2017 restart thread says the variant does in Roman Pen's six steps ("Seeming
+    // possible sequence of events": two queues on one tag set, one hctx each): request A is stuck
+    // forever, or every request completes. `validate restart` asks it of every registered variant,
+    // in the thread's order (shared-hctx-stall) and in every order (check-shared-hctx).
+    enum class SixSteps : std::uint8_t { Stall, Complete };
+    RestartVariant(std::string name, Provenance from, SixSteps sixSteps)
         : m_name(std::move(name))
         , m_from(std::move(from))
+        , m_sixSteps(sixSteps)
     {
     }
     virtual ~RestartVariant() = default;
     const std::string& name() const { return m_name; }
     const Provenance& from() const { return m_from; } // the commit(s) and the kernels that ran it
+    SixSteps sixSteps() const { return m_sixSteps; }
     // blk_mq_sched_restart() for a request of `hctx` just freed; `note` is the tag set's record.
     virtual void restart(SchedRestart& r, int hctx, RestartNote& note) const = 0;
     // How a dispatch that found no driver tag waits for one, in the kernel this variant belongs to.
@@ -98,6 +105,7 @@ public:
 private:
     std::string m_name;
     Provenance m_from;
+    SixSteps m_sixSteps;
 };
 
 } // namespace blkmq

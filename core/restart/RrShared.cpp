@@ -9,7 +9,10 @@ const RestartVariant& rrSharedRestart()
 {
     static const WalkingVariant v { "rr-shared",
         { "", "blk-mq: Restart a single queue if tag sets are shared", "Bart Van Assche", "6d8c6c0f97ad", "v4.11",
-            "With shared tags, walk every hctx of every queue round robin until one restarts." } };
+            "With shared tags, walk every hctx of every queue round robin until one restarts." },
+        // The stall's root cause is the per-queue counter that 8e8320c9315c added ("shared_hctx_restart
+        // belongs to the particular queue"); without it every free walks every queue.
+        RestartVariant::SixSteps::Complete };
     return v;
 }
 

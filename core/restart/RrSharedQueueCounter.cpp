@@ -22,10 +22,13 @@ protected:
 
 const RestartVariant& rrSharedQueueCounterRestart()
 {
-    static const RrSharedQueueCounter v { "rr-shared-queue-counter",
+    static const RrSharedQueueCounter v {
+        "rr-shared-queue-counter",
         { "", "blk-mq: fix performance regression with shared tags", "Jens Axboe", "6d8c6c0f97ad + 8e8320c9315c",
             "v4.12 .. v4.17",
-            "Skip the walk when the completing queue's shared_hctx_restart is 0. Stalls (the 2017 restart thread)." } };
+            "Skip the walk when the completing queue's shared_hctx_restart is 0. Stalls (the 2017 restart thread)." },
+        RestartVariant::SixSteps::Stall
+    }; // "thus request A is stuck forever" (step 6); Bart Van Assche reproduced it with ib_srp
     return v;
 }
 

@@ -42,7 +42,7 @@ public:
     void push(const Event& e) { push(e.time, e.kind, e.prio, e.a, e.b, e.c); }
     // The same from the fields (Sim::schedule): an Event just built on the caller's stack and read
     // back here stalls the load of kind and prio, which the compiler reads as one 16-bit word from two
-    // byte stores that cannot be forwarded (7.5% of single-core-null's samples, two thirds on it).
+    // byte stores that cannot be forwarded (docs/performance.md).
     void push(SimTime time, EventKind kind, EventPriority prio, std::int32_t a, std::int32_t b, std::int32_t c)
     {
         if (m_nextSeq > kSeqMax)
@@ -149,8 +149,8 @@ private:
     static constexpr std::size_t kCalendarLists = std::size_t(1) << (kWindowShift + kPrioBits);
     static constexpr std::uint32_t kNoSlot = UINT32_MAX;
     // Tiered: the current window's keys the heap takes first, before the calendar takes the rest.
-    // 64 cost 5-7% more per event at 1,024 and 4,096 in flight; 16 cost 2-4% more on
-    // wagner-nvmefc-4s80 and restart-128x64 (docs/performance.md).
+    // More cost more per event with many in flight, fewer on the presets with many CPUs
+    // (docs/performance.md).
     static constexpr std::size_t kHeapKeep = 32;
 
     __extension__ typedef unsigned __int128 Rank;
@@ -167,8 +167,8 @@ private:
     };
     // An event's operands as two words, each stored and loaded whole: the usual pop comes a few
     // dozen instructions after its push, and a load that spans two narrower stores still in flight
-    // is not forwarded from them (as fields, a and b were loaded as one word from two stores:
-    // a quarter of processNext's samples on single-core-null).
+    // is not forwarded from them (as fields, a and b were loaded as one word from two stores;
+    // docs/performance.md).
     struct Payload {
         std::uint64_t ab; // a | b << 32
         std::uint64_t rest; // c | kind << 32 | prio << 40

@@ -17,7 +17,7 @@ struct Costs;
 // What one step of a tag operation cost the CPU that did it. Two are zeroed on every I/O (a get and
 // a put): at 80 bytes or less GCC 12 clears one with five vector stores, above with a `rep stos`
 // loop; so the fields are ordered without padding, and a step's steals (one victim per step, at
-// most limits::kCpus) fit 16 bits. (single-core-null: 1.1% fewer instructions; its time within noise.)
+// most limits::kCpus) fit 16 bits (docs/performance.md).
 struct TagAccess {
     std::int64_t start = 0; // simulated time (ns) the operation starts: locks are timelines
     std::int64_t ns = 0;

@@ -2,6 +2,8 @@
 #include "TestUtil.h"
 
 #include "block/BlockLayer.h"
+#include "check/ModelChecker.h"
+#include "experiment/Validation.h"
 #include "restart/SchedRestart.h"
 #include "restart/RestartRegistry.h"
 #include "block/DriverPermits.h"
@@ -9,6 +11,9 @@
 #include "topo/Cacheline.h"
 #include "topo/TopologyLoader.h"
 #include "workload/Workload.h"
+
+#include <algorithm>
+#include <set>
 
 using namespace blkmq;
 using namespace blkmq::test;
@@ -101,15 +106,47 @@ const char* kThreeQueues = R"({"topology":"2c","duration":"2ms","kernel":{"resta
 class TestRestart : public QObject {
     Q_OBJECT
 private slots:
+    // The registry's contract, for every variant in it: a name of its own that find() returns and
+    // the loader takes, where it comes from, and what the thread says of it in the six steps
+    // (sixSteps()) true in the thread's order and in every order the model checker tries; and
+    // `validate restart` asks both of it.
+    void everyVariantKeepsTheContract()
+    {
+        std::set<std::string> names;
+        const std::vector<Claim> claims = Validation::claims("restart");
+        for (const RestartVariant* v : RestartRegistry::all()) {
+            const std::string& name = v->name();
+            const char* what = name.c_str();
+            QVERIFY2(!name.empty() && names.insert(name).second, what);
+            QCOMPARE(RestartRegistry::find(name), v);
+            const Provenance& from = v->from();
+            QVERIFY2(!from.subject.empty() && !from.author.empty() && !from.commit.empty() && !from.version.empty()
+                    && !from.effect.empty(),
+                what);
+            const bool stalls = v->sixSteps() == RestartVariant::SixSteps::Stall;
+            Engine e(load("shared-hctx-stall", { variant(what) }));
+            e.run();
+            QVERIFY2(e.summary()["stall"]["detected"].get<bool>() == stalls, what);
+            const CheckResult every
+                = ModelChecker(load("check-shared-hctx", { variant(what) }), CheckProperty::NoStall, {}).run();
+            QVERIFY2(every.verdict == (stalls ? CheckResult::Verdict::Violated : CheckResult::Verdict::Holds), what);
+            const auto asked = std::count_if(claims.begin(), claims.end(), [&](const Claim& c) {
+                return c.sets == std::vector<std::string> { variant(what) }
+                && (c.preset == "shared-hctx-stall" || c.preset == "check-shared-hctx") && c.lo == (stalls ? 1 : 0);
+            });
+            QVERIFY2(asked == 2, what);
+        }
+        QVERIFY(names.contains("rr-shared-queue-counter")); // the thread's stall is among them
+        QCOMPARE(RestartRegistry::names().size(), names.size());
+    }
+
     void stallOnlyWithTheQueueCounter_data()
     {
         QTest::addColumn<QString>("variant");
         QTest::addColumn<bool>("stalls");
-        QTest::newRow("rr-shared-queue-counter") << u"rr-shared-queue-counter"_qs << true;
-        QTest::newRow("rr-shared") << u"rr-shared"_qs << false;
-        QTest::newRow("rr-shared-tags-counter") << u"rr-shared-tags-counter"_qs << false;
-        QTest::newRow("own-hctx") << u"own-hctx"_qs << false;
-        QTest::newRow("queue-flag") << u"queue-flag"_qs << false;
+        for (const RestartVariant* v : RestartRegistry::all())
+            QTest::newRow(v->name().c_str())
+                << QString::fromStdString(v->name()) << (v->sixSteps() == RestartVariant::SixSteps::Stall);
     }
     void stallOnlyWithTheQueueCounter()
     {

@@ -123,7 +123,7 @@ public:
     // to its own hw queue. They change what get() / put() would and cost what they would,
     // costs().tag_get_ns / tag_put_ns, without a TagAccess for moves that cannot happen, on every I/O
     // of single-core-null. -1 / false: not that case; nothing was touched, and get() / put() do the
-    // work. An allocator that offers it says so in hasOwnPath(); tst_tags compares it with get() /
+    // work. An allocator that offers it says so in hasOwnPath(); tst_blkmq_tags compares it with get() /
     // put(), and tst_determinism runs every preset with and without it.
     virtual bool hasOwnPath() const { return false; }
     virtual int getOwn(int cpu)

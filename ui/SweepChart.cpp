@@ -93,10 +93,10 @@ std::string renderSweepChart(const SweepChart& chart, const std::string& path, i
     const QString format = QFileInfo(q(path)).suffix().toLower();
     if (format != QLatin1String("png") && format != QLatin1String("svg") && format != QLatin1String("pdf"))
         return "cannot write '" + path + "': a chart is .png, .svg or .pdf";
-    // The CLI has no application: an offscreen one for as long as it draws.
+    // The chart tool has no application: an offscreen one for as long as it draws.
     std::unique_ptr<QApplication> app;
     static int argc = 1;
-    static char name[] = "blkmqlab-cli";
+    static char name[] = "blkmqlab-chart";
     static char* argv[] = { name, nullptr };
     if (!QCoreApplication::instance()) {
         if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))

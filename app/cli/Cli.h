@@ -39,7 +39,4 @@ int fioKeysCommand(const std::vector<std::string>& args);
 int outputsCommand(const std::vector<std::string>& args);
 int fieldsCommand(const std::vector<std::string>& args);
 
-// Every field of a sweep file, the only keys the sweep command accepts (blkmqlab-cli fields sweep).
-const FieldTable& sweepFields();
-
 } // namespace blkmq::cli

@@ -1,6 +1,7 @@
 #include "Cli.h"
 #include "CliOptions.h"
 
+#include "experiment/Sweep.h"
 #include "experiment/Validation.h"
 #include "io/Limits.h"
 #include "io/Text.h"

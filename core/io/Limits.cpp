@@ -35,6 +35,8 @@ const std::vector<LimitInfo>& allLimits()
         { "--threads", kThreads, "", "TBB worker threads; 0 means one per CPU" },
         { "merge input per shard CSV", kMergeInputBytes, "bytes",
             "a shard is read whole; a million runs with every metric column take about 300 MB" },
+        { "blkmqlab-chart input", kChartBytes, "bytes",
+            "the chart of a whole sweep (a point per run, at most a million) is read whole" },
         { "run --trace-cap (trace events)", kTraceEvents, "",
             "the trace is held in memory until it is written: about 520 bytes an event (nvme-2s64-mq, 100 ms)" },
         { "session file: live commands", kSessionCommands, "",

@@ -30,6 +30,7 @@ inline constexpr std::int64_t kSweepRuns = 10000; // a grid larger than this run
 inline constexpr std::int64_t kSweepRunsMax = 1000000; // ... and never larger than this
 inline constexpr std::int64_t kThreads = 1024;
 inline constexpr std::int64_t kMergeInputBytes = std::int64_t(1) << 30; // per shard CSV that merge reads
+inline constexpr std::int64_t kChartBytes = std::int64_t(256) << 20; // a chart description blkmqlab-chart reads
 inline constexpr std::int64_t kTraceEvents = 2'000'000; // run --trace-cap
 inline constexpr std::int64_t kSessionCommands = 100000; // live commands in a session file
 inline constexpr std::int64_t kSessionBookmarks = 1000;

@@ -1248,6 +1248,50 @@ private slots:
             cli({ u"sweep"_qs, grid, u"--chart"_qs, u"/nonexistent/c.png"_qs, u"--metric"_qs, u"iops"_qs }).code, 1);
     }
 
+    // The charts are blkmqlab-chart's: without it beside the CLI or on PATH, --chart says so before
+    // anything runs; the tool itself refuses a bad chart naming the field, and draws a good one.
+    void chartsComeFromTheChartTool()
+    {
+        QTemporaryDir dir;
+        const QString grid = dir.filePath(u"grid.json"_qs);
+        QVERIFY(writeFile(grid, R"({"axes": [{"path": "seed", "values": [1, 2]}]})"));
+        const QString alone = dir.filePath(u"blkmqlab-cli"_qs); // a CLI with no chart tool beside it
+        QVERIFY(QFile::copy(QStringLiteral(BLKMQLAB_CLI), alone));
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(u"PATH"_qs, dir.filePath(u"nothing"_qs));
+        p.setProcessEnvironment(env);
+        p.start(alone, { u"sweep"_qs, grid, u"--chart"_qs, dir.filePath(u"c.png"_qs), u"--metric"_qs, u"iops"_qs });
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 2);
+        QVERIFY2(p.readAllStandardError().contains("blkmqlab-chart, which draws the charts, is neither beside"),
+            "no word of the missing chart tool");
+        QVERIFY(!QFile::exists(dir.filePath(u"c.png"_qs)));
+#ifdef BLKMQLAB_GUI
+        const QString tool = QFileInfo(QStringLiteral(BLKMQLAB_CLI)).absolutePath() + u"/blkmqlab-chart"_qs;
+        const auto draw = [&](const QByteArray& chart, const QString& out) {
+            QProcess t;
+            t.start(tool, { u"-"_qs, out });
+            t.write(chart);
+            t.closeWriteChannel();
+            t.waitForFinished(60000);
+            return std::make_pair(t.exitCode(), QString::fromUtf8(t.readAllStandardError()));
+        };
+        const QString png = dir.filePath(u"t.png"_qs);
+        const QByteArray good = R"({"title": "IOPS", "x_label": "jobs", "y_label": "IOPS", "x_ticks": [], "seeds": 1,
+            "lines": [{"label": "", "x": [1, 2], "mean": [3, 4], "min": [3, 4], "max": [3, 4]}]})";
+        QCOMPARE(draw(good, png).first, 0);
+        QVERIFY(head(png).startsWith("\x89PNG"));
+        QByteArray shortMean = good;
+        shortMean.replace("\"mean\": [3, 4]", "\"mean\": [3]");
+        const auto refused = draw(shortMean, dir.filePath(u"u.png"_qs));
+        QCOMPARE(refused.first, 2);
+        QVERIFY2(refused.second.contains(u"lines[0]: x, mean, min and max"_qs), qPrintable(refused.second));
+        QVERIFY(!QFile::exists(dir.filePath(u"u.png"_qs)));
+        QCOMPARE(draw("{", png).first, 2);
+#endif
+    }
+
     // Every field of the sweep file's table (blkmqlab-cli fields sweep) fed the hostile values of
     // JSON: refused with exit 2 and one line naming the field, or accepted only where its kind takes
     // it; never a crash or a hang. A field of one form (base.file, axes[].factor) is tried on a

@@ -1,5 +1,6 @@
 #include "CanvasView.h"
 
+#include "Palette.h"
 #include "TokenLayer.h"
 #include "TopologyScene.h"
 
@@ -106,27 +107,35 @@ void CanvasView::wheelEvent(QWheelEvent* event)
 void CanvasView::refreshLegend(bool lessonOpen)
 {
     // Each entry keeps to one line (no break inside "hctx->dispatch"); the lines break between them.
+    // Every meaning has a shape or a pattern besides its colour (Palette): the legend shows both.
     QStringList items;
-    for (int c = 0; c < kExecContexts; ++c)
-        items << QStringLiteral("<span style='background:%1'>&nbsp;%2&nbsp;</span>")
-                     .arg(TopologyScene::contextColor(c, false).name(),
-                         QString::fromLatin1(execContextName(static_cast<ExecContext>(c))));
+    for (int c = 0; c < kExecContexts; ++c) {
+        const auto context = static_cast<ExecContext>(c);
+        const QString glyph = Palette::contextHatchGlyph(context);
+        items << QStringLiteral("<span style='background:%1'>&nbsp;%2%3&nbsp;</span>")
+                     .arg(Palette::contextColour(context, false).name(), glyph.isEmpty() ? QString() : glyph + u' ',
+                         QString::fromLatin1(execContextName(context)));
+    }
     items << QStringLiteral("<span style='background:%1'>&nbsp;idle&nbsp;</span>")
-                 .arg(TopologyScene::contextColor(0, true).name());
+                 .arg(Palette::contextColour(ExecContext::Task, true).name());
+    const auto mark = [](Hue hue, const QString& glyph, const QString& what) {
+        return QStringLiteral("<span style='color:%1'>%2</span> %3").arg(Palette::of(hue).name(), glyph, what);
+    };
     items << tr("requests:");
     for (RqState s : { RqState::Sched, RqState::Dispatch, RqState::AtDevice, RqState::Complete })
-        items << QStringLiteral("<span style='color:%1'>&#9679;</span> %2")
-                     .arg(TokenLayer::stateColor(s).name(),
+        items << QStringLiteral("<span style='color:%1'>%2</span> %3")
+                     .arg(TokenLayer::stateColour(s).name(), TokenLayer::shapeGlyph(s),
                          s == RqState::Sched          ? tr("scheduler")
                              : s == RqState::Dispatch ? tr("hctx-&gt;dispatch")
                              : s == RqState::AtDevice ? tr("device")
                                                       : tr("completing"));
-    items << tr("<span style='color:#c0392b'>&#9711;</span> stuck") << tr("red arc: IPI")
-          << tr("<span style='color:#117864'>dashed green arc</span>: tag steal") << tr("red frame: RESTART set");
+    items << mark(Hue::Stuck, QStringLiteral("&#9711;"), tr("stuck")) << mark(Hue::Ipi, QStringLiteral("━●"), tr("IPI"))
+          << mark(Hue::Steal, QStringLiteral("╍╍"), tr("tag steal"))
+          << mark(Hue::Restart, QStringLiteral("<b>▭</b>"), tr("RESTART set"));
     if (lessonOpen)
-        items << tr("<span style='color:#f39c12'>orange frame</span>: what the lesson step points at");
+        items << mark(Hue::LessonPointer, QStringLiteral("<b>▭</b>"), tr("what the lesson step points at"));
     if (!m_scene->selectedRect().isEmpty())
-        items << tr("<span style='color:#21618c'>dashed blue frame</span>: selected");
+        items << mark(Hue::Selected, QStringLiteral("┅"), tr("selected"));
     QString inFlight = tr("%1 in flight").arg(m_scene->requestsInFlight());
     if (m_scene->sampled())
         inFlight += tr(" (a sample of %1 drawn)").arg(m_scene->drawnTokens());

@@ -1,5 +1,6 @@
 #include "Inspector.h"
 
+#include "Palette.h"
 #include "EngineRunner.h"
 #include "EventLogModel.h"
 #include "TagMapItem.h"
@@ -132,7 +133,7 @@ void Inspector::refreshKernelPath()
             if (i > 0)
                 html += QStringLiteral(" <span style=\"color:#7f8c8d\">⇢</span> ");
             const bool idleTask = f.level == KernelFrame::Level::Task && c.currentTask < 0; // swapper
-            const QColor bg = TopologyScene::contextColor(static_cast<int>(f.context), idleTask);
+            const QColor bg = Palette::contextColour(f.context, idleTask);
             const QString label = f.task ? QString::fromUtf8(f.task) : QString::fromLatin1(execContextName(f.context));
             html += QStringLiteral("<span style=\"background:%1\">&nbsp;%2&nbsp;</span> ")
                         .arg(bg.name(), label.toHtmlEscaped());
@@ -238,7 +239,7 @@ void Inspector::refresh()
         QString caches;
         for (const auto& [cpu, tags] : cached)
             caches += tr("<br><span style='color:%1'>&#9632;</span> CPU %2 caches %3")
-                          .arg(TagMapItem::cacheColor(cpu).name())
+                          .arg(Palette::cacheColour(cpu).name())
                           .arg(cpu)
                           .arg(tags.join(QStringLiteral(", ")));
         if (!lost.isEmpty())

@@ -1,5 +1,7 @@
 #include "MainWindow.h"
 
+#include "Palette.h"
+
 #include "EngineRunner.h"
 #include "EventLogModel.h"
 #include "HelpMenu.h"
@@ -137,6 +139,7 @@ MainWindow::~MainWindow() = default;
 void MainWindow::restoreSettings()
 {
     QSettings settings;
+    setColourBlindSafe(settings.value(QStringLiteral("view/colourBlindSafe"), false).toBool());
     if (settings.contains(QStringLiteral("window/geometry")))
         restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
@@ -213,6 +216,12 @@ void MainWindow::buildDocks()
     for (auto* d : findChildren<QDockWidget*>())
         view->addAction(d->toggleViewAction());
     m_plots->addViewMenu(view->addMenu(tr("Plots")));
+    view->addSeparator();
+    m_colourBlindSafe = view->addAction(tr("Colour-blind-safe colours"), this, &MainWindow::setColourBlindSafe);
+    m_colourBlindSafe->setCheckable(true);
+    m_colourBlindSafe->setChecked(Palette::colourBlindSafe());
+    m_colourBlindSafe->setToolTip(tr("Okabe and Ito's colours, which every common colour vision tells apart; "
+                                     "shapes and hatches say the same in either scheme"));
     m_presentation->addActions(view);
     addHelpMenu(this, lessons);
 }
@@ -395,12 +404,27 @@ QString MainWindow::saveScreenshot(const QString& path)
     return m_exports->exportWidget(path, this);
 }
 
+void MainWindow::setColourBlindSafe(bool on)
+{
+    if (m_colourBlindSafe)
+        m_colourBlindSafe->setChecked(on);
+    if (on == Palette::colourBlindSafe())
+        return;
+    Palette::setColourBlindSafe(on);
+    m_scene->applyPalette();
+    m_plots->applyPalette();
+    m_drawn.reset(); // the next frame redraws the canvas in the new colours, paused or not
+    m_canvas->refreshLegend(m_lessons->lesson());
+    wake();
+}
+
 void MainWindow::closeEvent(QCloseEvent* event)
 {
     m_runs.pause();
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
+    settings.setValue(QStringLiteral("view/colourBlindSafe"), Palette::colourBlindSafe());
     event->accept();
 }
 

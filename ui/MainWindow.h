@@ -102,6 +102,8 @@ public:
 
     // A/B comparison (ComparePanel).
     void setCompare(bool on) { m_compare->setCompare(on); }
+    // View > Colour-blind-safe colours (Palette): kept for the next start, drawn at once.
+    void setColourBlindSafe(bool on);
     QString compareWith(const std::vector<std::string>& sets) { return m_compare->compareWith(sets); }
     EngineRunner* runnerB() const { return m_runs.comparing() ? m_runs.all[1].runner : nullptr; }
     PatchPanel* patchPanelB() const { return m_compare->patchesB(); }
@@ -189,6 +191,7 @@ private:
     Exporter* m_exports;
     ScenarioFiles* m_files;
     PresentationMode* m_presentation;
+    QAction* m_colourBlindSafe = nullptr;
     QTimer* m_timer;
     std::int64_t m_shownNs = 0;
     std::shared_ptr<const Snapshot> m_drawn; // run A's snapshot drawn last

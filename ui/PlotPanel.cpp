@@ -156,6 +156,12 @@ void PlotPanel::clear()
         p->clear();
 }
 
+void PlotPanel::applyPalette()
+{
+    for (TimePlot* p : m_plots)
+        p->applyPalette();
+}
+
 void PlotPanel::replot(bool now)
 {
     for (auto* p : m_plots)

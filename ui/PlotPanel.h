@@ -43,6 +43,7 @@ public:
     // "solid: A, as loaded; dashed: B: complete-llist on" while runs are compared, else empty.
     const QString& runsText() const { return m_runsText; }
     void replot(bool now = false); // TimePlot::replot
+    void applyPalette(); // TimePlot::applyPalette
     // Replots the next `n` visible plots in turn: while a run plays, each frame redraws a few of
     // them, so no frame pays for all (the others show their data a few frames later).
     void replotSome(int n);

@@ -1,5 +1,7 @@
 #include "TagMapItem.h"
 
+#include "Palette.h"
+
 #include "engine/Snapshot.h"
 
 #include <QPainter>
@@ -17,29 +19,22 @@ TagMapItem::TagMapItem(const QRectF& rect, int depth)
 {
 }
 
-QColor TagMapItem::cacheColor(int cpu)
-{
-    static const QColor kHues[] = { { 0xe6, 0x7e, 0x22 }, { 0x27, 0xae, 0x60 }, { 0x8e, 0x44, 0xad },
-        { 0xc0, 0x39, 0x2b }, { 0x16, 0xa0, 0x85 }, { 0xf1, 0xc4, 0x0f }, { 0xe8, 0x43, 0x93 }, { 0xa0, 0x52, 0x2d },
-        { 0x7f, 0x8c, 0x3a }, { 0x00, 0xce, 0xd1 } };
-    return kHues[static_cast<std::size_t>(cpu) % std::size(kHues)];
-}
-
 void TagMapItem::setMap(const std::vector<std::int16_t>& map)
 {
-    if (map == m_map && !m_image.isNull())
+    if (map == m_map && !m_image.isNull() && m_generation == Palette::generation())
         return;
     m_map = map;
+    m_generation = Palette::generation();
     const int rows = (m_depth + m_cols - 1) / m_cols;
     m_image = QImage(m_cols, rows, QImage::Format_RGB32);
     m_image.fill(Qt::white);
     for (int t = 0; t < m_depth; ++t) {
         const int v = static_cast<std::size_t>(t) < m_map.size() ? int { m_map[static_cast<std::size_t>(t)] }
                                                                  : int { kTagFree };
-        const QColor c = v >= 0 ? cacheColor(v)
-            : v == kTagInUse    ? inUseColor()
-            : v == kTagLost     ? lostColor()
-                                : freeColor();
+        const QColor c = v >= 0 ? Palette::cacheColour(v)
+            : v == kTagInUse    ? Palette::of(Hue::TagInUse)
+            : v == kTagLost     ? Palette::of(Hue::TagLost)
+                                : Palette::of(Hue::TagFree);
         m_image.setPixel(t % m_cols, t / m_cols, c.rgb());
     }
     update();

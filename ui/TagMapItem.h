@@ -28,12 +28,6 @@ public:
     }
     int depth() const { return m_depth; }
 
-    // The colour of a free tag cached on `cpu` (cycles through 10 hues kept apart from in use and free).
-    static QColor cacheColor(int cpu);
-    static QColor inUseColor() { return { 0x2e, 0x86, 0xc1 }; }
-    static QColor freeColor() { return { 0xe5, 0xe8, 0xe8 }; }
-    static QColor lostColor() { return { 0x17, 0x20, 0x2a }; }
-
 private:
     double cellSize() const;
     QRectF m_rect;
@@ -41,6 +35,7 @@ private:
     int m_cols;
     std::vector<std::int16_t> m_map;
     QImage m_image; // one pixel per tag, scaled when painted: thousands of tags cost one blit
+    int m_generation = -1; // the palette's when m_image was drawn
 };
 
 } // namespace blkmq

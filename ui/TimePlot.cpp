@@ -1,5 +1,7 @@
 #include "TimePlot.h"
 
+#include "Palette.h"
+
 #include "SiTicker.h"
 
 #include <qcustomplot.h>
@@ -79,10 +81,25 @@ int TimePlot::addCurve(const QString& name, const QColor& color)
 {
     QCPGraph* g = m_plot->addGraph();
     g->setName(name);
-    g->setPen(QPen(color, 1.6));
+    g->setPen(QPen(Palette::curveColour(static_cast<int>(m_curves.size()), color), 1.6));
     m_curves.push_back(g);
+    m_colours.push_back(color);
     m_plot->legend->setVisible(m_curves.size() > 1);
     return static_cast<int>(m_curves.size()) - 1;
+}
+
+void TimePlot::applyPalette()
+{
+    for (std::size_t i = 0; i < m_curves.size(); ++i) {
+        const QColor c = Palette::curveColour(static_cast<int>(i), m_colours[i]);
+        for (std::size_t set = 0; set <= m_others.size(); ++set) {
+            QCPGraph* g = set == 0 ? m_curves[i] : m_others[set - 1][i];
+            QPen pen = g->pen();
+            pen.setColor(c);
+            g->setPen(pen);
+        }
+    }
+    replot();
 }
 
 void TimePlot::setRuns(const QStringList& others)

@@ -53,6 +53,8 @@ public:
     QToolButton* wholeRunButton() const { return m_wholeRun; }
     // Queued (cheap to call every frame: drawn once, when the event loop next runs); `now`: drawn
     // before it returns, for a picture taken at once (a screenshot).
+    // The curves in the palette's colours (the twins of other runs keep their dashes).
+    void applyPalette();
     void replot(bool now = false);
     QString title() const { return m_title; }
     int pointCount(int curve) const;
@@ -82,6 +84,7 @@ private:
     QToolButton* m_wholeRun;
     QString m_title;
     std::vector<QCPGraph*> m_curves; // set 0
+    std::vector<QColor> m_colours; // each curve's metric colour (Palette::curveColour)
     std::vector<std::vector<QCPGraph*>> m_others; // sets 1..
     std::vector<std::vector<double>> m_provisional; // per set: the keys of its provisional points
     void dropProvisional(int set);

@@ -1,6 +1,6 @@
 #include "TokenLayer.h"
 
-#include "TagMapItem.h"
+#include "Palette.h"
 
 #include <QPaintEngine>
 #include <QPainter>
@@ -40,22 +40,50 @@ TokenLayer::TokenLayer(const QRectF& bounds)
 
 QGraphicsItem* TokenLayer::arcs() const { return m_arcItem; }
 
-QColor TokenLayer::stateColor(RqState s)
+namespace {
+
+// A request state's colour in the palette and its shape's glyph, one row per RqState in its order.
+struct StateLook {
+    Hue hue;
+    const char16_t* glyph;
+};
+constexpr StateLook kStateLooks[] = { { Hue::TagFree, u"●" }, { Hue::RqSched, u"◆" }, { Hue::RqDispatch, u"■" },
+    { Hue::RqDevice, u"●" }, { Hue::RqComplete, u"▲" } };
+static_assert(std::size(kStateLooks) == static_cast<std::size_t>(RqState::Complete) + 1);
+
+// The token's outline, centred on 0 with the disc's radius r: the shapes cover about the same area.
+QPainterPath tokenPath(RqState s, double r)
 {
+    QPainterPath path;
     switch (s) {
-    case RqState::Sched:
-        return QColor(0x8e, 0x44, 0xad); // in the scheduler
-    case RqState::Dispatch:
-        return QColor(0xe6, 0x7e, 0x22); // on hctx->dispatch
-    case RqState::AtDevice:
-        return QColor(0x29, 0x80, 0xb9); // at the device
-    case RqState::Complete:
-        return QColor(0x27, 0xae, 0x60); // on its way to ->complete
-    case RqState::Free:
+    case RqState::Sched: // a diamond
+        path.moveTo(0, -1.25 * r);
+        path.lineTo(1.25 * r, 0);
+        path.lineTo(0, 1.25 * r);
+        path.lineTo(-1.25 * r, 0);
+        path.closeSubpath();
+        break;
+    case RqState::Dispatch: // a square
+        path.addRect(QRectF(-0.9 * r, -0.9 * r, 1.8 * r, 1.8 * r));
+        break;
+    case RqState::Complete: // a triangle, pointing up
+        path.moveTo(0, -1.25 * r);
+        path.lineTo(1.2 * r, 0.85 * r);
+        path.lineTo(-1.2 * r, 0.85 * r);
+        path.closeSubpath();
+        break;
+    default: // at the device (and anything else): a disc
+        path.addEllipse(QPointF(0, 0), r, r);
         break;
     }
-    return Qt::gray;
+    return path;
 }
+
+} // namespace
+
+QColor TokenLayer::stateColour(RqState s) { return Palette::of(kStateLooks[static_cast<std::size_t>(s)].hue); }
+
+QString TokenLayer::shapeGlyph(RqState s) { return QString::fromUtf16(kStateLooks[static_cast<std::size_t>(s)].glyph); }
 
 void TokenLayer::setTargets(const std::vector<Token>& targets, const std::vector<QPointF>& origins)
 {
@@ -173,7 +201,8 @@ void TokenLayer::ArcItem::paint(QPainter* painter, const QStyleOptionGraphicsIte
         const int a8 = static_cast<int>(230 * alpha);
         // Cosmetic pens: an arc keeps its width on screen however far the canvas is scaled down (a
         // 64-CPU machine at 1280x800), and an IPI ends in a dot on the CPU it was sent to.
-        const QColor colour = steal ? QColor(0x11, 0x78, 0x64, a8) : QColor(231, 76, 60, a8);
+        QColor colour = Palette::of(steal ? Hue::Steal : Hue::Ipi);
+        colour.setAlpha(a8);
         QPen pen(colour, steal ? 2.5 : 3.0, steal ? Qt::DashLine : Qt::SolidLine);
         pen.setCosmetic(true);
         painter->setPen(pen);
@@ -188,17 +217,20 @@ void TokenLayer::ArcItem::paint(QPainter* painter, const QStyleOptionGraphicsIte
     }
 }
 
-const QPixmap& TokenLayer::sprite(QRgb fill, QRgb outline, double scale)
+const QPixmap& TokenLayer::sprite(QRgb fill, QRgb outline, RqState shape, double scale)
 {
     if (scale != m_spriteScale) {
         m_sprites.clear();
         m_spriteScale = scale;
     }
-    const quint64 key = (quint64(fill) << 32) | outline;
+    // fill and outline without their alpha (opaque, or no outline at all), the shape, and whether
+    // there is an outline
+    const quint64 key = (quint64(fill & 0xffffff) << 32) | (quint64(static_cast<std::uint8_t>(shape)) << 24)
+        | (outline & 0xffffff) | (qAlpha(outline) ? quint64(1) << 63 : 0);
     auto it = m_sprites.find(key);
     if (it != m_sprites.end())
         return *it;
-    const double r = kRadius + 1.0; // the outline's half width outside the disc
+    const double r = 1.25 * kRadius + 1.0; // the largest shape's reach, and the outline's half width outside it
     const int side = static_cast<int>(std::ceil(2 * r * scale)) + 2;
     QPixmap pix(side, side);
     pix.fill(Qt::transparent);
@@ -209,7 +241,7 @@ const QPixmap& TokenLayer::sprite(QRgb fill, QRgb outline, double scale)
         p.scale(scale, scale);
         p.setPen(outline ? QPen(QColor::fromRgba(outline), 1.3) : QPen(Qt::NoPen));
         p.setBrush(QColor::fromRgba(fill));
-        p.drawEllipse(QPointF(0, 0), kRadius, kRadius);
+        p.drawPath(tokenPath(shape, kRadius));
     }
     return *m_sprites.insert(key, pix);
 }
@@ -228,13 +260,14 @@ void TokenLayer::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidg
     const QTransform xf = painter->worldTransform();
     const bool raster = painter->paintEngine() && painter->paintEngine()->type() == QPaintEngine::Raster
         && xf.type() <= QTransform::TxScale && xf.m11() == xf.m22();
-    const auto fillOf = [](const Token& t) { return t.stuck ? QColor(0xc0, 0x39, 0x2b) : stateColor(t.state); };
+    const auto fillOf = [](const Token& t) { return t.stuck ? Palette::of(Hue::Stuck) : stateColour(t.state); };
     if (raster) { // blits at device pixels, then the labels in scene coordinates
         const double scale = xf.m11() * painter->device()->devicePixelRatioF();
         painter->save();
         painter->resetTransform();
         for (const auto& t : m_tokens) {
-            const QPixmap& pix = sprite(fillOf(t).rgba(), t.cpu >= 0 ? TagMapItem::cacheColor(t.cpu).rgba() : 0, scale);
+            const QPixmap& pix
+                = sprite(fillOf(t).rgba(), t.cpu >= 0 ? Palette::cacheColour(t.cpu).rgba() : 0, t.state, scale);
             const QPointF at = xf.map(t.pos);
             const double half = pix.width() / pix.devicePixelRatioF() / 2;
             painter->drawPixmap(QPointF(std::round(at.x() - half), std::round(at.y() - half)), pix);
@@ -243,9 +276,9 @@ void TokenLayer::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidg
     }
     for (const auto& t : m_tokens) {
         if (!raster) {
-            painter->setPen(t.cpu >= 0 ? QPen(TagMapItem::cacheColor(t.cpu), 1.3) : Qt::NoPen);
+            painter->setPen(t.cpu >= 0 ? QPen(Palette::cacheColour(t.cpu), 1.3) : Qt::NoPen);
             painter->setBrush(fillOf(t));
-            painter->drawEllipse(t.pos, kRadius, kRadius);
+            painter->drawPath(tokenPath(t.state, kRadius).translated(t.pos));
         }
         if (!t.label.isEmpty() && (all || !t.label.startsWith(QLatin1Char('#')))) {
             painter->setPen(QColor(0x1b, 0x26, 0x31));
@@ -257,7 +290,7 @@ void TokenLayer::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidg
         if (!t.stuck && t.id != m_followed)
             continue;
         painter->setBrush(Qt::NoBrush);
-        painter->setPen(QPen(t.stuck ? QColor(0xc0, 0x39, 0x2b) : Qt::black, 2));
+        painter->setPen(QPen(t.stuck ? Palette::of(Hue::Stuck) : QColor(Qt::black), 2));
         painter->drawEllipse(t.pos, kRadius + 4, kRadius + 4);
         painter->setPen(Qt::NoPen);
     }

@@ -27,8 +27,8 @@ public:
         int cpu = -1; // the submitting CPU: the token's outline has its colour
         QString label; // the request's name, drawn when few tokens are on the canvas
     };
-    // An IPI (red, from the completing CPU to the submitter) or a tag steal (dashed, from the victim
-    // CPU to the stealer).
+    // An IPI (solid, from the completing CPU to the submitter, a dot on the submitter) or a tag
+    // steal (dashed, from the victim CPU to the stealer); colours: Palette's Ipi and Steal.
     enum class ArcKind { Ipi, Steal };
     struct Arc {
         QPointF from;
@@ -59,12 +59,16 @@ public:
     // Tokens still gliding towards their targets, or arcs still fading.
     bool animating() const;
     void settle(); // every token at its target
-    static QColor stateColor(RqState s);
+    // A token's fill and shape say where its request is, twice (Palette): in the scheduler a
+    // diamond, on hctx->dispatch a square, at the device a disc, on its way to ->complete a
+    // triangle. The legend draws them with glyphs (shapeGlyph).
+    static QColor stateColour(RqState s);
+    static QString shapeGlyph(RqState s);
 
 private:
-    // A token's disc as a pixmap at the device scale it is drawn at, by (fill, outline): thousands
+    // A token as a pixmap at the device scale it is drawn at, by (fill, outline, shape): thousands
     // of tokens are blits, not antialiased paths. Vector outputs (SVG, PDF) still get paths.
-    const QPixmap& sprite(QRgb fill, QRgb outline, double scale);
+    const QPixmap& sprite(QRgb fill, QRgb outline, RqState shape, double scale);
     QHash<quint64, QPixmap> m_sprites;
     double m_spriteScale = 0;
 

@@ -1,5 +1,7 @@
 #include "TopologyScene.h"
 
+#include "Palette.h"
+
 #include "EventLogModel.h"
 #include "TagMapItem.h"
 #include "tags/TagRegistry.h"
@@ -51,29 +53,6 @@ TopologyScene::TopologyScene(QObject* parent)
 
 TopologyScene::~TopologyScene() = default;
 
-QColor TopologyScene::contextColor(int context, bool idle)
-{
-    if (idle)
-        return QColor(0xec, 0xf0, 0xf1);
-    switch (static_cast<ExecContext>(context)) {
-    case ExecContext::Task:
-        return QColor(0xa9, 0xdf, 0xbf); // workload task
-    case ExecContext::Hardirq:
-        return QColor(0xf1, 0x94, 0x8a); // hard interrupt
-    case ExecContext::Softirq:
-        return QColor(0xf8, 0xc4, 0x71); // softirq
-    case ExecContext::Ksoftirqd:
-        return QColor(0xd2, 0xb4, 0xde); // ksoftirqd
-    case ExecContext::IrqThread:
-        return QColor(0xae, 0xd6, 0xf1); // irq thread
-    case ExecContext::Kworker:
-        return QColor(0xd5, 0xdb, 0xdb); // kworker
-    case ExecContext::Count:
-        break;
-    }
-    return Qt::white;
-}
-
 void TopologyScene::build(const Scenario& scenario)
 {
     std::vector<DeviceLayout> devices;
@@ -94,6 +73,7 @@ void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>&
 {
     clear();
     m_groups.clear();
+    m_cacheDots.clear(); // clear() deleted them
     m_detail = true;
     // A machine too big to read tile by tile at the view's size (level of detail applies).
     m_big = topo.nrCpus() > 16 || devices.size() > 4;
@@ -153,16 +133,18 @@ void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>&
                     const int cpu = cpus[t];
                     CpuTile tile;
                     tile.rect = addRect(cx + kGap + static_cast<double>(t) * (kTileW + kGap), cy + kGap, kTileW, kTileH,
-                        QPen(QColor(0x95, 0xa5, 0xa6)), QBrush(contextColor(0, true)));
+                        QPen(QColor(0x95, 0xa5, 0xa6)), Palette::contextBrush(ExecContext::Task, true));
                     tile.rect->setData(0, cpu);
                     tile.label = text(
                         this, QStringLiteral("CPU %1").arg(cpu), tile.rect->rect().topLeft() + QPointF(3, 1), 7, true);
                     tile.detail = text(this, QString(), tile.rect->rect().topLeft() + QPointF(3, 14), 6);
                     if (perCpuTagCaches) { // the colour its cached tags have in the tag maps
                         const QRectF tr = tile.rect->rect();
-                        addRect(tr.right() - 9, tr.top() + 2, 7, 7, QPen(Qt::white, 0.5),
-                            QBrush(TagMapItem::cacheColor(cpu)))
-                            ->setZValue(1);
+                        auto* dot = addRect(tr.right() - 9, tr.top() + 2, 7, 7, QPen(Qt::white, 0.5),
+                            QBrush(Palette::cacheColour(cpu)));
+                        dot->setZValue(1);
+                        dot->setData(0, cpu);
+                        m_cacheDots.push_back(dot);
                     }
                     m_cpus[static_cast<std::size_t>(cpu)] = tile;
                 }
@@ -333,7 +315,7 @@ void TopologyScene::update(
     const bool windowDone = snap.now.ns() - m_lastNow >= kBusyWindowNs; // the next share starts here
     m_busyShare.resize(m_cpus.size());
     for (std::size_t c = 0; c < m_cpus.size() && c < snap.cpus.size(); ++c)
-        m_cpus[c].rect->setBrush(contextColor(static_cast<int>(snap.cpus[c].running), snap.cpus[c].idle));
+        m_cpus[c].rect->setBrush(Palette::contextBrush(snap.cpus[c].running, snap.cpus[c].idle));
     for (std::size_t c = 0; dt > 0 && c < m_cpus.size() && c < snap.cpus.size(); ++c) {
         const CpuSnapshot& s = snap.cpus[c];
         CpuTile& tile = m_cpus[c];
@@ -365,7 +347,7 @@ void TopologyScene::update(
         if (!cell.rect)
             continue;
         const HctxSnapshot& s = snap.hctxs[h];
-        cell.rect->setPen(s.restart ? QPen(QColor(0xc0, 0x39, 0x2b), 2.5) : QPen(QColor(0x7f, 0x8c, 0x8d), 1));
+        cell.rect->setPen(s.restart ? QPen(Palette::of(Hue::Restart), 2.5) : QPen(QColor(0x7f, 0x8c, 0x8d), 1));
         if (cell.tags && static_cast<std::size_t>(s.tags) < snap.tagMaps.size())
             cell.tags->setMap(snap.tagMaps[static_cast<std::size_t>(s.tags)]);
         if (figures)
@@ -380,7 +362,7 @@ void TopologyScene::update(
         if (m_queueCounters[d]) {
             const int n = snap.queueRestartCounters[d];
             m_queueCounters[d]->setText(QStringLiteral("shared_hctx_restart = %1").arg(n));
-            m_queueCounters[d]->setBrush(n > 0 ? QColor(0xc0, 0x39, 0x2b) : QColor(0x2c, 0x3e, 0x50));
+            m_queueCounters[d]->setBrush(n > 0 ? Palette::of(Hue::Restart) : QColor(0x2c, 0x3e, 0x50));
         }
     // Tokens: a sample when there are too many to draw.
     const std::size_t stride = snap.requests.size() > static_cast<std::size_t>(kMaxTokens)
@@ -501,7 +483,7 @@ void TopologyScene::setHighlights(const std::vector<ObjectRef>& highlights)
         const QRectF r = rectOf(h);
         if (!r.isValid())
             continue;
-        auto* item = addRect(r.adjusted(-4, -4, 4, 4), QPen(QColor(0xf3, 0x9c, 0x12), 3.5), Qt::NoBrush);
+        auto* item = addRect(r.adjusted(-4, -4, 4, 4), QPen(Palette::of(Hue::LessonPointer), 3.5), Qt::NoBrush);
         item->setZValue(20);
         m_highlights.push_back(item);
     }
@@ -516,11 +498,20 @@ void TopologyScene::setSelected(const ObjectRef& object)
         return;
     }
     if (!m_selected) {
-        QPen pen(QColor(0x21, 0x61, 0x8c), 3, Qt::DashLine);
-        m_selected = addRect(QRectF(), pen, Qt::NoBrush);
+        m_selected = addRect(QRectF(), QPen(Palette::of(Hue::Selected), 3, Qt::DashLine), Qt::NoBrush);
         m_selected->setZValue(19);
     }
     m_selected->setRect(r.adjusted(-2, -2, 2, 2));
+}
+
+void TopologyScene::applyPalette()
+{
+    for (QGraphicsRectItem* h : m_highlights)
+        h->setPen(QPen(Palette::of(Hue::LessonPointer), 3.5));
+    if (m_selected)
+        m_selected->setPen(QPen(Palette::of(Hue::Selected), 3, Qt::DashLine));
+    for (QGraphicsRectItem* dot : m_cacheDots)
+        dot->setBrush(Palette::cacheColour(dot->data(0).toInt()));
 }
 
 QRectF TopologyScene::selectedRect() const { return m_selected ? m_selected->rect() : QRectF(); }

@@ -83,8 +83,9 @@ public:
     bool animating() const;
     // Puts every token at its target at once (a screenshot shows where the snapshot has them).
     void settle();
-
-    static QColor contextColor(int context, bool idle);
+    // Recolours what was drawn once (the lesson's and the selection's frames, the cache dots) after
+    // the palette changed; the rest takes the new colours with the next frame.
+    void applyPalette();
 
 signals:
     void clicked(blkmq::ObjectRef selection);
@@ -128,8 +129,9 @@ private:
     std::vector<QRectF> m_deviceRects; // per device
     std::vector<int> m_hctxDevice;
     std::vector<QGraphicsSimpleTextItem*> m_queueCounters; // per device: shared_hctx_restart, when its tags are shared
-    std::vector<QGraphicsItem*> m_highlights;
+    std::vector<QGraphicsRectItem*> m_highlights;
     QGraphicsRectItem* m_selected = nullptr; // the selection's frame (owned by the scene)
+    std::vector<QGraphicsRectItem*> m_cacheDots; // each CPU's cache colour on its tile (percpu_ida)
     QRectF rectOf(const ObjectRef& object) const; // empty: not drawn as a box
     TokenLayer* m_tokens = nullptr;
     std::vector<std::int64_t> m_lastBusy;

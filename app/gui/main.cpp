@@ -104,8 +104,10 @@ int main(int argc, char** argv)
         QStringLiteral("NAME[:STEP]"));
     const QCommandLineOption present(QStringLiteral("presentation"),
         QStringLiteral("start in presentation mode: full screen, the panels hidden (F11 leaves it)"));
+    const QCommandLineOption colourBlind(QStringLiteral("colour-blind-safe"),
+        QStringLiteral("draw with the colour-blind-safe colours (View > Colour-blind-safe colours)"));
     parser.addOptions({ preset, set, run, speed, shot, after, backTo, chart, chartId, chartSize, quit, compare, inspect,
-        lesson, present });
+        lesson, present, colourBlind });
     parser.process(*app);
 
     std::vector<std::string> sets;
@@ -224,6 +226,8 @@ int main(int argc, char** argv)
     }
     if (!parser.isSet(shot)) // screenshots keep the default layout, whatever was saved last time
         window.restoreSettings();
+    if (parser.isSet(colourBlind))
+        window.setColourBlindSafe(true);
     window.show();
     if (parser.isSet(present))
         window.presentation()->setPresenting(true);

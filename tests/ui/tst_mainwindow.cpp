@@ -1,12 +1,15 @@
 // The desktop application under QT_QPA_PLATFORM=offscreen.
+#include "CanvasView.h"
 #include "EngineRunner.h"
 #include "EventLogModel.h"
 #include "LessonPanel.h"
 #include "MainWindow.h"
+#include "Palette.h"
 #include "PatchPanel.h"
 #include "PlotPanel.h"
 #include "ScenarioPanel.h"
 #include "TimePlot.h"
+#include "TokenLayer.h"
 #include "check/ModelChecker.h"
 #include "cpu/Op.h"
 #include "engine/Engine.h"
@@ -1629,6 +1632,83 @@ private slots:
         emit log->doubleClicked(index);
         QTRY_COMPARE_WITH_TIMEOUT(moved.size(), 2, 20000);
         QCOMPARE(w.shownTimeNs(), rowAt);
+    }
+
+    // Colour never carries a meaning alone: a request's state is also its token's shape, a CPU's
+    // context its tile's hatch; the colour-blind-safe scheme keeps the canvas's meanings apart and
+    // keeps the colours of cached tags off those of IPIs, RESTART and stuck requests; switching it
+    // repaints a paused canvas at once.
+    void coloursNeverSpeakAlone()
+    {
+        // Each state's token covers its own pixels.
+        std::vector<QImage> masks;
+        for (RqState state : { RqState::Sched, RqState::Dispatch, RqState::AtDevice, RqState::Complete }) {
+            TokenLayer layer(QRectF(-20, -20, 40, 40));
+            TokenLayer::Token t;
+            t.id = 1;
+            t.state = state;
+            layer.setTargets({ t }, { QPointF(0, 0) });
+            layer.settle();
+            QImage image(80, 80, QImage::Format_RGB32);
+            image.fill(Qt::white);
+            QPainter painter(&image);
+            painter.translate(40, 40);
+            painter.scale(8, 8);
+            layer.paint(&painter, nullptr, nullptr);
+            painter.end();
+            masks.push_back(image);
+        }
+        const auto differentPixels = [](const QImage& a, const QImage& b) {
+            int n = 0;
+            for (int y = 0; y < a.height(); ++y)
+                for (int x = 0; x < a.width(); ++x)
+                    n += (a.pixel(x, y) == qRgb(255, 255, 255)) != (b.pixel(x, y) == qRgb(255, 255, 255));
+            return n;
+        };
+        for (std::size_t i = 0; i < masks.size(); ++i)
+            for (std::size_t k = i + 1; k < masks.size(); ++k)
+                QVERIFY2(differentPixels(masks[i], masks[k]) > 40, qPrintable(QStringLiteral("%1 %2").arg(i).arg(k)));
+        for (int c = 1; c < kExecContexts; ++c) // every kernel context has a hatch of its own
+            for (int k = c + 1; k < kExecContexts; ++k)
+                QVERIFY(Palette::contextHatchGlyph(static_cast<ExecContext>(c))
+                    != Palette::contextHatchGlyph(static_cast<ExecContext>(k)));
+        for (const bool safe : { false, true }) {
+            Palette::setColourBlindSafe(safe);
+            for (int cpu = 0; cpu < 64; ++cpu)
+                for (Hue alarm : { Hue::Ipi, Hue::Restart, Hue::Stuck })
+                    QVERIFY(Palette::cacheColour(cpu) != Palette::of(alarm));
+            QVERIFY(Palette::of(Hue::Hardirq) != Palette::of(Hue::Ipi));
+            // what moves on the canvas at once: the requests by state, and the IPIs between them
+            const std::vector<Hue> apart { Hue::RqSched, Hue::RqDispatch, Hue::RqDevice, Hue::RqComplete, Hue::Ipi };
+            for (std::size_t i = 0; i < apart.size(); ++i)
+                for (std::size_t k = i + 1; k < apart.size(); ++k)
+                    QVERIFY(Palette::of(apart[i]) != Palette::of(apart[k]));
+        }
+        Palette::setColourBlindSafe(false);
+
+        MainWindow w;
+        w.show();
+        QVERIFY(w.loadPreset(QStringLiteral("default")));
+        QTRY_VERIFY(!w.canvasView()->grab().isNull());
+        const auto count = [&](QRgb colour) {
+            const QImage image = w.canvasView()->grab().toImage().convertToFormat(QImage::Format_RGB32);
+            int n = 0;
+            for (int y = 0; y < image.height(); ++y)
+                for (int x = 0; x < image.width(); ++x)
+                    n += image.pixel(x, y) == colour;
+            return n;
+        };
+        const QRgb idleStandard = Palette::of(Hue::Idle).rgb();
+        QTRY_VERIFY(count(idleStandard) > 100); // the idle tiles, at t = 0
+        QVERIFY(static_cast<CanvasView*>(w.canvasView())->legend()->text().contains(Palette::of(Hue::Ipi).name()));
+        w.setColourBlindSafe(true);
+        const QRgb idleSafe = Palette::of(Hue::Idle).rgb();
+        QVERIFY(idleSafe != idleStandard);
+        QTRY_VERIFY(count(idleSafe) > 100); // repainted, paused
+        QCOMPARE(count(idleStandard), 0);
+        QVERIFY(static_cast<CanvasView*>(w.canvasView())->legend()->text().contains(Palette::of(Hue::Ipi).name()));
+        w.setColourBlindSafe(false);
+        QTRY_VERIFY(count(idleStandard) > 100);
     }
 
     // What the inspector shows is marked on the canvas: a clicked CPU or hctx gets a dashed frame

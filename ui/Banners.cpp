@@ -1,10 +1,8 @@
 #include "Banners.h"
 
-namespace blkmq {
+#include "UiText.h"
 
-namespace {
-QString q(const std::string& s) { return QString::fromStdString(s); }
-} // namespace
+namespace blkmq {
 
 StallBanner::StallBanner(QWidget* parent)
     : QLabel(parent)
@@ -53,7 +51,7 @@ void StallBanner::select(int step)
 void StallBanner::render()
 {
     if (m_steps.empty()) {
-        setText(tr("<b>Stall detected.</b> ") + toolTip().toHtmlEscaped());
+        setText(tr("<b>Stall detected.</b> ") + prose(toolTip().toStdString()));
         return;
     }
     QString html = tr("<b>Stall detected.</b> How it came about (click a step to show what it is about):");
@@ -67,7 +65,7 @@ void StallBanner::render()
                         .arg(i + 1)
                         .arg(i)
                         .arg(static_cast<double>(st.at.ns()) / 1e3, 0, 'f', 3)
-                        .arg(current ? QStringLiteral("<b>") : QString(), q(st.text).toHtmlEscaped(),
+                        .arg(current ? QStringLiteral("<b>") : QString(), prose(st.text),
                             current ? QStringLiteral("</b>") : QString(), tr("back&nbsp;to&nbsp;it")));
     }
     html.append(QStringLiteral("</table>"));

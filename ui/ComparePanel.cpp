@@ -2,6 +2,7 @@
 
 #include "PatchPanel.h"
 #include "PlotPanel.h"
+#include "UiText.h"
 #include "experiment/Experiment.h"
 #include "experiment/SeedComparison.h"
 #include "experiment/TbbHandoff.h"
@@ -18,14 +19,13 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QResizeEvent>
+#include <QScrollArea>
+#include <QTextDocument>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
 namespace blkmq {
-
-namespace {
-QString q(const std::string& s) { return QString::fromStdString(s); }
-} // namespace
 
 ComparePanel::ComparePanel(RunSet& runs, RunRecord& record, PlotPanel* plots, QWidget* parent)
     : QWidget(parent)
@@ -126,7 +126,7 @@ bool ComparePanel::drain()
     return changed;
 }
 
-QString ComparePanel::tableText() const { return m_runs.comparing() ? m_table->text() : QString(); }
+QString ComparePanel::tableText() const { return m_runs.comparing() ? m_tableText : QString(); }
 
 void ComparePanel::raiseDock()
 {
@@ -155,6 +155,8 @@ void ComparePanel::setCompare(bool on)
             delete m_runs.all[i].runner;
         m_runs.all.resize(1);
         m_table->clear();
+        m_tableText.clear();
+        m_narrowTableText.clear();
     }
     updateRunLabels();
 }
@@ -204,6 +206,8 @@ void ComparePanel::loadRun(std::size_t i)
         { Axis::configurations("kernel", std::move(points)) });
     auto s = runs.scenario(i);
     if (!s) {
+        m_tableText.clear();
+        m_narrowTableText.clear();
         m_table->setText(q(s.error()).toHtmlEscaped());
         return;
     }
@@ -226,44 +230,89 @@ void ComparePanel::updateTable()
         if (!snaps.emplace_back(s.runner->snapshot()))
             return;
     const auto cell = [](const QString& text) { return QStringLiteral("<td align=right nowrap>%1</td>").arg(text); };
-    QString html = QStringLiteral("<table cellspacing=2 width='100%' style='font-size:small'><tr><th></th>");
-    for (const RunSession& s : m_runs.all)
-        html += QStringLiteral("<th>%1</th>").arg(s.label);
-    for (std::size_t k = 1; k < m_runs.all.size(); ++k)
-        html += QStringLiteral("<th title='%1 − %2 (pp: percentage points)'>Δ</th><th title='(%1 − %2) / %2'>Δ%</th>")
-                    .arg(m_runs.all[k].label, m_runs.all[0].label);
-    html += QStringLiteral("</tr><tr><td>%1</td>").arg(tr("simulated time"));
-    for (const auto& snap : snaps)
-        html += cell(QString::number(snap->now.seconds() * 1e3, 'f', 3) + tr(" ms"));
-    html += QStringLiteral("</tr>");
-    for (std::size_t i = 0; i < kMetrics.size(); ++i) {
-        const Metric& m = kMetrics[i];
-        if (std::all_of(snaps.begin(), snaps.end(), [i](const auto& snap) { return snap->totals[i] == 0; }))
-            continue; // a metric no run exercises
-        html += QStringLiteral("<tr><td width='26%'>%1</td>")
-                    .arg(QString::fromUtf8(m.label.data(), static_cast<qsizetype>(m.label.size())).toHtmlEscaped());
+    // Two layouts: the whole table (A, B, Δ and Δ% per compared run: exports, a wide dock), and a
+    // narrow one for a dock at 1280x800, with one change column: percentage points for a percentage,
+    // the relative change for anything else (the absolute Δ in the row's tooltip).
+    const auto table = [&](bool narrow) -> QString { // a QString: not a QStringBuilder of the local html
+        QString html = QStringLiteral("<table cellspacing=2 width='100%' style='font-size:small'><tr><th></th>");
+        for (const RunSession& s : m_runs.all)
+            html += QStringLiteral("<th>%1</th>").arg(s.label);
+        for (std::size_t k = 1; k < m_runs.all.size(); ++k)
+            html += narrow
+                ? QStringLiteral("<th title='%1 − %2: pp for a percentage, else (%1 − %2) / %2'>Δ</th>")
+                      .arg(m_runs.all[k].label, m_runs.all[0].label)
+                : QStringLiteral("<th title='%1 − %2 (pp: percentage points)'>Δ</th><th title='(%1 − %2) / %2'>Δ%</th>")
+                      .arg(m_runs.all[k].label, m_runs.all[0].label);
+        html += QStringLiteral("</tr><tr><td>%1</td>").arg(tr("simulated time"));
         for (const auto& snap : snaps)
-            html += cell(QString::fromStdString(formatMetric(m, snap->totals[i])));
-        const double a = snaps.front()->totals[i];
-        // A difference that rounds to zero is written without a sign ("-0.0%" reads as a change).
-        const auto signedText = [](double d, QString text) {
-            if (!text.contains(QRegularExpression(QStringLiteral("[1-9]"))))
-                return text.startsWith(QLatin1Char('-')) ? text.mid(1) : text;
-            return d > 0 ? QLatin1Char('+') + text : text;
-        };
-        for (std::size_t k = 1; k < snaps.size(); ++k) {
-            const double d = snaps[k]->totals[i] - a;
-            // A percentage's difference is in percentage points; Δ% is the relative change.
-            const QString delta = m.unit == Unit::Percent ? QString::number(d, 'f', 1) + tr(" pp")
-                                                          : QString::fromStdString(formatMetric(m, d));
-            html += cell(signedText(d, delta));
-            html += cell(a != 0 ? signedText(d, QString::number(100.0 * d / a, 'f', 1)) + QLatin1Char('%')
-                                : QStringLiteral("–"));
-        }
+            html += cell(QString::number(snap->now.seconds() * 1e3, 'f', 3) + tr(" ms"));
         html += QStringLiteral("</tr>");
-    }
-    html += QStringLiteral("</table>");
-    m_table->setText(html);
+        for (std::size_t i = 0; i < kMetrics.size(); ++i) {
+            const Metric& m = kMetrics[i];
+            if (std::all_of(snaps.begin(), snaps.end(), [i](const auto& snap) { return snap->totals[i] == 0; }))
+                continue; // a metric no run exercises
+            html += QStringLiteral("<tr><td width='26%'>%1</td>")
+                        .arg(QString::fromUtf8(m.label.data(), static_cast<qsizetype>(m.label.size())).toHtmlEscaped());
+            for (const auto& snap : snaps)
+                html += cell(QString::fromStdString(formatMetric(m, snap->totals[i])));
+            const double a = snaps.front()->totals[i];
+            // A difference that rounds to zero is written without a sign ("-0.0%" reads as a change).
+            const auto signedText = [](double d, QString text) {
+                if (!text.contains(QRegularExpression(QStringLiteral("[1-9]"))))
+                    return text.startsWith(QLatin1Char('-')) ? text.mid(1) : text;
+                return d > 0 ? QLatin1Char('+') + text : text;
+            };
+            for (std::size_t k = 1; k < snaps.size(); ++k) {
+                const double d = snaps[k]->totals[i] - a;
+                // A percentage's difference is in percentage points; Δ% is the relative change.
+                const QString delta = m.unit == Unit::Percent ? QString::number(d, 'f', 1) + tr(" pp")
+                                                              : QString::fromStdString(formatMetric(m, d));
+                const QString relative = a != 0
+                    ? signedText(d, QString::number(100.0 * d / a, 'f', 1)) + QLatin1Char('%')
+                    : QStringLiteral("–");
+                if (narrow && m.unit != Unit::Percent)
+                    html += QStringLiteral("<td align=right nowrap title='%1'>%2</td>")
+                                .arg(signedText(d, delta).toHtmlEscaped(), relative);
+                else
+                    html += cell(signedText(d, delta));
+                if (!narrow)
+                    html += cell(relative);
+            }
+            html += QStringLiteral("</tr>");
+        }
+        return html + QStringLiteral("</table>");
+    };
+    m_tableText = table(false);
+    m_narrowTableText = table(true);
+    showTable();
+}
+
+void ComparePanel::showTable()
+{
+    if (m_tableText.isEmpty())
+        return;
+    // The whole table if it fits the width the dock gives the panel (its scroll area's viewport: the
+    // panel itself widens to what it shows), as the label would lay it out; else the narrow one.
+    int room = width();
+    for (QWidget* w = parentWidget(); w; w = w->parentWidget())
+        if (auto* scroll = qobject_cast<QScrollArea*>(w)) {
+            room = scroll->viewport()->width();
+            break;
+        }
+    const QMargins margins = layout()->contentsMargins();
+    QTextDocument doc;
+    doc.setDefaultFont(m_table->font());
+    doc.setHtml(m_tableText);
+    const bool fits = doc.idealWidth() <= room - margins.left() - margins.right();
+    const QString& text = fits ? m_tableText : m_narrowTableText;
+    if (m_table->text() != text)
+        m_table->setText(text);
+}
+
+void ComparePanel::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    showTable();
 }
 
 QString ComparePanel::compareOverSeeds(int seeds)

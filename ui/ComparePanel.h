@@ -37,7 +37,7 @@ public:
     // The compared runs' new rows into the plots and the record; true if anything changed.
     bool drain();
     void updateTable();
-    QString tableText() const; // the A/B table as shown (a chart export puts it beside the curves)
+    QString tableText() const; // the whole A/B table (a chart export puts it beside the curves)
     PatchPanel* patchesB() const { return m_patchesB; }
     QLabel* seedsTable() const { return m_seedsTable; }
     // A and B on `seeds` seeds from the scenario's, to its end, in the background; emits
@@ -52,7 +52,11 @@ public:
 signals:
     void seedsCompared();
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
+    void showTable(); // the whole table, or the narrow one where it does not fit
     void loadRun(std::size_t i);
     void raiseDock();
 
@@ -62,6 +66,7 @@ private:
     PatchPanel* m_patchesB; // the kernel settings of run B (m_runs.all[1])
     QCheckBox* m_compareBox;
     QLabel* m_table;
+    QString m_tableText, m_narrowTableText; // the latest table, whole and narrow
     QSpinBox* m_seedsCount;
     QLabel* m_seedsTable;
     std::shared_ptr<const Snapshot> m_drawnB; // B's snapshot drawn last

@@ -1,9 +1,10 @@
 #include "Inspector.h"
 
-#include "Palette.h"
 #include "EngineRunner.h"
 #include "EventLogModel.h"
+#include "Palette.h"
 #include "TagMapItem.h"
+#include "UiText.h"
 #include "io/Text.h"
 
 #include <map>
@@ -13,10 +14,6 @@
 #include <QTextBrowser>
 
 namespace blkmq {
-
-namespace {
-QString q(const std::string& s) { return QString::fromStdString(s); }
-} // namespace
 
 Inspector::Inspector(EngineRunner* runner, TopologyScene* scene, QObject* parent)
     : QObject(parent)

@@ -4,6 +4,7 @@
 #include "LessonPanel.h"
 #include "PlotPanel.h"
 #include "TimelineBar.h"
+#include "UiText.h"
 #include "WindowHost.h"
 #include "session/Session.h"
 
@@ -13,10 +14,6 @@
 #include <QTimer>
 
 namespace blkmq {
-
-namespace {
-QString q(const std::string& s) { return QString::fromStdString(s); }
-} // namespace
 
 LessonDriver::LessonDriver(WindowHost& host, RunSet& runs, LessonPanel* lessons, PlotPanel* plots, TopologyScene* scene,
     Inspector* inspector, TimelineBar* timeline, QMainWindow* window)

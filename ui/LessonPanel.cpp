@@ -1,5 +1,7 @@
 #include "LessonPanel.h"
 
+#include "UiText.h"
+
 #include <QAbstractItemView>
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -15,20 +17,7 @@
 namespace blkmq {
 
 namespace {
-QString q(const std::string& s) { return QString::fromStdString(s); }
 
-// An expectation or its values as HTML whose lines break at spaces only, never inside a name such
-// as queue.0.shared_hctx_restart: a word joiner (U+2060) after each dot forbids the break there.
-QString unbroken(const std::string& s)
-{
-    return q(s).toHtmlEscaped().replace(QLatin1Char('.'), QStringLiteral(".\u2060"));
-}
-// Narrative as HTML whose lines never break inside the kernel's arrows (->complete, hctx->dispatch),
-// where a break after the hyphen would leave "-" at a line's end and ">complete" on the next.
-QString prose(const std::string& s)
-{
-    return q(s).toHtmlEscaped().replace(QStringLiteral("-&gt;"), QStringLiteral("\u2060-\u2060&gt;"));
-}
 // An item whose whole title is its tooltip too: the box may show it elided (ElidingComboBox).
 void addTitle(QComboBox* box, const QString& title, const QVariant& data = {})
 {

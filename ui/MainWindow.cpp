@@ -1,14 +1,14 @@
 #include "MainWindow.h"
 
-#include "Palette.h"
-
 #include "EngineRunner.h"
 #include "EventLogModel.h"
 #include "HelpMenu.h"
 #include "LessonPanel.h"
+#include "Palette.h"
 #include "PatchPanel.h"
 #include "PlotPanel.h"
 #include "ScenarioPanel.h"
+#include "UiText.h"
 #include "WheelGuard.h"
 #include "io/Text.h"
 
@@ -32,10 +32,6 @@
 #include <QVBoxLayout>
 
 namespace blkmq {
-
-namespace {
-QString q(const std::string& s) { return QString::fromStdString(s); }
-} // namespace
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)

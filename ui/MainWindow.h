@@ -109,6 +109,7 @@ public:
     PatchPanel* patchPanelB() const { return m_compare->patchesB(); }
     QString compareOverSeeds(int seeds) { return m_compare->compareOverSeeds(seeds); }
     QLabel* seedsTable() const { return m_compare->seedsTable(); }
+    ComparePanel* comparePanel() const { return m_compare; }
 
     // Exports (Exporter): an error message naming the path, or "".
     static QString checkChartPath(const QString& path) { return Exporter::checkChartPath(path); }

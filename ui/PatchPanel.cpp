@@ -59,10 +59,21 @@ PatchPanel::PatchPanel(QWidget* parent)
             continue; // a time, not a patch: set in the scenario
         if (!group || sw.from.thread != thread) {
             thread = sw.from.thread;
-            group = new QGroupBox(groupTitle(thread), this);
+            group = new QGroupBox(this);
             form = new QFormLayout(group);
             form->setRowWrapPolicy(QFormLayout::WrapLongRows); // a narrow dock: the field under its label
             layout->addWidget(group);
+            // The title as a label that wraps: a group box's own title sets its minimum width, and a
+            // long one ("Debian 12's kernel (...), the oracle's guest") widened the dock past 1280x800.
+            if (const QString text = groupTitle(thread); !text.isEmpty()) {
+                auto* title = new QLabel(text, group);
+                title->setObjectName(QStringLiteral("groupTitle"));
+                title->setWordWrap(true);
+                QFont bold = title->font();
+                bold.setBold(true);
+                title->setFont(bold);
+                form->addRow(title);
+            }
             const bool anyRestart = std::any_of(KernelSwitches::all().begin(), KernelSwitches::all().end(),
                 [&](const KernelSwitch& o) { return !o.live && o.from.thread == thread; });
             if (anyRestart) {

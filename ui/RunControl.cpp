@@ -1,6 +1,7 @@
 #include "RunControl.h"
 
 #include "EventLogModel.h"
+#include "UiText.h"
 #include "WindowHost.h"
 #include "engine/StopCondition.h"
 #include "scenario/ScenarioLoader.h"
@@ -32,7 +33,6 @@ QString speedText(double s)
         + QObject::tr(" per second");
 }
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
 QString micros(std::int64_t ns) { return QString::number(static_cast<double>(ns) / 1e3, 'f', 3); }
 } // namespace
 

@@ -3,6 +3,7 @@
 #include "EngineRunner.h"
 #include "PatchPanel.h"
 #include "ScenarioPanel.h"
+#include "UiText.h"
 #include "WindowHost.h"
 #include "io/SafeFile.h"
 #include "scenario/FioJobFile.h"
@@ -17,10 +18,6 @@
 #include <QSettings>
 
 namespace blkmq {
-
-namespace {
-QString q(const std::string& s) { return QString::fromStdString(s); }
-} // namespace
 
 ScenarioFiles::ScenarioFiles(WindowHost& host, EngineRunner* runner, QWidget* parent)
     : QObject(parent)

@@ -1,6 +1,7 @@
 #include "SweepChart.h"
 
 #include "SiTicker.h"
+#include "UiText.h"
 
 #include "io/SafeFile.h"
 
@@ -18,8 +19,6 @@
 namespace blkmq {
 
 namespace {
-
-QString q(const std::string& s) { return QString::fromStdString(s); }
 
 // Distinct colours for the lines, then dashes once they repeat.
 const QColor kColours[] = { { 0x29, 0x80, 0xb9 }, { 0xc0, 0x39, 0x2b }, { 0x27, 0xae, 0x60 }, { 0x8e, 0x44, 0xad },

@@ -1,6 +1,7 @@
 #include "TimeTravel.h"
 
 #include "PlotPanel.h"
+#include "UiText.h"
 #include "WindowHost.h"
 #include "io/Limits.h"
 #include "io/SafeFile.h"
@@ -16,7 +17,6 @@
 namespace blkmq {
 
 namespace {
-QString q(const std::string& s) { return QString::fromStdString(s); }
 QString micros(std::int64_t ns) { return QString::number(static_cast<double>(ns) / 1e3, 'f', 3); }
 } // namespace
 

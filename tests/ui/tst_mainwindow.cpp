@@ -36,6 +36,7 @@
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QScrollBar>
 #include <QSlider>
 #include <QSpinBox>
@@ -301,6 +302,9 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(w.stallBanner()->isVisible(), 10000);
         QVERIFY(w.stallBanner()->text().contains(QStringLiteral("request A")));
         QVERIFY(w.stallBanner()->text().contains(QStringLiteral("shared_hctx_restart was 0")));
+        // "hctx->dispatch" never breaks after its hyphen: word joiners hold the arrow together.
+        QVERIFY2(
+            w.stallBanner()->text().contains(u"hctx\u2060-\u2060&gt;dispatch"_qs), qPrintable(w.stallBanner()->text()));
         QTRY_VERIFY(!w.runner()->isRunning()); // paused on the stall
         w.frame();
         const auto snap = w.runner()->snapshot();
@@ -557,6 +561,45 @@ private slots:
             qPrintable(table->text()));
         // A percentage's Δ is in percentage points, beside the relative Δ%.
         QVERIFY2(table->text().contains(QRegularExpression(u">[+-]?\\d+\\.\\d pp<"_qs)), qPrintable(table->text()));
+    }
+
+    // In a dock as narrow as at 1280x800 the A/B table does not widen the panel: it keeps one change
+    // column (pp for a percentage, the relative change else); a wide dock and the exports get Δ and Δ%.
+    void compareTableFitsANarrowDock()
+    {
+        MainWindow w;
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(w.loadPreset(QStringLiteral("default"), { "duration=\"1ms\"" }));
+        w.setCompare(true);
+        w.runOrPause();
+        QTRY_VERIFY_WITH_TIMEOUT(w.runner()->simulatedNs() >= 1000000, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.runnerB()->simulatedNs() >= 1000000, 20000);
+        auto* table = w.findChild<QLabel*>(QStringLiteral("compareTable"));
+        QScrollArea* scroll = nullptr;
+        for (QWidget* p = table->parentWidget(); p && !scroll; p = p->parentWidget())
+            scroll = qobject_cast<QScrollArea*>(p);
+        QVERIFY(scroll);
+        const auto shown = [&](int width) {
+            scroll->setFixedWidth(width);
+            QCoreApplication::processEvents();
+            w.frame();
+            QCoreApplication::processEvents();
+            return table->text();
+        };
+        const QString narrow = shown(360);
+        QVERIFY2(!narrow.contains(u"Δ%</th>"_qs) && narrow.contains(u">Δ</th>"_qs), qPrintable(narrow));
+        QVERIFY2(narrow.contains(QRegularExpression(u">[+-]?\\d+\\.\\d pp<"_qs)), qPrintable(narrow));
+        QVERIFY2(table->minimumSizeHint().width() <= scroll->viewport()->width(),
+            qPrintable(
+                QStringLiteral("%1 > %2").arg(table->minimumSizeHint().width()).arg(scroll->viewport()->width())));
+        // Nothing else in the panel (B's patch panel, its group titles) widens it either.
+        QVERIFY2(w.comparePanel()->minimumSizeHint().width() <= scroll->viewport()->width(),
+            qPrintable(QString::number(w.comparePanel()->minimumSizeHint().width())));
+        QVERIFY(w.patchPanel()->minimumSizeHint().width() <= scroll->viewport()->width());
+        QVERIFY(w.comparePanel()->tableText().contains(u"Δ%</th>"_qs)); // what an export puts beside the curves
+        const QString wide = shown(900);
+        QVERIFY2(wide.contains(u"Δ%</th>"_qs), qPrintable(wide));
     }
 
     void eventLogModelIsSound()

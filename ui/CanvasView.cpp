@@ -109,6 +109,8 @@ void CanvasView::refreshLegend(bool lessonOpen)
     // Each entry keeps to one line (no break inside "hctx->dispatch"); the lines break between them.
     // Every meaning has a shape or a pattern besides its colour (Palette): the legend shows both.
     QStringList items;
+    if (!m_runShown.isEmpty())
+        items << tr("<b>canvas: %1</b>").arg(m_runShown.toHtmlEscaped());
     for (int c = 0; c < kExecContexts; ++c) {
         const auto context = static_cast<ExecContext>(c);
         const QString glyph = Palette::contextHatchGlyph(context);

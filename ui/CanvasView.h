@@ -29,6 +29,8 @@ public:
     // Under the canvas: the key to its colours and marks, with what it counts now.
     QLabel* legend() const { return m_legend; }
     void refreshLegend(bool lessonOpen);
+    // Which compared run the canvas draws, for the legend ("" while it draws run A, as loaded).
+    void setRunShown(const QString& run) { m_runShown = run; }
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
@@ -38,6 +40,7 @@ protected:
 private:
     TopologyScene* m_scene;
     QLabel* m_legend;
+    QString m_runShown;
     bool m_zoomed = false; // the user zoomed: a resize keeps the zoom instead of fitting
 };
 

@@ -34,6 +34,7 @@ ComparePanel::ComparePanel(RunSet& runs, RunRecord& record, PlotPanel* plots, QW
     , m_plots(plots)
     , m_patchesB(new PatchPanel)
     , m_compareBox(new QCheckBox(tr("Run B beside A (same seed, in lockstep)")))
+    , m_canvasB(new QCheckBox(tr("Canvas shows run B")))
     , m_table(new QLabel)
     , m_seedsCount(new QSpinBox)
     , m_seedsTable(new QLabel)
@@ -41,6 +42,14 @@ ComparePanel::ComparePanel(RunSet& runs, RunRecord& record, PlotPanel* plots, QW
 {
     auto* cbl = new QVBoxLayout(this);
     cbl->addWidget(m_compareBox);
+    m_canvasB->setToolTip(tr("Draw run B's machine on the canvas (its CPUs, requests, IPIs and tag maps) "
+                             "instead of A's; the inspector and the log stay with A"));
+    m_canvasB->setEnabled(false);
+    cbl->addWidget(m_canvasB);
+    connect(m_canvasB, &QCheckBox::toggled, this, [this] {
+        m_traceB.clear();
+        emit canvasRunChanged();
+    });
     m_table->setTextFormat(Qt::RichText);
     m_table->setWordWrap(true); // the metric names wrap, so Δ and Δ% fit a narrow dock
     m_table->setObjectName(QStringLiteral("compareTable"));
@@ -111,7 +120,10 @@ bool ComparePanel::drain()
 {
     bool changed = false;
     for (std::size_t i = 1; i < m_runs.all.size(); ++i) {
-        const auto rows = m_runs.all[i].runner->drain().rows;
+        RunnerOutput out = m_runs.all[i].runner->drain();
+        const auto& rows = out.rows;
+        if (i == 1 && canvasShowsB())
+            m_traceB.insert(m_traceB.end(), out.trace.begin(), out.trace.end());
         if (m_record.others.size() < i)
             m_record.others.resize(i);
         m_record.others[i - 1].insert(m_record.others[i - 1].end(), rows.begin(), rows.end());
@@ -128,6 +140,17 @@ bool ComparePanel::drain()
 
 QString ComparePanel::tableText() const { return m_runs.comparing() ? m_tableText : QString(); }
 
+bool ComparePanel::canvasShowsB() const { return m_runs.comparing() && m_canvasB->isChecked(); }
+
+void ComparePanel::setCanvasShowsB(bool on) { m_canvasB->setChecked(on); }
+
+std::shared_ptr<const Snapshot> ComparePanel::snapshotB() const
+{
+    return m_runs.comparing() ? m_runs.all[1].runner->snapshot() : nullptr;
+}
+
+std::vector<TraceRecord> ComparePanel::takeTraceB() { return std::exchange(m_traceB, {}); }
+
 void ComparePanel::raiseDock()
 {
     for (QWidget* w = this; w; w = w->parentWidget())
@@ -139,6 +162,9 @@ void ComparePanel::setCompare(bool on)
 {
     m_compareBox->setChecked(on);
     m_patchesB->setEnabled(on);
+    m_canvasB->setEnabled(on);
+    if (!on)
+        m_canvasB->setChecked(false);
     if (on == (m_runs.comparing()))
         return;
     if (on) {

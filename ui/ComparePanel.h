@@ -2,6 +2,8 @@
 
 #include "RunSet.h"
 #include "Workers.h"
+#include "engine/Snapshot.h"
+#include "sim/TraceRecord.h"
 
 #include <nlohmann/json.hpp>
 
@@ -38,6 +40,12 @@ public:
     bool drain();
     void updateTable();
     QString tableText() const; // the whole A/B table (a chart export puts it beside the curves)
+    // "Canvas shows run B": the canvas draws run B's machine (its snapshot and its IPIs and steals)
+    // instead of A's while B runs. canvasRunChanged() when it switches.
+    bool canvasShowsB() const;
+    void setCanvasShowsB(bool on);
+    std::shared_ptr<const Snapshot> snapshotB() const;
+    std::vector<TraceRecord> takeTraceB(); // B's trace records since the last call (while shown)
     PatchPanel* patchesB() const { return m_patchesB; }
     QLabel* seedsTable() const { return m_seedsTable; }
     // A and B on `seeds` seeds from the scenario's, to its end, in the background; emits
@@ -51,6 +59,7 @@ public:
 
 signals:
     void seedsCompared();
+    void canvasRunChanged();
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
@@ -65,6 +74,8 @@ private:
     PlotPanel* m_plots;
     PatchPanel* m_patchesB; // the kernel settings of run B (m_runs.all[1])
     QCheckBox* m_compareBox;
+    QCheckBox* m_canvasB;
+    std::vector<TraceRecord> m_traceB; // drained from B while the canvas shows it
     QLabel* m_table;
     QString m_tableText, m_narrowTableText; // the latest table, whole and narrow
     QSpinBox* m_seedsCount;

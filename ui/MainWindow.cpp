@@ -117,6 +117,12 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_travel, &TimeTravel::sessionLoaded, this, [this](const auto& session) { restoreView(*session); });
     connect(m_travel, &TimeTravel::sessionOpened, this, &MainWindow::sessionOpened);
     connect(m_compare, &ComparePanel::seedsCompared, this, &MainWindow::seedsCompared);
+    connect(m_compare, &ComparePanel::canvasRunChanged, this, [this] {
+        m_canvas->setRunShown(m_compare->canvasShowsB() ? tr("run B") : QString());
+        m_drawn.reset(); // the next frame draws the other run's machine, paused or not
+        m_canvas->refreshLegend(m_lessons->lesson());
+        wake();
+    });
     connect(m_exports, &Exporter::message, this, [this](const QString& text, int ms) { showMessage(text, ms); });
     connect(m_exports, &Exporter::traceExported, this, &MainWindow::traceExported);
     connect(m_timer, &QTimer::timeout, this, &MainWindow::frame);
@@ -299,8 +305,12 @@ void MainWindow::frame()
     const bool figures = !playing || nowMs - m_figuresMs >= 1000 / kFiguresPerSecond;
     if (figures && changed)
         m_figuresMs = nowMs;
-    if (snap && (changed || m_scene->animating()))
-        m_scene->update(snap, out.trace, frameMs, figures);
+    // Compared runs first: the canvas may show run B's machine instead of A's.
+    changed |= m_compare->drain();
+    const bool showB = m_compare->canvasShowsB();
+    const auto canvasSnap = showB ? m_compare->snapshotB() : snap;
+    if (canvasSnap && (changed || m_scene->animating()))
+        m_scene->update(canvasSnap, showB ? m_compare->takeTraceB() : out.trace, frameMs, figures);
     m_log->take(out.trace); // the log takes its rows with the figures (scrolling repaints every row)
     // The interval in progress, so the plots reach the clock between samples. New rows drop the
     // provisional point; the runner may have published this snapshot before a frame drained them.
@@ -318,7 +328,6 @@ void MainWindow::frame()
     }
     if (figures && snap)
         m_log->flush(m_shownNs); // the rows up to the clock
-    changed |= m_compare->drain();
     if (fresh)
         m_control->reportStep(*snap, out.trace, *m_log->model());
     // While a run plays, a few plots per frame when there are new samples or figures are due (each
@@ -338,8 +347,8 @@ void MainWindow::frame()
     } else if (!playing && (m_plotsStale || m_figuresStale)) { // the run stopped between figures
         if (m_plotsStale)
             m_plots->replot();
-        if (m_figuresStale && snap) {
-            m_scene->update(snap, {}, frameMs, true);
+        if (m_figuresStale && canvasSnap) {
+            m_scene->update(canvasSnap, {}, frameMs, true);
             refreshFigures();
         }
         m_plotsStale = m_figuresStale = false;

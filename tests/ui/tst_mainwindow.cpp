@@ -602,6 +602,35 @@ private slots:
         QVERIFY2(wide.contains(u"Δ%</th>"_qs), qPrintable(wide));
     }
 
+    // The canvas can draw run B's machine instead of A's: its requests in flight, and the legend says so.
+    void canvasShowsRunB()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(w.loadPreset(QStringLiteral("default")));
+        w.runner()->setSpeed(0); // B takes A's speed when it starts
+        w.setCompare(true);
+        QCOMPARE(w.compareWith({ "kernel.patches.complete-llist=true" }), QString());
+        w.setPauseAt(SimTime(5'000'000)); // mid-run, where the two differ in flight
+        w.runOrPause();
+        QTRY_VERIFY_WITH_TIMEOUT(w.runner()->simulatedNs() >= 5000000, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.runnerB()->simulatedNs() >= 5000000, 20000);
+        QTRY_VERIFY(!w.runner()->isRunning());
+        const int inFlightA = static_cast<int>(w.runner()->snapshot()->requests.size());
+        const int inFlightB = static_cast<int>(w.runnerB()->snapshot()->requests.size());
+        QVERIFY2(inFlightA != inFlightB, "the two runs must differ for the canvas to tell them apart");
+        w.frame();
+        QCOMPARE(w.scene()->requestsInFlight(), inFlightA);
+        const auto* legend = static_cast<CanvasView*>(w.canvasView())->legend();
+        QVERIFY(!legend->text().contains(u"canvas: run B"_qs));
+        w.comparePanel()->setCanvasShowsB(true);
+        QTRY_COMPARE(w.scene()->requestsInFlight(), inFlightB); // drawn while paused
+        QVERIFY(legend->text().contains(u"canvas: run B"_qs));
+        w.setCompare(false); // no run B: the canvas draws A again
+        QTRY_COMPARE(w.scene()->requestsInFlight(), inFlightA);
+        QVERIFY(!legend->text().contains(u"canvas: run B"_qs));
+    }
+
     void eventLogModelIsSound()
     {
         EventLogModel model(nullptr, 100);

@@ -29,6 +29,7 @@
 #include <QDockWidget>
 #include <QComboBox>
 #include <QFile>
+#include <QGraphicsScene>
 #include <QGridLayout>
 #include <QJsonDocument>
 #include <QImage>
@@ -1715,7 +1716,11 @@ private slots:
         // Each state's token covers its own pixels.
         std::vector<QImage> masks;
         for (RqState state : { RqState::Sched, RqState::Dispatch, RqState::AtDevice, RqState::Complete }) {
-            TokenLayer layer(QRectF(-20, -20, 40, 40));
+            QGraphicsScene scene; // owns the layer and its arc item, as the canvas's scene does
+            auto* owned = new TokenLayer(QRectF(-20, -20, 40, 40));
+            scene.addItem(owned);
+            scene.addItem(owned->arcs());
+            TokenLayer& layer = *owned;
             TokenLayer::Token t;
             t.id = 1;
             t.state = state;

@@ -9,6 +9,7 @@
 
 #include "engine/Engine.h"
 #include "lesson/Lesson.h"
+#include "scenario/ScenarioLoader.h"
 
 #include <QMetaObject>
 
@@ -310,7 +311,8 @@ void EngineRunner::post(const Command& c)
 std::string EngineRunner::liveScenarioJson() const
 {
     const auto s = snapshot();
-    return s && s->scenarioJson ? *s->scenarioJson : m_scenario.sourceJson;
+    return s && s->scenarioJson ? ScenarioLoader::withChanges(*s->scenarioJson, *s->liveChanges)
+                                : m_scenario.sourceJson;
 }
 
 std::shared_ptr<const Snapshot> EngineRunner::snapshot() const { return m_engine ? m_engine->snapshot() : nullptr; }

@@ -2,7 +2,7 @@
 
 #include "block/StallStep.h"
 #include "metrics/TimeSeries.h"
-#include "scenario/Scenario.h"
+#include "spec/Scenario.h"
 #include "engine/CommandInbox.h"
 #include "engine/StopCondition.h"
 #include "engine/Snapshot.h"

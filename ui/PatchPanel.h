@@ -1,7 +1,7 @@
 #pragma once
 
 #include "engine/CommandInbox.h"
-#include "scenario/Scenario.h"
+#include "spec/Scenario.h"
 
 #include <QWidget>
 

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "engine/Snapshot.h"
-#include "scenario/Scenario.h"
+#include "spec/Scenario.h"
 #include "sim/ObjectRef.h"
 #include "sim/TraceRecord.h"
 #include "topo/Topology.h"

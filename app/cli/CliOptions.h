@@ -1,6 +1,6 @@
 #pragma once
 
-#include "scenario/Scenario.h"
+#include "spec/Scenario.h"
 #include "sim/Result.h"
 
 #include <nlohmann/json_fwd.hpp>

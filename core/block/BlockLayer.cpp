@@ -1,7 +1,7 @@
 #include "block/BlockLayer.h"
 
 #include "block/CpuQueueMap.h"
-#include "complete/CompletionPolicy.h"
+#include "block/CompletionPolicy.h"
 #include "restart/RestartRegistry.h"
 #include "tags/TagRegistry.h"
 

@@ -5,12 +5,12 @@
 #include "block/Hctx.h"
 #include "block/RequestQueue.h"
 #include "block/StallStep.h"
-#include "complete/CompletionPolicy.h"
+#include "block/CompletionPolicy.h"
 #include "restart/SchedRestart.h"
 #include "sim/Cloned.h"
 #include "cpu/Machine.h"
 #include "metrics/LatencyHistogram.h"
-#include "scenario/Scenario.h"
+#include "spec/Scenario.h"
 #include "block/BlkMqTags.h"
 
 #include <memory>

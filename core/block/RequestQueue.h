@@ -1,7 +1,7 @@
 #pragma once
 
 #include "block/RqList.h"
-#include "scenario/Scenario.h"
+#include "spec/Scenario.h"
 #include "topo/Spinlock.h"
 
 #include <vector>

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "scenario/LiveChange.h"
+
 #include <atomic>
 #include <mutex>
 #include <string>
@@ -7,27 +9,19 @@
 
 namespace blkmq {
 
-// A live change requested from another thread: set a scenario field that
-// may change while running (a patch switch, rq_affinity, threadirqs...).
-// Same dotted path and value syntax as `--set`.
-struct Command {
-    std::string path;
-    std::string value;
-    bool operator==(const Command&) const = default;
-};
-
-// Thread-safe inbox. Producers (GUI, tests) post at any time; the engine
-// drains it at the next event boundary. The engine's check is one relaxed
-// load when the inbox is empty.
+// Thread-safe inbox. Producers (GUI, tests, lessons, session replay) post at any time; a command is
+// read against the switch table on the poster's thread (LiveChange::read), and the engine drains
+// the changes at the next event boundary. The engine's check is one relaxed load when the inbox is
+// empty.
 class CommandInbox {
 public:
     void post(Command c);
     bool pending() const { return m_pending.load(std::memory_order_acquire); }
-    std::vector<Command> drain();
+    std::vector<LiveChange> drain();
 
 private:
     std::mutex m_mutex;
-    std::vector<Command> m_commands;
+    std::vector<LiveChange> m_commands;
     std::atomic<bool> m_pending { false };
 };
 

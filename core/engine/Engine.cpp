@@ -2,8 +2,6 @@
 
 #include "block/BlockLayer.h"
 #include "cpu/Machine.h"
-#include "scenario/KernelSwitches.h"
-#include "scenario/ScenarioLoader.h"
 #include "workload/Workload.h"
 
 #include <nlohmann/json.hpp>
@@ -33,8 +31,8 @@ Engine::Engine(const Scenario& scenario)
     m_workload->start();
     m_sim->schedule(m_scenario.sample_interval, EventKind::Sample, EventPriority::Bookkeeping);
     m_workload->startNetRx();
-    m_scenarioJson = std::make_shared<const std::string>(m_scenario.sourceJson);
-    m_loadedJson = m_scenarioJson;
+    m_loadedJson = std::make_shared<const std::string>(m_scenario.sourceJson);
+    m_liveChanges = std::make_shared<const std::vector<Command>>();
 }
 
 Engine::~Engine() = default;
@@ -83,8 +81,8 @@ void Engine::copyRun(const Engine& o)
     m_stallSteps = o.m_stallSteps;
     m_snapshotInterval = o.m_snapshotInterval;
     m_nextSnapshot = o.m_nextSnapshot;
-    m_scenarioJson = o.m_scenarioJson;
     m_loadedJson = o.m_loadedJson;
+    m_liveChanges = o.m_liveChanges;
     m_scriptIds = o.m_scriptIds;
 }
 
@@ -317,52 +315,24 @@ void Engine::dispatchEvent(const Event& e)
     }
 }
 
-bool Engine::isLivePath(const std::string& path)
-{
-    if (path.rfind("costs.", 0) == 0)
-        return true;
-    if (path.rfind("kernel.", 0) == 0) {
-        const KernelSwitch* sw = KernelSwitches::find(path);
-        return sw ? sw->live : path == "kernel.patches";
-    }
-    if (path.rfind("devices.", 0) != 0)
-        return false;
-    const auto dot = path.find('.', 8); // devices.<index or name>.rq_affinity
-    return dot != std::string::npos && path.compare(dot + 1, std::string::npos, "rq_affinity") == 0;
-}
-
 void Engine::applyCommands()
 {
-    for (const Command& c : m_inbox.drain()) {
-        m_applied.push_back({ m_events, c, m_sim->now.ns() });
-        const std::string text = c.path + "=" + c.value;
-        if (!isLivePath(c.path)) {
-            addMarker("rejected " + text + ": " + c.path + " cannot change during a run");
+    for (const LiveChange& c : m_inbox.drain()) {
+        m_applied.push_back({ m_events, c.command(), m_sim->now.ns() });
+        const std::string text = c.command().path + "=" + c.command().value;
+        if (auto applied = c.applyTo(m_scenario); !applied) {
+            addMarker("rejected " + text + ": " + applied.error());
             continue;
         }
-        nlohmann::json doc = nlohmann::json::parse(m_scenario.sourceJson);
-        auto set = ScenarioLoader::applySet(doc, text);
-        if (!set) {
-            addMarker("rejected " + text + ": " + set.error());
-            continue;
-        }
-        auto updated = ScenarioLoader::fromJson(doc);
-        if (!updated) {
-            addMarker("rejected " + text + ": " + updated.error());
-            continue;
-        }
-        m_scenario.kernel = updated->kernel;
-        m_scenario.costs = updated->costs;
-        m_scenario.sourceJson = updated->sourceJson;
-        m_scenarioJson = std::make_shared<const std::string>(m_scenario.sourceJson);
-        m_sim->costs = updated->costs;
-        m_machine->setThreadirqs(updated->kernel.threadirqs);
-        m_machine->setRtRuntime(updated->kernel.sched_rt_runtime);
-        m_block->setKernel(updated->kernel);
-        for (std::size_t d = 0; d < updated->devices.size() && d < m_scenario.devices.size(); ++d) {
-            m_scenario.devices[d].rq_affinity = updated->devices[d].rq_affinity;
-            m_block->setRqAffinity(static_cast<int>(d), updated->devices[d].rq_affinity);
-        }
+        m_sim->costs = m_scenario.costs;
+        m_machine->setThreadirqs(m_scenario.kernel.threadirqs);
+        m_machine->setRtRuntime(m_scenario.kernel.sched_rt_runtime);
+        m_block->setKernel(m_scenario.kernel);
+        for (std::size_t d = 0; d < m_scenario.devices.size(); ++d)
+            m_block->setRqAffinity(static_cast<int>(d), m_scenario.devices[d].rq_affinity);
+        auto changes = std::make_shared<std::vector<Command>>(*m_liveChanges);
+        changes->push_back(c.command());
+        m_liveChanges = std::move(changes);
         addMarker(text);
     }
 }
@@ -447,7 +417,8 @@ void Engine::publishSnapshot()
     s->events = m_events;
     s->counters = m_sim->counters;
     s->totals = totals();
-    s->scenarioJson = m_scenarioJson;
+    s->scenarioJson = m_loadedJson;
+    s->liveChanges = m_liveChanges;
     if (!m_scriptIds)
         m_scriptIds = std::make_shared<const std::vector<std::string>>(m_block->scriptIds());
     s->scriptIds = m_scriptIds;

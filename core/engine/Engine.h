@@ -3,7 +3,7 @@
 #include "block/StallStep.h"
 #include "metrics/TimeSeries.h"
 #include "sim/TraceRing.h"
-#include "scenario/Scenario.h"
+#include "spec/Scenario.h"
 #include "engine/CommandInbox.h"
 #include "sim/Fingerprint.h"
 #include "cpu/Sim.h"
@@ -96,9 +96,6 @@ public:
         bool operator==(const AppliedCommand&) const = default;
     };
     const std::vector<AppliedCommand>& appliedCommands() const { return m_applied; }
-    // Whether a field may change during a run (docs/scenario.md): a live kernel switch, a cost, a
-    // device's rq_affinity. Commands on other fields are rejected with a marker.
-    static bool isLivePath(const std::string& path);
     // Applies posted commands now, without processing any event.
     void applyPendingCommands()
     {
@@ -201,8 +198,8 @@ private:
     SimTime m_nextSnapshot;
     mutable std::mutex m_snapshotMutex; // guards only the pointer swap
     std::shared_ptr<const Snapshot> m_snapshot;
-    std::shared_ptr<const std::string> m_scenarioJson; // m_scenario.sourceJson, shared with snapshots
-    std::shared_ptr<const std::string> m_loadedJson; // the first m_scenarioJson
+    std::shared_ptr<const std::string> m_loadedJson; // m_scenario.sourceJson as loaded, shared with snapshots
+    std::shared_ptr<const std::vector<Command>> m_liveChanges; // the commands applied, shared with snapshots
     std::shared_ptr<const std::vector<std::string>> m_scriptIds; // the block layer's, shared with snapshots
 };
 

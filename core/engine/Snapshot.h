@@ -6,6 +6,7 @@
 #include "metrics/FunctionProfile.h"
 #include "metrics/Metrics.h"
 #include "metrics/TimeSeries.h"
+#include "scenario/LiveChange.h"
 #include "sim/ExecContext.h"
 #include "sim/SimTime.h"
 
@@ -69,8 +70,10 @@ struct Snapshot {
     std::uint64_t events = 0;
     Counters counters;
     MetricValues totals {}; // every metric of the table over the run so far
-    // The scenario as it runs now, live changes applied (shared: copied only when a change is applied).
+    // The scenario as loaded, and the live changes applied to it since, in order (both shared: the list is
+    // copied only when a change is applied). ScenarioLoader::withChanges() makes the scenario as it runs now.
     std::shared_ptr<const std::string> scenarioJson;
+    std::shared_ptr<const std::vector<Command>> liveChanges;
     // workload.script ids by step (RequestSnapshot::script indexes them; shared, built once per engine).
     std::shared_ptr<const std::vector<std::string>> scriptIds;
     std::vector<CpuSnapshot> cpus;

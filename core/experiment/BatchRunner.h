@@ -1,7 +1,7 @@
 #pragma once
 
 #include "metrics/Metrics.h"
-#include "scenario/Scenario.h"
+#include "spec/Scenario.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "experiment/BatchRunner.h"
-#include "scenario/Scenario.h"
+#include "spec/Scenario.h"
 #include "sim/Result.h"
 
 #include <nlohmann/json.hpp>

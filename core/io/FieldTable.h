@@ -15,6 +15,13 @@ struct FieldInfo {
     std::string rule; // its range, its choices, or what it takes
 };
 
+// What is wrong with a field's value given the others (a checker's answer; empty field: nothing).
+struct FieldProblem {
+    std::string field; // its dotted path: "costs.fio_user_ns"
+    std::string why;
+    explicit operator bool() const { return !field.empty(); }
+};
+
 // The fields of a JSON input format as one table: what `blkmqlab-cli fields FORMAT` prints, and the
 // only keys the format's reader accepts (onlyKnownKeys), so a field the reader takes is in the
 // inventory by construction and the hostile-input tests reach it.

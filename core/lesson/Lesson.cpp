@@ -418,10 +418,12 @@ Result<Lesson> Lesson::fromJson(const nlohmann::json& doc, const std::string& or
         }
         for (const std::string& sw : step.switches) {
             const auto eq = sw.find('=');
-            if (eq == std::string::npos || !Engine::isLivePath(sw.substr(0, eq)))
+            if (eq == std::string::npos || !LiveChange::isLivePath(sw.substr(0, eq)))
                 return LessonResult::failure(origin + ": " + path + "switch: '" + printable(sw)
                     + "' is not path=value of a field that changes during a run (a live kernel switch, a cost, "
                       "devices.N.rq_affinity); start a scenario for the others");
+            if (const LiveChange c = LiveChange::read({ sw.substr(0, eq), sw.substr(eq + 1) }); !c.refused().empty())
+                return LessonResult::failure(origin + ": " + path + "switch: " + c.refused());
         }
         if (!step.until.empty())
             if (auto c = stop::parse(step.until); !c)

@@ -3,7 +3,7 @@
 #include "engine/Snapshot.h"
 #include "engine/StopCondition.h"
 #include "io/FieldTable.h"
-#include "scenario/Scenario.h"
+#include "spec/Scenario.h"
 #include "sim/ObjectRef.h"
 #include "sim/Result.h"
 

@@ -279,4 +279,32 @@ const KernelSwitch* KernelSwitches::find(const std::string& keyOrPath)
     return nullptr;
 }
 
+FieldProblem KernelSwitches::problem(const KernelSpec& k, const std::vector<DeviceSpec>& devices)
+{
+    for (const KernelSwitch& sw : all()) {
+        if (sw.value(k) == sw.defaultValue())
+            continue;
+        if (!sw.requiresKey.empty()) {
+            const KernelSwitch* req = find(sw.requiresKey);
+            const std::string is = req->value(k);
+            if (is != sw.requiresValue)
+                return { sw.path(),
+                    "applies only to " + req->path() + "=" + sw.requiresValue + " (" + req->path() + " is " + is
+                        + ")" };
+        }
+        for (const std::string& key : sw.excludes) {
+            const KernelSwitch* other = find(key);
+            if (other->value(k) != other->defaultValue())
+                return { sw.path(), "cannot be set together with " + other->path() + " (" + sw.excludesWhy + ")" };
+        }
+    }
+    if (k.tag_patches.minCache8)
+        for (const DeviceSpec& d : devices)
+            if (d.hw_queue_depth < 8)
+                return { "kernel.patches.ida-min-cache-8",
+                    "a per-CPU cache of 8 tags is larger than the tag space of device " + d.name + " (hw_queue_depth "
+                        + std::to_string(d.hw_queue_depth) + ")" };
+    return {};
+}
+
 } // namespace blkmq

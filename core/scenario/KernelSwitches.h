@@ -1,7 +1,8 @@
 #pragma once
 
-#include "scenario/Scenario.h"
+#include "io/FieldTable.h"
 #include "sim/Provenance.h"
+#include "spec/Scenario.h"
 
 #include <string>
 #include <vector>
@@ -49,6 +50,9 @@ public:
     static void applyVersion(KernelSpec& k);
     // By key below "kernel." or by full path.
     static const KernelSwitch* find(const std::string& keyOrPath);
+    // A switch set where it does not apply (KernelSwitch::requiresKey), with one it excludes, or a patch
+    // beyond the devices' limits; what the loader and live changes refuse.
+    static FieldProblem problem(const KernelSpec& k, const std::vector<DeviceSpec>& devices);
 };
 
 } // namespace blkmq

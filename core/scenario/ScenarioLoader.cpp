@@ -300,34 +300,6 @@ void checkTotals(const Scenario& s)
     over("workload.net_rx", "net_rx packet sources (CPUs summed over the loads)", sources, limits::kNetRxSources);
 }
 
-// Switches that apply only with another switch's value, or not with another switch on
-// (KernelSwitch::requiresKey, excludes), and the patches' own limits.
-void checkSwitchCombinations(const Scenario& s)
-{
-    for (const KernelSwitch& sw : KernelSwitches::all()) {
-        if (sw.value(s.kernel) == sw.defaultValue())
-            continue;
-        if (!sw.requiresKey.empty()) {
-            const KernelSwitch* req = KernelSwitches::find(sw.requiresKey);
-            const std::string is = req->value(s.kernel);
-            if (is != sw.requiresValue)
-                fail(sw.path(),
-                    "applies only to " + req->path() + "=" + sw.requiresValue + " (" + req->path() + " is " + is + ")");
-        }
-        for (const std::string& key : sw.excludes) {
-            const KernelSwitch* other = KernelSwitches::find(key);
-            if (other->value(s.kernel) != other->defaultValue())
-                fail(sw.path(), "cannot be set together with " + other->path() + " (" + sw.excludesWhy + ")");
-        }
-    }
-    if (s.kernel.tag_patches.minCache8)
-        for (const auto& d : s.devices)
-            if (d.hw_queue_depth < 8)
-                fail("kernel.patches.ida-min-cache-8",
-                    "a per-CPU cache of 8 tags is larger than the tag space of device " + d.name + " (hw_queue_depth "
-                        + std::to_string(d.hw_queue_depth) + ")");
-}
-
 // How deep arrays and objects nest, counted without parsing (strings and
 // their escapes skipped), so that a hostile document cannot exhaust the stack
 // of anything that walks it recursively.
@@ -436,6 +408,8 @@ Scenario parse(const json& doc)
             ObjectReader r((*devs)[i], path);
             DeviceSpec d;
             d.name = r.string("name", "nvme" + std::to_string(i));
+            d.entry = static_cast<int>(i);
+            d.entryName = d.name;
             // The name is a --set path component and a CSV column: no separators, quotes or control characters.
             if (d.name.empty() || d.name.find_first_of(".=[] ,\"") != std::string::npos
                 || std::any_of(d.name.begin(), d.name.end(),
@@ -771,7 +745,8 @@ Scenario parse(const json& doc)
             }
         }
         r.finish();
-        checkSwitchCombinations(s);
+        if (const FieldProblem p = KernelSwitches::problem(s.kernel, s.devices))
+            fail(p.field, p.why);
     }
 
     // Costs
@@ -780,25 +755,23 @@ Scenario parse(const json& doc)
         ObjectReader r(*c, "costs");
         for (const auto& p : Costs::params()) {
             note(r.field(p.name), p.scalar ? "integer" : "object",
-                p.scalar ? "0..1000000000" : "self, smt, llc, node, remote");
+                p.scalar ? "0.." + std::to_string(Costs::kMost) : "self, smt, llc, node, remote");
             const json* v = r.get(p.name);
             if (!v)
                 continue;
             if (p.scalar) {
-                s.costs.*(p.scalar) = r.integer(p.name, 0, 0, 1000000000);
+                s.costs.*(p.scalar) = r.integer(p.name, 0, 0, Costs::kMost);
             } else {
                 ObjectReader t(*v, r.field(p.name));
                 auto& tab = s.costs.*(p.table);
                 for (int d = 0; d < kDistanceClasses; ++d)
-                    tab[d] = t.integer(distanceName(static_cast<Distance>(d)), tab[d], 0, 1000000000);
+                    tab[d] = t.integer(distanceName(static_cast<Distance>(d)), tab[d], 0, Costs::kMost);
                 t.finish();
             }
         }
         r.finish();
-        if (s.costs.fio_user_ns > s.costs.submit_ns)
-            fail("costs.fio_user_ns",
-                "must be at most costs.submit_ns (" + std::to_string(s.costs.submit_ns)
-                    + "): it is the user-space part of it");
+        if (const FieldProblem p = s.costs.problem())
+            fail(p.field, p.why);
     }
     // Choice points (docs/check.md)
     note("choices", "object",
@@ -926,6 +899,14 @@ Result<bool> ScenarioLoader::applySet(json& doc, const std::string& assignment)
         }
     }
     return true;
+}
+
+std::string ScenarioLoader::withChanges(const std::string& text, const std::vector<Command>& changes)
+{
+    json doc = json::parse(text);
+    for (const Command& c : changes)
+        applySet(doc, c.path + "=" + c.value); // a change the engine applied: its path is in the document
+    return doc.dump();
 }
 
 Result<Scenario> ScenarioLoader::fromText(

@@ -1,7 +1,8 @@
 #pragma once
 
-#include "scenario/Scenario.h"
 #include "io/FieldTable.h"
+#include "scenario/LiveChange.h"
+#include "spec/Scenario.h"
 #include "sim/Result.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -30,6 +31,10 @@ public:
     // elements are addressed by index or by their "name". The value is JSON
     // if it parses as JSON, else a string.
     static Result<bool> applySet(nlohmann::json& doc, const std::string& assignment);
+
+    // The scenario text `json` (a normalized document, Scenario::sourceJson) with live changes applied as
+    // --set applies them: the scenario as a run that took them has it now.
+    static std::string withChanges(const std::string& json, const std::vector<Command>& changes);
 
     static std::vector<PresetInfo> presets();
     // Every field, noted by the loader's own typed reads while it loads fullDocument(): a field the

@@ -229,7 +229,7 @@ Result<Session> Session::fromJson(const nlohmann::json& doc, const std::string& 
                 return fail(path + ".set: must be a string \"path=value\"");
             const std::string set = c["set"].get<std::string>();
             const auto eq = set.find('=');
-            if (eq == std::string::npos || !Engine::isLivePath(set.substr(0, eq)))
+            if (eq == std::string::npos || !LiveChange::isLivePath(set.substr(0, eq)))
                 return fail(path + ".set: '" + printable(set)
                     + "' is not path=value of a field that changes during a run (blkmqlab-cli patches)");
             const std::uint64_t event = c["event"].get<std::uint64_t>();

@@ -2,7 +2,7 @@
 
 #include "sim/Cloned.h"
 #include "tags/TagAllocator.h"
-#include "tags/TagPatches.h"
+#include "spec/TagPatches.h"
 #include "topo/Costs.h"
 #include "topo/Spinlock.h"
 

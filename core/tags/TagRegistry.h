@@ -2,7 +2,7 @@
 
 #include "sim/Provenance.h"
 #include "tags/TagAllocator.h"
-#include "tags/TagPatches.h"
+#include "spec/TagPatches.h"
 
 #include <memory>
 #include <string>

@@ -40,6 +40,14 @@ Costs Costs::defaults()
     return c;
 }
 
+FieldProblem Costs::problem() const
+{
+    if (fio_user_ns > submit_ns)
+        return { "costs.fio_user_ns",
+            "must be at most costs.submit_ns (" + std::to_string(submit_ns) + "): it is the user-space part of it" };
+    return {};
+}
+
 const std::vector<Costs::Param>& Costs::params()
 {
     static const std::vector<Param> list = {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "io/FieldTable.h"
 #include "topo/Topology.h"
 
 #include <array>
@@ -54,6 +55,10 @@ struct Costs {
     std::int64_t softirq_restart_limit = 0;
 
     static Costs defaults();
+    // The most any cost may be, in ns (a second).
+    static constexpr std::int64_t kMost = 1'000'000'000;
+    // What cannot hold between two costs (fio_user_ns is a part of submit_ns).
+    FieldProblem problem() const;
 
     std::int64_t ipiLatency(const Topology& t, int from, int to) const { return scaled(ipi_latency_ns, t, from, to); }
     std::int64_t cacheline(const Topology& t, int from, int to) const { return scaled(cacheline_ns, t, from, to); }

@@ -8,7 +8,7 @@
 # FILES is ui/CMakeLists.txt's BLKMQ_UI_FILES: a flat folder's files by base
 # name, lowest first. An include without a folder ("Low.h") is a file of the
 # folder: it must be listed, and not after the file that includes it; one with a
-# folder ("scenario/Scenario.h") is the core, below every file there. Every .h
+# folder ("spec/Scenario.h") is the core, below every file there. Every .h
 # and .cpp of the folder must be listed, so a new file takes its place in the order.
 cmake_minimum_required(VERSION 3.25)
 if(NOT ROOT OR (NOT LAYERS AND NOT FILES))

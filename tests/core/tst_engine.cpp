@@ -128,6 +128,69 @@ private slots:
         QCOMPARE(e.summary()["markers"].size(), std::size_t(2));
     }
 
+    // A command is read against the switch table when it is posted, and the engine only sets the typed
+    // value: what a value cannot be is known before the run sees it; what the run decides (the device a
+    // name picks, the switches beside it) is checked when it applies, and a refused change leaves the
+    // scenario as it was.
+    void liveChangesAreReadWhenPosted()
+    {
+        const auto refused = [](const std::string& path, const std::string& value) {
+            return LiveChange::read({ path, value }).refused();
+        };
+        QCOMPARE(refused("kernel.threadirqs", "true"), std::string());
+        QCOMPARE(refused("kernel.restart", "\"rr-shared\""), std::string());
+        QCOMPARE(refused("kernel.tag_idle", "5ms"), std::string());
+        QCOMPARE(refused("costs.ipi_latency_ns.node", "900"), std::string());
+        QCOMPARE(refused("kernel.threadirqs", "1"), std::string("kernel.threadirqs: must be true or false (got 1)"));
+        QVERIFY(refused("kernel.restart", "fifo").rfind("kernel.restart: must be one of own-hctx, ", 0) == 0);
+        QCOMPARE(refused("kernel.tags", "percpu_ida"), std::string("kernel.tags cannot change during a run"));
+        QVERIFY(refused("kernel.tag_idle", "soon").rfind("kernel.tag_idle: must be a duration", 0) == 0);
+        QVERIFY(refused("costs.ipi_latency_ns", "5").find("given whole") != std::string::npos);
+        QVERIFY(refused("costs.submit_ns", "-1").rfind("costs.submit_ns: must be an integer in 0..", 0) == 0);
+        QVERIFY(
+            refused("devices.0.rq_affinity", "3").rfind("devices.0.rq_affinity: must be an integer in 0..2", 0) == 0);
+
+        Scenario s = load(kTwoNodes);
+        const Scenario before = s;
+        QVERIFY(LiveChange::read({ "kernel.patches.complete-llist", "true" }).applyTo(s));
+        QVERIFY(s.kernel.patches.llist);
+        QVERIFY(LiveChange::read({ "costs.ipi_latency_ns.node", "900" }).applyTo(s));
+        QCOMPARE(s.costs.ipi_latency_ns[static_cast<std::size_t>(Distance::Node)], std::int64_t(900));
+        // Which device a name picks, and whether a cost fits the others, is the run's to say.
+        auto noDevice = LiveChange::read({ "devices.sda.rq_affinity", "2" }).applyTo(s);
+        QVERIFY(!noDevice);
+        QCOMPARE(noDevice.error(), std::string("devices.sda.rq_affinity: the scenario has no device sda"));
+        const Scenario kept = s;
+        auto tooMuch = LiveChange::read({ "costs.fio_user_ns", std::to_string(s.costs.submit_ns + 1) }).applyTo(s);
+        QVERIFY(!tooMuch);
+        QVERIFY(tooMuch.error().rfind("costs.fio_user_ns: must be at most costs.submit_ns", 0) == 0);
+        QCOMPARE(s.costs.fio_user_ns, kept.costs.fio_user_ns);
+        QVERIFY(LiveChange::read({ "devices.0.rq_affinity", "2" }).applyTo(s));
+        QCOMPARE(s.devices[0].rq_affinity, 2);
+        QCOMPARE(before.devices[0].rq_affinity, 1);
+
+        // In a run: a refused value is marked at the next event boundary, like any command, and changes nothing.
+        Engine e(load(kTwoNodes));
+        e.runUntil(msec(1));
+        e.inbox().post({ "kernel.threadirqs", "yes" });
+        e.inbox().post({ "devices.nvme0.rq_affinity", "2" });
+        e.run();
+        QCOMPARE(e.markers().size(), std::size_t(2));
+        QCOMPARE(e.markers()[0].text,
+            std::string("rejected kernel.threadirqs=yes: kernel.threadirqs: must be true or false (got yes)"));
+        QCOMPARE(e.scenario().kernel.threadirqs, false);
+        QCOMPARE(e.scenario().devices[0].rq_affinity, 2);
+        // The scenario as it runs now: the loaded one with the applied changes, not the refused one.
+        e.publishSnapshot();
+        const auto snap = e.snapshot();
+        QCOMPARE(snap->liveChanges->size(), std::size_t(1));
+        auto now
+            = ScenarioLoader::fromText(ScenarioLoader::withChanges(*snap->scenarioJson, *snap->liveChanges), "now");
+        QVERIFY2(now, now ? "" : now.error().c_str());
+        QCOMPARE(now->devices[0].rq_affinity, 2);
+        QCOMPARE(now->kernel.threadirqs, false);
+    }
+
     void threadirqsSwitchLive()
     {
         Engine e(load(kTwoNodes));

@@ -232,6 +232,9 @@ private slots:
                                   << u"\"switch\": [\"devices.0.hw_queue_depth=4\"], \"until\": \"stall\","_qs
                                   << u"steps[8].switch: 'devices.0.hw_queue_depth=4' is not path=value of a field "
                                      u"that changes during a run"_qs;
+        QTest::newRow("live switch, bad value")
+            << u"\"until\": \"stall\","_qs << u"\"switch\": [\"kernel.threadirqs=on\"], \"until\": \"stall\","_qs
+            << u"steps[8].switch: kernel.threadirqs: must be true or false (got on)"_qs;
         QTest::newRow("unknown preset") << u"{ \"preset\": \"shared-hctx-stall\" }"_qs
                                         << u"{ \"preset\": \"no-such-preset\" }"_qs
                                         << u"steps[0].scenario: preset: unknown preset 'no-such-preset'"_qs;

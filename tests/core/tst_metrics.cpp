@@ -128,7 +128,7 @@ private slots:
         QVERIFY(inbox.pending());
         const auto cmds = inbox.drain();
         QCOMPARE(cmds.size(), std::size_t(2));
-        QCOMPARE(cmds[1].path, std::string("b"));
+        QCOMPARE(cmds[1].command().path, std::string("b"));
         QVERIFY(!inbox.pending());
     }
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "scenario/Scenario.h"
+#include "spec/Scenario.h"
 #include "engine/Engine.h"
 
 #include <nlohmann/json.hpp>

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "complete/CompletionPolicy.h"
+#include "spec/CompletionPatches.h"
 #include "sim/SimTime.h"
-#include "tags/TagPatches.h"
+#include "spec/TagPatches.h"
 #include "topo/Costs.h"
 #include "topo/Topology.h"
 
@@ -39,6 +39,8 @@ struct CompletionDist {
 // "devices"; an entry with nr_devices > 1 is expanded to name0..nameN-1).
 struct DeviceSpec {
     std::string name;
+    int entry = 0; // its entry's index in "devices"
+    std::string entryName; // its entry's name (the name, unless nr_devices > 1 made name0, name1, ...)
     int submit_queues = 1;
     int hw_queue_depth = 64;
     IrqMode irqmode = IrqMode::Nvme;

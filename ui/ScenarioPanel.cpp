@@ -1,5 +1,6 @@
 #include "ScenarioPanel.h"
 
+#include "block/DeviceModel.h"
 #include "sim/Duration.h"
 
 #include <QComboBox>
@@ -56,8 +57,10 @@ ScenarioPanel::ScenarioPanel(QWidget* parent)
     m_topology->setToolTip(
         tr("a spec such as 2n:1p:8c:2t, a preset (gordeev-2n16, axboe-4s64, ...), host, or an hwloc .xml file"));
     form->addRow(tr("topology"), m_topology);
-    for (const char* m : kIrqModeNames)
-        m_irqmode->addItem(QString::fromLatin1(m));
+    for (const DeviceModel* model : DeviceModel::all()) {
+        m_irqmode->addItem(QString::fromLatin1(model->name()));
+        m_irqmode->setItemData(m_irqmode->count() - 1, QString::fromLatin1(model->summary()), Qt::ToolTipRole);
+    }
     m_scheduler->addItems({ QStringLiteral("none"), QStringLiteral("mq-deadline") });
     form->addRow(tr("device: hw queues"), m_queues);
     form->addRow(tr("device: queue depth"), m_depth);

@@ -1,7 +1,9 @@
-// BlockLayer, completion side: the device models, blk_mq_complete_request()
+// BlockLayer, completion side: handing a request to its device model (block/DeviceModel.h), blk_mq_complete_request()
 // with the 2020 series' patches, the IPI and BLOCK softirq paths, NAPI
 // receive, the usb-storage-like driver thread, polling, ->complete, and the free.
 #include "block/BlockLayer.h"
+
+#include "block/DeviceModel.h"
 
 #include <cassert>
 #include <cmath>
@@ -55,35 +57,10 @@ std::int64_t BlockLayer::choiceServiceTime(const CompletionDist& d)
 
 void BlockLayer::startDevice(int cpu, int rq)
 {
-    Request& r = request(rq);
+    const Request& r = request(rq);
     if (r.hold && !r.released)
         return; // the script completes it
-    RequestQueue& q = m_queues[static_cast<std::size_t>(r.dev)];
-    switch (q.spec.irqmode) {
-    case IrqMode::None: // end_cmd() right in ->queue_rq
-        --m_hctxs[static_cast<std::size_t>(r.hctx)].atDevice;
-        completeRq(cpu, rq);
-        break;
-    case IrqMode::Softirq: // blk_mq_complete_request() right in ->queue_rq
-        --m_hctxs[static_cast<std::size_t>(r.hctx)].atDevice;
-        blkMqCompleteRequest(cpu, rq);
-        break;
-    case IrqMode::Timer: // an hrtimer on this CPU ends it in hardirq
-        m_machine->raiseIrq(cpu, IrqKind::Timer, rq, m_machine->opNow() + SimTime(serviceTime(r.dev)));
-        break;
-    case IrqMode::Nvme:
-    case IrqMode::Virtio:
-    case IrqMode::Napi:
-    case IrqMode::Rdma:
-    case IrqMode::Mtip32xx:
-        m_sim->schedule(
-            m_machine->opNow() + SimTime(serviceTime(r.dev)), EventKind::DeviceDone, EventPriority::Hardware, rq);
-        break;
-    case IrqMode::Kthread: // queued for the driver thread, which issues one command at a time
-        q.kthreadPending.pushBack(m_pool, rq);
-        m_machine->wakeTask(q.kthread, cpu);
-        break;
-    }
+    m_queues[static_cast<std::size_t>(r.dev)].model->queueRq(*this, cpu, rq);
 }
 
 void BlockLayer::release(int rq)
@@ -93,85 +70,20 @@ void BlockLayer::release(int rq)
     r.released = true;
     if (!wasHeld || r.state != RqState::AtDevice)
         return; // it starts normally once it reaches the device
-    const IrqMode mode = m_queues[static_cast<std::size_t>(r.dev)].spec.irqmode;
-    if (mode == IrqMode::Timer)
-        m_machine->raiseIrq(r.cpu, IrqKind::Timer, rq, m_sim->now);
-    else if (mode == IrqMode::Kthread) {
-        RequestQueue& q = m_queues[static_cast<std::size_t>(r.dev)];
-        q.kthreadPending.pushBack(m_pool, rq);
-        m_machine->wakeTask(q.kthread, -1);
-    } else
-        m_sim->schedule(m_sim->now, EventKind::DeviceDone, EventPriority::Hardware, rq);
+    m_queues[static_cast<std::size_t>(r.dev)].model->release(*this, rq);
 }
 
 void BlockLayer::onDeviceDone(int rq)
 {
     Request& r = request(rq);
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(r.hctx)];
-    RequestQueue& q = m_queues[static_cast<std::size_t>(r.dev)];
     --hctx.atDevice;
     r.state = RqState::Complete; // the device is done; the completion path has it now
     m_sim->trace(TraceKind::DeviceDone, hctx.vectorCpu, rq, r.hctx);
-    switch (q.spec.irqmode) {
-    case IrqMode::Napi: {
-        // nvme-tcp: the completion PDU arrives on the queue's TCP connection,
-        // which RSS steers to one CPU.
-        const auto& rss = q.spec.rss_cpus;
-        const std::uint64_t flow = (static_cast<std::uint64_t>(r.dev) << 32 | static_cast<std::uint32_t>(hctx.index))
-            * 0x9e3779b97f4a7c15ULL;
-        const int target = rss.empty()
-            ? static_cast<int>((flow >> 32) % static_cast<std::uint64_t>(m_sim->topo.nrCpus()))
-            : rss[static_cast<std::size_t>((flow >> 32) % rss.size())];
-        m_cpu[static_cast<std::size_t>(target)].rx.entries.push_back(rq);
-        raiseRx(target);
-        return;
-    }
-    case IrqMode::Rdma: {
-        // ibtrs/rtrs: one connection per CPU, the request went out on the submitting CPU's, and its
-        // CQ's completion vector (con->cpu % num_comp_vectors) is taken to sit on that CPU.
-        BlkCpu& b = m_cpu[static_cast<std::size_t>(r.cpu)];
-        b.ibCq.entries.push_back(rq);
-        if (!b.ibCq.polling) { // ib_req_notify_cq: one interrupt, then irq_poll until the CQ is empty
-            b.ibCq.polling = true;
-            m_machine->raiseIrq(r.cpu, IrqKind::RdmaCq, r.cpu, m_sim->now + SimTime(m_sim->costs.irq_delivery_ns));
-        }
-        return;
-    }
-    case IrqMode::Mtip32xx:
-        mtipDeviceDone(q, rq);
-        return;
-    case IrqMode::Kthread:
-        q.kthreadDone = true;
-        m_machine->raiseIrq(hctx.vectorCpu, IrqKind::Usb, r.dev, m_sim->now + SimTime(m_sim->costs.irq_delivery_ns));
-        return;
-    default:
-        break;
-    }
-    if (r.polled) { // poll queues have no interrupt
-        hctx.pollCq.pushBack(m_pool, rq);
-        return;
-    }
-    hctx.cq.pushBack(m_pool, rq);
-    if (!hctx.irqRaised) {
-        hctx.irqRaised = true;
-        m_machine->raiseIrq(
-            hctx.vectorCpu, IrqKind::DeviceVector, r.hctx, m_sim->now + SimTime(m_sim->costs.irq_delivery_ns));
-    }
+    m_queues[static_cast<std::size_t>(r.dev)].model->done(*this, rq);
 }
 
-int BlockLayer::poll(int cpu, int dev)
-{
-    Hctx& hctx = m_hctxs[static_cast<std::size_t>(
-        m_queues[static_cast<std::size_t>(dev)].cpuToHctx[static_cast<std::size_t>(cpu)])];
-    m_machine->charge(m_sim->costs.poll_ns);
-    int found = 0;
-    while (!hctx.pollCq.empty()) {
-        m_machine->charge(m_sim->costs.cqe_ns);
-        blkMqCompleteRequest(cpu, hctx.pollCq.popFront(m_pool));
-        ++found;
-    }
-    return found;
-}
+int BlockLayer::poll(int cpu, int dev) { return m_queues[static_cast<std::size_t>(dev)].model->poll(*this, cpu, dev); }
 
 void BlockLayer::netPacket(int cpu, std::int64_t costNs)
 {

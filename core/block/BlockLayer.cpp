@@ -2,6 +2,7 @@
 
 #include "block/CpuQueueMap.h"
 #include "block/CompletionPolicy.h"
+#include "block/DeviceModel.h"
 #include "restart/RestartRegistry.h"
 #include "tags/TagRegistry.h"
 
@@ -37,6 +38,7 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
     for (const auto& spec : scenario.devices) {
         RequestQueue q;
         q.spec = spec;
+        q.model = &DeviceModel::of(spec.irqmode);
         q.nrHwQueues = spec.submit_queues;
         if (spec.cmd_issue_lock)
             q.cmdIssueLocks.resize(static_cast<std::size_t>(Mtip32xxPort::slotGroups(spec.hw_queue_depth)));
@@ -93,17 +95,13 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
             m_hctxs.push_back(std::move(h));
             const int vector = static_cast<int>(m_hctxs.size()) - 1;
             // Every vector gets its irq thread so threadirqs can be switched live.
-            if (completesByVector(spec.irqmode))
+            if (q.model->vectorPerHwQueue())
                 m_machine->createIrqThread(m_hctxs.back().vectorCpu, vector);
         }
         for (int c = 0; c < nrCpus; ++c)
             q.cpuToHctx[static_cast<std::size_t>(c)] = q.firstHctx + map[static_cast<std::size_t>(c)];
-        if (spec.irqmode == IrqMode::Kthread)
-            q.kthread = m_machine->createTask(TaskKind::Kthread,
-                m_hctxs[static_cast<std::size_t>(q.firstHctx)].vectorCpu, m_ops(BlockOp::UsbStep, dev), false);
         m_queues.push_back(std::move(q));
-        if (spec.irqmode == IrqMode::Mtip32xx)
-            initMtip32xx(dev);
+        m_queues.back().model->probe(*this, dev);
     }
     m_hctxLines.resize(m_hctxs.size());
     for (const TagSet& t : m_tagSets) {
@@ -155,7 +153,7 @@ void BlockLayer::setKernel(const KernelSpec& k)
     assert(restart && "kernel.restart is validated by the loader");
     if (restart)
         m_restart->setVariant(*restart);
-    m_dispatchMode = k.dispatch == "v4.15" ? DispatchMode::V4_15 : DispatchMode::V4_11;
+    m_dispatchMode = k.dispatch;
     for (BlkMqTags* tags : m_tags)
         tags->setFairSharing(k.tag_fair_share, k.tag_idle);
 }

@@ -69,19 +69,6 @@ struct BlkCpu {
     }
 };
 
-// blk_mq_sched_dispatch_requests() and blk_mq_dispatch_rq_list() as of (kernel.dispatch):
-enum class DispatchMode : std::uint8_t {
-    // 64765a75ef25 (v4.11 to v4.14): after a run of hctx->dispatch, the scheduler is asked only if
-    // that run issued nothing ("OR if we did have work but weren't able to make progress"); without
-    // a scheduler the software queues are flushed only when hctx->dispatch was empty; after a
-    // failure the hctx is rerun unless RESTART or TAG_WAITING is set.
-    V4_11,
-    // 5e3d02bbafad (v4.15): the scheduler (or, without one, the software queues one request at a
-    // time) is asked only after hctx->dispatch made progress without BLK_STS_RESOURCE; after a
-    // failure the hctx is rerun unless RESTART is set, or if it found no tag and is on no wait queue.
-    V4_15,
-};
-
 // The block layer's ops.
 enum class BlockOp : std::uint8_t {
     HandleCq, // a = hctx (device vector)
@@ -220,15 +207,13 @@ private:
     void raiseRx(int cpu);
     void pollEntry(int cpu, Op op, OpStack& stack, PollQueue& q, int budget, int softirq, std::int64_t entryNs);
     [[gnu::hot]] void performCompletionOp(int cpu, Op op, OpStack& stack);
-    // irqmode mtip32xx (block/Mtip32xx.cpp)
-    void initMtip32xx(int dev);
-    void mtipDeviceDone(RequestQueue& q, int rq);
-    void mtipRaise(int dev);
+    // irqmode mtip32xx's handlers (block/Mtip32xx.cpp)
     void performMtipOp(int cpu, Op op, OpStack& stack);
     [[gnu::hot, gnu::flatten]] void completeRq(int cpu, int rq); // ->complete, then blk_mq_end_request
     [[gnu::hot]] void freeRequest(int cpu, int rq);
     bool hasPending(int hctx) const override;
     friend struct DispatchWake; // the tags call dispatchWake()
+    friend class DeviceModel; // what a driver may call (block/DeviceModel.h)
     // blk_mq_dispatch_wake(): a freed tag on `cpu` woke the parked hctx (DispatchWake).
     void dispatchWake(int cpu, int hctx);
     HctxLines& hctxLines() override { return m_hctxLines; }

@@ -9,6 +9,7 @@
 // together by the next interrupt. Each command ends with blk_mq_end_io() where it was found: no
 // IPI, whatever rq_affinity says, and its tag is freed into the completing CPU's cache.
 #include "block/BlockLayer.h"
+#include "block/DeviceModel.h"
 
 #include <algorithm>
 #include <cassert>
@@ -16,70 +17,95 @@
 namespace blkmq {
 
 namespace {
+
 constexpr int kGroups = Mtip32xxPort::kMaxSlotGroups;
-}
-
-// mtip_pci_probe(): the interrupt's CPU and two more work CPUs, each the least used CPU of the card's
-// node (get_least_used_cpu_on_node(), counting the bindings made so far, this card's and earlier
-// cards'), shared out over the eight groups as the driver does. The interrupt is on the hw queue's
-// vector CPU (the scenario's irq_affinity, which the driver's irq_set_affinity_hint() names).
-void BlockLayer::initMtip32xx(int dev)
-{
-    RequestQueue& q = m_queues[static_cast<std::size_t>(dev)];
-    const Topology& topo = m_sim->topo;
-    const int isr = m_hctxs[static_cast<std::size_t>(q.firstHctx)].vectorCpu;
-    std::vector<int> nodeCpus;
-    for (int c = 0; c < topo.nrCpus(); ++c)
-        if (topo.cpu(c).node == topo.cpu(isr).node)
-            nodeCpus.push_back(c);
-    // cpu_use[] is the driver's, across its cards: what the cards probed before this one took.
-    std::vector<int> use(static_cast<std::size_t>(topo.nrCpus()), 0);
-    for (int d = 0; d < dev; ++d)
-        if (const auto& b = m_queues[static_cast<std::size_t>(d)].mtip.cpuBinding; !b.empty())
-            for (int g = 0; g < 3; ++g)
-                ++use[static_cast<std::size_t>(b[static_cast<std::size_t>(g)])];
-    ++use[static_cast<std::size_t>(isr)];
-    const auto leastUsed = [&] {
-        int best = nodeCpus.front();
-        for (int c : nodeCpus)
-            if (use[static_cast<std::size_t>(c)] < use[static_cast<std::size_t>(best)])
-                best = c;
-        ++use[static_cast<std::size_t>(best)];
-        return best;
-    };
-    const int w1 = leastUsed();
-    const int w2 = leastUsed();
-    q.mtip.cpuBinding = { isr, w1, w2, isr, w1, w2, w2, w1 };
-    const int groups = Mtip32xxPort::slotGroups(q.spec.hw_queue_depth);
-    q.mtip.completed.resize(static_cast<std::size_t>(groups));
-    q.mtip.work.resize(static_cast<std::size_t>(groups));
-    // create_workqueue(): bound, normal priority; its items run in the CPU's nice-0 kworker.
-    for (int g = 1; g < groups; ++g) {
-        const int cpu = q.mtip.cpuBinding[static_cast<std::size_t>(g)];
-        BlkCpu& b = m_cpu[static_cast<std::size_t>(cpu)];
-        if (b.mtipKworker < 0)
-            b.mtipKworker = m_machine->createTask(TaskKind::Kworker, cpu, m_ops(BlockOp::MtipWorker, cpu), false);
-    }
-}
-
-// The card has finished a command: its bit in the completed register of its slot group.
-void BlockLayer::mtipDeviceDone(RequestQueue& q, int rq)
-{
-    q.mtip.completed[static_cast<std::size_t>(Mtip32xxPort::slotGroup(request(rq).tag))].pushBack(m_pool, rq);
-    mtipRaise(request(rq).dev);
-}
 
 // The HBA raises its MSI for the completed bits that are set (the caller knows some are) while its
 // interrupt status is clear.
-void BlockLayer::mtipRaise(int dev)
+void raiseHbaIrq(Machine& machine, const Sim& sim, Mtip32xxPort& p, int vectorCpu, int dev)
 {
-    RequestQueue& q = m_queues[static_cast<std::size_t>(dev)];
-    Mtip32xxPort& p = q.mtip;
     if (p.irqOff || p.irqRaised)
         return;
     p.irqRaised = true;
-    m_machine->raiseIrq(m_hctxs[static_cast<std::size_t>(q.firstHctx)].vectorCpu, IrqKind::AhciHba, dev,
-        m_sim->now + SimTime(m_sim->costs.irq_delivery_ns));
+    machine.raiseIrq(vectorCpu, IrqKind::AhciHba, dev, sim.now + SimTime(sim.costs.irq_delivery_ns));
+}
+
+class Mtip32xxModel final : public DeviceModel {
+public:
+    Mtip32xxModel()
+        : DeviceModel(IrqMode::Mtip32xx, "mtip32xx", -1,
+            "v3.15's Micron P320/P420 driver: one interrupt for a batch of slot groups, completed in hardirq "
+            "and in bound work items, the interrupt off until the last of them is done")
+    {
+    }
+    std::string refuses(const DeviceSpec& d) const override
+    {
+        if (d.submit_queues == 1 && d.hw_queue_depth <= 255)
+            return {};
+        return "mtip32xx has one hw queue of at most 255 tags (8 slot groups of 32 command slots, one kept for the "
+               "internal command); this device has "
+            + std::to_string(d.submit_queues) + " of " + std::to_string(d.hw_queue_depth);
+    }
+
+    // mtip_pci_probe(): the interrupt's CPU and two more work CPUs, each the least used CPU of the card's
+    // node (get_least_used_cpu_on_node(), counting the bindings made so far, this card's and earlier
+    // cards'), shared out over the eight groups as the driver does. The interrupt is on the hw queue's
+    // vector CPU (the scenario's irq_affinity, which the driver's irq_set_affinity_hint() names).
+    void probe(BlockLayer& b, int dev) const override
+    {
+        RequestQueue& q = queue(b, dev);
+        const Topology& topo = sim(b).topo;
+        const int isr = hctx(b, q.firstHctx).vectorCpu;
+        std::vector<int> nodeCpus;
+        for (int c = 0; c < topo.nrCpus(); ++c)
+            if (topo.cpu(c).node == topo.cpu(isr).node)
+                nodeCpus.push_back(c);
+        // cpu_use[] is the driver's, across its cards: what the cards probed before this one took.
+        std::vector<int> use(static_cast<std::size_t>(topo.nrCpus()), 0);
+        for (int d = 0; d < dev; ++d)
+            if (const auto& bound = queue(b, d).mtip.cpuBinding; !bound.empty())
+                for (int g = 0; g < 3; ++g)
+                    ++use[static_cast<std::size_t>(bound[static_cast<std::size_t>(g)])];
+        ++use[static_cast<std::size_t>(isr)];
+        const auto leastUsed = [&] {
+            int best = nodeCpus.front();
+            for (int c : nodeCpus)
+                if (use[static_cast<std::size_t>(c)] < use[static_cast<std::size_t>(best)])
+                    best = c;
+            ++use[static_cast<std::size_t>(best)];
+            return best;
+        };
+        const int w1 = leastUsed();
+        const int w2 = leastUsed();
+        q.mtip.cpuBinding = { isr, w1, w2, isr, w1, w2, w2, w1 };
+        const int groups = Mtip32xxPort::slotGroups(q.spec.hw_queue_depth);
+        q.mtip.completed.resize(static_cast<std::size_t>(groups));
+        q.mtip.work.resize(static_cast<std::size_t>(groups));
+        // create_workqueue(): bound, normal priority; its items run in the CPU's nice-0 kworker.
+        for (int g = 1; g < groups; ++g) {
+            const int cpu = q.mtip.cpuBinding[static_cast<std::size_t>(g)];
+            BlkCpu& c = blkCpu(b, cpu);
+            if (c.mtipKworker < 0)
+                c.mtipKworker = machine(b).createTask(TaskKind::Kworker, cpu, op(b, BlockOp::MtipWorker, cpu), false);
+        }
+    }
+
+    // The card has finished a command: its bit in the completed register of its slot group.
+    void done(BlockLayer& b, int rq) const override
+    {
+        const Request& r = request(b, rq);
+        RequestQueue& q = queue(b, r.dev);
+        q.mtip.completed[static_cast<std::size_t>(Mtip32xxPort::slotGroup(r.tag))].pushBack(pool(b), rq);
+        raiseHbaIrq(machine(b), sim(b), q.mtip, hctx(b, q.firstHctx).vectorCpu, r.dev);
+    }
+};
+
+} // namespace
+
+const DeviceModel& mtip32xxModel()
+{
+    static const Mtip32xxModel model;
+    return model;
 }
 
 void BlockLayer::performMtipOp(int cpu, Op op, OpStack& stack)
@@ -134,7 +160,8 @@ void BlockLayer::performMtipOp(int cpu, Op op, OpStack& stack)
         m_machine->charge(m_sim->costs.mmio_write_ns);
         p.irqOff = false;
         if (std::any_of(p.completed.begin(), p.completed.end(), [](const RqList& l) { return !l.empty(); }))
-            mtipRaise(op.a);
+            raiseHbaIrq(*m_machine, *m_sim, p,
+                m_hctxs[static_cast<std::size_t>(m_queues[static_cast<std::size_t>(op.a)].firstHctx)].vectorCpu, op.a);
         break;
     }
     case BlockOp::MtipWorker: { // worker_thread: one work item at a time

@@ -8,6 +8,8 @@
 
 namespace blkmq {
 
+class DeviceModel;
+
 // irqmode mtip32xx, v3.15's drivers/block/mtip32xx/mtip32xx.c (block/Mtip32xx.cpp): the HBA's
 // per-slot-group completed registers, the work items that took them, and the interrupt's state.
 struct Mtip32xxPort {
@@ -33,6 +35,7 @@ struct Mtip32xxPort {
 // struct request_queue of one device, with its CPU → hctx map.
 struct RequestQueue {
     DeviceSpec spec;
+    const DeviceModel* model = nullptr; // its irqmode's (block/DeviceModel.h): stateless, shared by every engine
     int firstHctx = 0; // global index of hctx 0
     int nrHwQueues = 0;
     int tagSet = 0;

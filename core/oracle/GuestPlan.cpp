@@ -1,5 +1,6 @@
 #include "oracle/GuestPlan.h"
 
+#include "block/DeviceModel.h"
 #include "oracle/OracleCounts.h"
 #include "scenario/FioJobFile.h"
 #include "scenario/KernelSwitches.h"
@@ -135,7 +136,7 @@ Result<GuestPlan> planGuest(const Scenario& s, const std::string& fioText)
                     "virtio-blk-pci,drive=d" + std::to_string(i) + ",num-queues=" + std::to_string(d.submit_queues)
                         + ",queue-size=" + std::to_string(depth) });
             ++virtio;
-        } else if (d.irqmode == IrqMode::None || d.irqmode == IrqMode::Softirq || d.irqmode == IrqMode::Timer) {
+        } else if (const int mode = DeviceModel::of(d.irqmode).nullBlkIrqmode(); mode >= 0) { // null_blk's own
             const std::string name = "nullb" + std::to_string(nullb);
             if (d.name != name)
                 return refuse(path + ".name",
@@ -149,7 +150,6 @@ Result<GuestPlan> planGuest(const Scenario& s, const std::string& fioText)
                 nullbModule = " shared_tags=1 submit_queues=" + std::to_string(d.submit_queues)
                     + " hw_queue_depth=" + std::to_string(d.hw_queue_depth);
             }
-            const int mode = d.irqmode == IrqMode::None ? 0 : d.irqmode == IrqMode::Softirq ? 1 : 2;
             const std::string dir = "/sys/kernel/config/nullb/" + name;
             nullbDevices += "mkdir " + dir + "\n";
             for (const auto& [attr, value] : std::vector<std::pair<std::string, std::string>> { { "queue_mode", "2" },

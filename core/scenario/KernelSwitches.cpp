@@ -36,7 +36,7 @@ const std::vector<KernelVersion>& versions()
                 k.patches.llist = true;
                 k.patches.singleCtxLocal = true;
                 k.restart = "own-hctx";
-                k.dispatch = "v4.15";
+                k.dispatch = DispatchMode::V4_15;
                 k.tags = "sbitmap";
                 k.tag_fair_share = true;
             } },
@@ -68,12 +68,13 @@ KernelSwitch patch(const std::string& id, bool& (*get)(KernelSpec&), Provenance 
     return flag("patches." + id, "completion", id, get, std::move(from));
 }
 
-KernelSwitch choice(std::string key, std::string family, std::string label, std::string& (*get)(KernelSpec&),
-    Provenance from, std::vector<SwitchChoice> choices)
+KernelSwitch choice(std::string key, std::string family, std::string label, std::string (*get)(const KernelSpec&),
+    void (*set)(KernelSpec&, const std::string&), Provenance from, std::vector<SwitchChoice> choices)
 {
     KernelSwitch s
         = make(std::move(key), std::move(family), std::move(label), KernelSwitch::Type::Choice, std::move(from));
-    s.choice = get;
+    s.choiceOf = get;
+    s.setChoice = set;
     s.choices = std::move(choices);
     return s;
 }
@@ -112,7 +113,8 @@ std::vector<KernelSwitch> build()
     for (const KernelVersion& v : versions())
         versionChoices.push_back(v.choice);
     KernelSwitch version = choice(
-        "version", "kernel", "kernel version", [](KernelSpec& k) -> std::string& { return k.version; },
+        "version", "kernel", "kernel version", [](const KernelSpec& k) { return k.version; },
+        [](KernelSpec& k, const std::string& v) { k.version = v; },
         { "", "a kernel version's switches at once", "", "", "",
             "Sets every switch to what that kernel does; switches set beside it override it." },
         std::move(versionChoices));
@@ -160,11 +162,17 @@ std::vector<KernelSwitch> build()
     rt.duration = [](KernelSpec& k) -> SimTime& { return k.sched_rt_runtime; };
     t.push_back(std::move(rt));
     t.push_back(choice(
-        "restart", "restart", "restart", [](KernelSpec& k) -> std::string& { return k.restart; },
+        "restart", "restart", "restart", [](const KernelSpec& k) { return k.restart; },
+        [](KernelSpec& k, const std::string& v) { k.restart = v; },
         { kRestart, "blk_mq_sched_restart(): which marked hctx a freed request restarts", "", "", "",
             "The RESTART variants of v4.11 to v4.18 and Roman Pen's RFC." },
         restartChoices()));
-    t.push_back(choice("dispatch", "restart", "dispatch", [](KernelSpec& k) -> std::string& { return k.dispatch; },
+    t.push_back(choice(
+        "dispatch", "restart", "dispatch",
+        [](const KernelSpec& k) { return std::string(dispatchModeName(k.dispatch)); },
+        [](KernelSpec& k, const std::string& v) {
+            k.dispatch = v == dispatchModeName(DispatchMode::V4_15) ? DispatchMode::V4_15 : DispatchMode::V4_11;
+        },
         { kRestart, "blk_mq_sched_dispatch_requests(): what follows a run of hctx->dispatch", "", "", "",
             "Whether the scheduler's requests (or the software queues') are pulled after hctx->dispatch was run, "
             "and when a failed dispatch reruns the hctx at once." },
@@ -191,7 +199,8 @@ std::vector<KernelSwitch> build()
     idle.duration = [](KernelSpec& k) -> SimTime& { return k.tag_idle; };
     t.push_back(std::move(idle));
     KernelSwitch tags = choice(
-        "tags", "tags", "tag allocator", [](KernelSpec& k) -> std::string& { return k.tags; },
+        "tags", "tags", "tag allocator", [](const KernelSpec& k) { return k.tags; },
+        [](KernelSpec& k, const std::string& v) { k.tags = v; },
         { kTags, "the driver-tag allocator of struct blk_mq_tags", "", "", "", "" }, tagChoices());
     tags.live = false;
     t.push_back(std::move(tags));
@@ -242,7 +251,7 @@ std::string KernelSwitch::value(const KernelSpec& k) const
     case Type::Bool:
         return flag(m) ? "true" : "false";
     case Type::Choice:
-        return choice(m);
+        return choiceOf(k);
     case Type::Duration:
         return formatDuration(duration(m));
     }

@@ -33,7 +33,9 @@ struct KernelSwitch {
     Provenance from; // of the switch (a bool: of the patch it turns on)
     std::vector<SwitchChoice> choices; // Type::Choice
     bool& (*flag)(KernelSpec&) = nullptr; // Type::Bool
-    std::string& (*choice)(KernelSpec&) = nullptr; // Type::Choice
+    // Type::Choice: its value by name, read and set (a spec field may hold it typed, kernel.dispatch's DispatchMode).
+    std::string (*choiceOf)(const KernelSpec&) = nullptr;
+    void (*setChoice)(KernelSpec&, const std::string&) = nullptr;
     SimTime& (*duration)(KernelSpec&) = nullptr; // Type::Duration
 
     std::string path() const { return "kernel." + key; }

@@ -164,7 +164,7 @@ Result<bool> LiveChange::applyTo(Scenario& s) const
             m_switch->flag(k) = m_flag;
             break;
         case KernelSwitch::Type::Choice:
-            m_switch->choice(k) = m_choice;
+            m_switch->setChoice(k, m_choice);
             break;
         case KernelSwitch::Type::Duration:
             m_switch->duration(k) = m_duration;

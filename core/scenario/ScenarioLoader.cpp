@@ -3,6 +3,7 @@
 #include "io/SafeFile.h"
 #include "io/Limits.h"
 #include "io/Text.h"
+#include "block/DeviceModel.h"
 #include "scenario/KernelSwitches.h"
 #include "scenario/PresetData.h"
 #include "sim/Choices.h"
@@ -425,27 +426,22 @@ Scenario parse(const json& doc)
             d.submit_queues = static_cast<int>(r.integer("submit_queues", 1, 1, 4096));
             d.hw_queue_depth = static_cast<int>(r.integer("hw_queue_depth", 64, 1, 4096));
             std::string modeNames;
-            for (const char* name : kIrqModeNames)
-                modeNames.append(name).append(", ");
+            for (const DeviceModel* model : DeviceModel::all())
+                modeNames.append(model->name()).append(", ");
             note(r.field("irqmode"), "choice", modeNames + "0, 1, 2");
             if (const json* m = r.get("irqmode")) {
-                int idx = -1;
-                if (m->is_number_integer() && m->get<std::int64_t>() >= 0 && m->get<std::int64_t>() <= 2)
-                    idx = static_cast<int>(m->get<std::int64_t>());
-                else if (m->is_string())
-                    for (std::size_t k = 0; k < kIrqModeNames.size(); ++k)
-                        if (kIrqModeNames[k] == m->get<std::string>())
-                            idx = static_cast<int>(k);
-                if (idx < 0)
+                const DeviceModel* model = nullptr;
+                if (m->is_string())
+                    model = DeviceModel::find(m->get<std::string>());
+                else if (m->is_number_integer() && m->get<std::int64_t>() >= 0 && m->get<std::int64_t>() <= 2)
+                    model = DeviceModel::find(std::to_string(m->get<std::int64_t>())); // null_blk's numbers
+                if (!model || (m->is_string() && m->get<std::string>() != model->name()))
                     fail(r.field("irqmode"),
                         "must be one of " + modeNames.substr(0, modeNames.size() - 2)
                             + " (or 0, 1, 2 as null_blk) (got " + brief(*m) + ")");
-                d.irqmode = static_cast<IrqMode>(idx);
-                if (d.irqmode == IrqMode::Mtip32xx && (d.submit_queues != 1 || d.hw_queue_depth > 255))
-                    fail(r.field("irqmode"),
-                        "mtip32xx has one hw queue of at most 255 tags (8 slot groups of 32 command slots, one "
-                        "kept for the internal command); this device has "
-                            + std::to_string(d.submit_queues) + " of " + std::to_string(d.hw_queue_depth));
+                d.irqmode = model->mode();
+                if (const std::string why = model->refuses(d); !why.empty())
+                    fail(r.field("irqmode"), why);
             }
             note(r.field("completion_nsec"), "duration or distribution",
                 ">= 0, <= 3600s; or {dist: fixed|uniform|exponential, value|min, max|mean}");
@@ -492,7 +488,8 @@ Scenario parse(const json& doc)
                 d.queue_map = QueueMap::Explicit;
             } else {
                 const bool spread = d.irq_affinity.empty();
-                const std::string def = completesByVector(d.irqmode) && spread ? "managed" : "sequential";
+                const std::string def
+                    = DeviceModel::of(d.irqmode).vectorPerHwQueue() && spread ? "managed" : "sequential";
                 const std::string map = r.choice("queue_map", def, { "managed", "sequential" });
                 if (map == "managed" && !spread)
                     fail(r.field("queue_map"),
@@ -680,10 +677,10 @@ Scenario parse(const json& doc)
                     st.run = r.boolean("run", true);
                     const auto dev = std::find_if(
                         s.devices.begin(), s.devices.end(), [&](auto& d) { return d.name == st.device; });
-                    if (st.hold && (dev->irqmode == IrqMode::None || dev->irqmode == IrqMode::Softirq))
+                    if (st.hold && !DeviceModel::of(dev->irqmode).holds())
                         fail(r.field("hold"),
-                            "needs a device with irqmode nvme or timer ('" + st.device
-                                + "' completes inside ->queue_rq)");
+                            "needs a device that does not end requests inside ->queue_rq ('" + st.device
+                                + "' is irqmode " + DeviceModel::of(dev->irqmode).name() + ", which does)");
                 } else if (!ids.count(st.id)) {
                     fail(r.field("id"), "completes request '" + st.id + "', which no earlier step submits");
                 }
@@ -735,8 +732,8 @@ Scenario parse(const json& doc)
                 sw.flag(s.kernel) = r.boolean(sw.key, sw.flag(s.kernel));
                 break;
             case KernelSwitch::Type::Choice:
-                sw.choice(s.kernel) = r.choice(sw.key, sw.choice(s.kernel), sw.choiceNames());
-                if (sw.choice == KernelSwitches::find("version")->choice) // first in the table
+                sw.setChoice(s.kernel, r.choice(sw.key, sw.choiceOf(s.kernel), sw.choiceNames()));
+                if (sw.key == "version") // first in the table
                     KernelSwitches::applyVersion(s.kernel);
                 break;
             case KernelSwitch::Type::Duration:

@@ -1,12 +1,14 @@
 #pragma once
 
-#include "spec/CompletionPatches.h"
+#include "sim/EnumNames.h"
 #include "sim/SimTime.h"
+#include "spec/CompletionPatches.h"
 #include "spec/TagPatches.h"
 #include "topo/Costs.h"
 #include "topo/Topology.h"
 
 #include <array>
+#include <iterator>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -14,16 +16,9 @@
 
 namespace blkmq {
 
-// How a device completes (docs/scenario.md). Virtio completes as Nvme does (a vector per hw queue
-// whose handler drains the queue, virtblk_done()); it is named for the oracle's virtio-blk. Mtip32xx
-// is v3.15's Micron P320/P420 driver: one interrupt for a batch of slot groups, completed in hardirq
-// and in bound workqueue items, the interrupt off until the last of them is done (block/Mtip32xx.cpp).
+// A device's model (docs/scenario.md, irqmode): how its driver starts requests and hears of their
+// completion. The models, their names and what each allows are block/DeviceModel's, one per value.
 enum class IrqMode : std::uint8_t { None, Softirq, Timer, Nvme, Napi, Kthread, Rdma, Virtio, Mtip32xx };
-// Each mode's name in scenario files, in IrqMode order.
-inline constexpr std::array<const char*, 9> kIrqModeNames
-    = { "none", "softirq", "timer", "nvme", "napi", "kthread", "rdma", "virtio", "mtip32xx" };
-// A device that completes through a per-queue interrupt vector (nvme_irq(), virtblk_done()).
-inline bool completesByVector(IrqMode m) { return m == IrqMode::Nvme || m == IrqMode::Virtio; }
 enum class QueueMap : std::uint8_t { Managed, Sequential, Explicit };
 enum class SchedulerKind : std::uint8_t { None, MqDeadline };
 enum class CpusAllowedPolicy : std::uint8_t { Shared, Split };
@@ -100,6 +95,22 @@ struct ScriptStep {
     bool run = true; // submit: run the hw queue after inserting
 };
 
+// blk_mq_sched_dispatch_requests() and blk_mq_dispatch_rq_list() as of (kernel.dispatch):
+enum class DispatchMode : std::uint8_t {
+    // 64765a75ef25 (v4.11 to v4.14): after a run of hctx->dispatch, the scheduler is asked only if
+    // that run issued nothing ("OR if we did have work but weren't able to make progress"); without
+    // a scheduler the software queues are flushed only when hctx->dispatch was empty; after a
+    // failure the hctx is rerun unless RESTART or TAG_WAITING is set.
+    V4_11,
+    // 5e3d02bbafad (v4.15): the scheduler (or, without one, the software queues one request at a
+    // time) is asked only after hctx->dispatch made progress without BLK_STS_RESOURCE; after a
+    // failure the hctx is rerun unless RESTART is set, or if it found no tag and is on no wait queue.
+    V4_15,
+};
+inline constexpr const char* kDispatchModeNames[] = { "v4.11", "v4.15" };
+static_assert(std::size(kDispatchModeNames) == static_cast<std::size_t>(DispatchMode::V4_15) + 1);
+inline const char* dispatchModeName(DispatchMode m) { return enumName(kDispatchModeNames, m); }
+
 struct KernelSpec {
     // "custom": every switch as set (defaults as documented); "v6.1": the switches of Debian 12's kernel
     // (KernelSwitches::applyVersion), which any switch set explicitly overrides.
@@ -107,7 +118,7 @@ struct KernelSpec {
     bool threadirqs = false;
     CompletionPatches patches;
     std::string restart = "own-hctx";
-    std::string dispatch = "v4.11"; // blk_mq_sched_dispatch_requests(): v4.11 (to v4.14) or v4.15
+    DispatchMode dispatch = DispatchMode::V4_11;
     std::string tags = "sbitmap";
     TagPatches tag_patches; // kernel.patches.ida-*: with tags = percpu_ida only
     bool tag_fair_share = true; // kernel behaviour since v3.16; false only to teach what it prevents

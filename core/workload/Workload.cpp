@@ -1,5 +1,7 @@
 #include "workload/Workload.h"
 
+#include "block/DeviceModel.h"
+
 #include <algorithm>
 #include <cassert>
 #include <cctype>
@@ -68,7 +70,7 @@ Workload::Workload(Sim& sim, Machine& machine, BlockLayer& block, const Scenario
             job.bytes = spec.bs;
             job.thinktime = spec.thinktime_ns;
             job.ioLeft = spec.number_ios > 0 ? spec.number_ios : -1;
-            job.hipri = spec.hipri && block.queues()[static_cast<std::size_t>(job.dev)].spec.irqmode == IrqMode::Nvme;
+            job.hipri = spec.hipri && block.queues()[static_cast<std::size_t>(job.dev)].model->pollable();
             job.iouSubmitted.resize(static_cast<std::size_t>(spec.iodepth));
             for (int i = spec.iodepth - 1; i >= 0; --i)
                 job.freeIous.push_back(i);

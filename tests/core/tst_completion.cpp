@@ -73,15 +73,15 @@ private slots:
         const Scenario v61 = load("{}", { "kernel.version=v6.1" });
         QVERIFY(v61.kernel.patches.llist && v61.kernel.patches.remoteSoftirq && v61.kernel.patches.noRemoteThreaded
             && v61.kernel.patches.singleCtxLocal);
-        QCOMPARE(v61.kernel.dispatch, std::string("v4.15"));
+        QCOMPARE(v61.kernel.dispatch, DispatchMode::V4_15);
         QCOMPARE(v61.kernel.restart, std::string("own-hctx"));
         const Scenario custom = load("{}");
         QVERIFY(!custom.kernel.patches.llist && !custom.kernel.patches.singleCtxLocal);
-        QCOMPARE(custom.kernel.dispatch, std::string("v4.11"));
+        QCOMPARE(custom.kernel.dispatch, DispatchMode::V4_11);
         const Scenario overridden
             = load(R"({"kernel":{"version":"v6.1","patches":{"complete-llist":false},"dispatch":"v4.11"}})");
         QVERIFY(!overridden.kernel.patches.llist && overridden.kernel.patches.remoteSoftirq);
-        QCOMPARE(overridden.kernel.dispatch, std::string("v4.11"));
+        QCOMPARE(overridden.kernel.dispatch, DispatchMode::V4_11);
         const auto bad = ScenarioLoader::fromText("{}", "t", { "kernel.version=v9.9" });
         QVERIFY(!bad.ok());
         QVERIFY2(

@@ -183,6 +183,7 @@ int sweepCommand(const std::vector<std::string>& args)
         sweep.base = o.hasFile ? o.file : "preset " + (o.preset.empty() ? std::string("default") : o.preset);
         sweep.load = [&o](const std::vector<std::string>& sets) { return o.load(sets); };
         sweep.axes.push_back(Axis::values(key, values));
+        sweep.axisSources.push_back({ "--vary", "--vary" });
         sweep.metrics = sweepDefaultMetrics();
         std::string text;
         if (o.hasFile)

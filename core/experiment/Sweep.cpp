@@ -264,10 +264,13 @@ Result<Sweep> parseSweepFile(const std::string& path, const nlohmann::json& j, c
             return R::failure(axis.error());
         s.axes.push_back(std::move(*axis));
         const auto& a = j["axes"][i];
-        s.axisFields.push_back(a.contains("values") ? "values"
-                : a.contains("step")                ? "from..to by step"
-                : a.contains("factor")              ? "from..to by factor"
-                                                    : "from..to");
+        const std::string at = path + ": axes[" + std::to_string(i) + "].";
+        s.axisSources.push_back({ at + "path",
+            at
+                + (a.contains("values")        ? "values"
+                        : a.contains("step")   ? "from..to by step"
+                        : a.contains("factor") ? "from..to by factor"
+                                               : "from..to") });
     }
     if (j.contains("metrics")) {
         if (!j["metrics"].is_array() || j["metrics"].empty())
@@ -312,7 +315,6 @@ std::string checkAxes(const Sweep& s)
 {
     if (auto base = s.load({}); !base)
         return s.origin.empty() ? base.error() : s.origin + ": " + base.error();
-    const std::string file = s.origin.substr(0, s.origin.rfind(": base"));
     for (std::size_t k = 0; k < s.axes.size(); ++k)
         for (std::uint64_t i = 0; i < s.axes[k].size(); ++i)
             if (auto sc = s.load(s.axes[k].point(i).sets); !sc) {
@@ -320,9 +322,10 @@ std::string checkAxes(const Sweep& s)
                 const std::string& e = sc.error();
                 const bool badPath = std::any_of(std::begin(kPathProblems), std::end(kPathProblems),
                     [&](const char* p) { return e.find(p) != std::string::npos; });
-                const std::string axis = k < s.axisFields.size()
-                    ? file + ": axes[" + std::to_string(k) + "]." + (badPath ? "path" : s.axisFields[k])
-                    : std::string("--vary");
+                const Sweep::AxisSource from = k < s.axisSources.size()
+                    ? s.axisSources[k]
+                    : Sweep::AxisSource { "axis " + std::to_string(k), "axis " + std::to_string(k) };
+                const std::string& axis = badPath ? from.path : from.values;
                 if (badPath)
                     return axis + ": " + e;
                 return axis + " (" + printable(s.axes[k].name()) + " = " + printable(s.axes[k].point(i).label)

@@ -25,8 +25,12 @@ struct Sweep {
     std::string origin; // a sweep file's "FILE: base" (its errors name the field), or "" for one axis
     Experiment::Loader load;
     std::vector<Axis> axes;
-    // A sweep file's, where each axis's values come from: "values", "from..to by step"
-    std::vector<std::string> axisFields;
+    // Where each axis was given, for messages: the field of its path and of its values ("FILE:
+    // axes[0].path", "FILE: axes[0].from..to by step"; the command line's "--vary" for both).
+    struct AxisSource {
+        std::string path, values;
+    };
+    std::vector<AxisSource> axisSources;
     std::vector<int> metrics; // indices into kMetrics
     std::string identity; // base, axes and columns as text: its hash names the grid
 };

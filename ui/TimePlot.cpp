@@ -291,11 +291,18 @@ void TimePlot::replot(bool now)
     std::vector<QCPGraph*> all = m_curves;
     for (const auto& set : m_others)
         all.insert(all.end(), set.begin(), set.end());
-    for (auto* g : all) {
-        // A curve of one point (the first sample alone) is a dot; a line needs two.
-        const bool dot = g->data()->size() == 1;
-        if (dot != (g->scatterStyle().shape() == QCPScatterStyle::ssDisc))
-            g->setScatterStyle(dot ? QCPScatterStyle(QCPScatterStyle::ssDisc, 4) : QCPScatterStyle());
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        QCPGraph* g = all[i];
+        // A curve of one point (the first sample alone) is a dot; a line needs two. A compared run's
+        // curve also has open marks, about sixteen along it, so where it equals run A's it still shows.
+        const int points = g->data()->size();
+        const bool dot = points == 1;
+        const QCPScatterStyle mark = dot ? QCPScatterStyle(QCPScatterStyle::ssDisc, 4)
+            : i >= m_curves.size()       ? QCPScatterStyle(QCPScatterStyle::ssCircle, 5)
+                                         : QCPScatterStyle();
+        if (mark.shape() != g->scatterStyle().shape())
+            g->setScatterStyle(mark);
+        g->setScatterSkip(std::max(0, points / 16 - 1));
         bool ok = false;
         const QCPRange kr = g->data()->keyRange(ok);
         if (!ok)
@@ -322,9 +329,9 @@ double TimePlot::exportScale(QSize size)
     return std::max(1.0, std::min(size.width() / 960.0, size.height() / 540.0));
 }
 
-void TimePlot::paint(QCPPainter& painter, QRect where)
+void TimePlot::paint(QCPPainter& painter, QRect where, double scale)
 {
-    const double s = exportScale(where.size());
+    const double s = scale > 0 ? scale : exportScale(where.size());
     painter.save();
     painter.translate(where.topLeft());
     painter.scale(s, s);
@@ -356,9 +363,12 @@ bool TimePlot::renderGrid(QIODevice& out, const QString& format, QSize size, con
             painter.setPen(QColor(0x2c, 0x3e, 0x50));
             painter.drawText(QRect(0, 0, size.width(), top), Qt::AlignCenter, caption);
         }
+        // A tile of a grid is laid out at most 480 pixels wide and scaled up (to at most 1.4 times), so
+        // that its ticks and legend read on a slide where four charts share a page.
+        const double tileScale = std::max(exportScale(tile), std::min(1.4, tile.width() / 480.0));
         for (int i = 0; i < n; ++i)
             plots[first + static_cast<std::size_t>(i)]->paint(
-                painter, QRect(QPoint((i % cols) * tile.width(), top + (i / cols) * tile.height()), tile));
+                painter, QRect(QPoint((i % cols) * tile.width(), top + (i / cols) * tile.height()), tile), tileScale);
         if (side > 0) { // drawn at 960x540 size and scaled, like the charts
             QTextDocument doc;
             QFont f = plots.front()->font();

@@ -77,7 +77,8 @@ protected:
     void resizeEvent(QResizeEvent* event) override;
 
 private:
-    void paint(QCPPainter& painter, QRect where); // the chart into `where`, scaled for its size
+    // The chart into `where`, scaled by `scale` (0: for its size, exportScale).
+    void paint(QCPPainter& painter, QRect where, double scale = 0);
     void placeWholeRun();
 
     QCustomPlot* m_plot;

@@ -185,14 +185,26 @@ void TimePlot::addMarker(double tMs, const QString& text, const QColor& color)
     line->point1->setCoords(tMs, 0);
     line->point2->setCoords(tMs, 1);
     line->setPen(QPen(color, 1, Qt::DashLine));
+    // Labels take turns over three rows in the band above the curves (replot leaves room for it), so
+    // two close changes do not write over each other; a light ground keeps a line from crossing one.
+    const int row = markerLabels() % kMarkerRows;
     auto* label = new QCPItemText(m_plot);
     label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-    label->position->setCoords(tMs, 0.02);
+    label->position->setCoords(tMs, 0.02 + 0.07 * row);
+    label->setBrush(QColor(255, 255, 255, 210));
     label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
     label->setText(text);
     label->setFont(QFont(font().family(), 7));
     label->setColor(color);
     label->setPadding(QMargins(3, 0, 0, 0));
+}
+
+int TimePlot::markerLabels() const
+{
+    int n = 0;
+    for (int i = 0; i < m_plot->itemCount(); ++i)
+        n += qobject_cast<QCPItemText*>(m_plot->item(i)) ? 1 : 0;
+    return n;
 }
 
 void TimePlot::setFollowing(bool on)
@@ -315,8 +327,18 @@ void TimePlot::replot(bool now)
     // The whole run from t = 0 (the points kept), unless the user zoomed into a part of it.
     if (found && m_follow)
         m_plot->xAxis->setRange(0, std::max(x.upper, 1e-3));
+    // A label in the right half of the run reads leftwards from its line, so none runs off the chart.
+    const double middle = (m_plot->xAxis->range().lower + m_plot->xAxis->range().upper) / 2;
+    for (int i = 0; i < m_plot->itemCount(); ++i)
+        if (auto* label = qobject_cast<QCPItemText*>(m_plot->item(i))) {
+            const bool left = label->position->coords().x() > middle;
+            label->setPositionAlignment((left ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
+            label->setPadding(left ? QMargins(0, 0, 3, 0) : QMargins(3, 0, 0, 0));
+        }
     if (found) { // a little room under 0, so a curve at 0 is a line above the axis, not hidden in it
-        const double upper = y.upper > 0 ? y.upper * 1.1 : 1.0;
+        // and room over the curves for the markers' labels, when there are any
+        const double headroom = markerLabels() > 0 ? 1.3 : 1.1;
+        const double upper = y.upper > 0 ? y.upper * headroom : 1.0;
         const double lower = std::min(0.0, y.lower);
         m_plot->yAxis->setRange(lower - 0.03 * (upper - lower), upper);
     }

@@ -80,6 +80,8 @@ private:
     // The chart into `where`, scaled by `scale` (0: for its size, exportScale).
     void paint(QCPPainter& painter, QRect where, double scale = 0);
     void placeWholeRun();
+    static constexpr int kMarkerRows = 3;
+    int markerLabels() const; // the live changes', stalls' and bookmarks' labels on the chart
 
     QCustomPlot* m_plot;
     QToolButton* m_wholeRun;

@@ -199,7 +199,8 @@ void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>&
         const int perRow = std::min(shown, kHctxPerRow);
         const int hctxRows = (shown + perRow - 1) / std::max(1, perRow);
         const double devW = std::max(260.0, perRow * (cellW + kGap) + kGap + (devices[d].nrHctx > shown ? 50 : 0));
-        const double devH = kCaption + hctxRows * rowH + 62;
+        // percpu_ida's legend takes two lines under the tag maps.
+        const double devH = kCaption + hctxRows * rowH + 62 + (perCpuTagCaches ? 9 : 0);
         if (dx + devW > width && dx > 0) {
             dx = 0;
             dy += rowMaxH + 12;
@@ -242,7 +243,7 @@ void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>&
                 QPointF(r.left() + kGap + perRow * (cellW + kGap), r.top() + kCaption + 10), 7);
         text(this,
             perCpuTagCaches
-                ? QStringLiteral("tags: blue in use, grey free, CPU colour: in that CPU's cache, black lost")
+                ? QStringLiteral("tags: blue in use, grey free,\nCPU colour: in that CPU's cache, black lost")
                 : QStringLiteral("tags (blue: in use)"),
             QPointF(r.left() + 5, r.top() + kCaption + hctxRows * rowH - 2), 6);
         text(this, QStringLiteral("at the device"), QPointF(r.left() + 5, r.bottom() - 50), 6);
@@ -424,7 +425,10 @@ void TopologyScene::update(
             const QRectF dr = d >= 0 ? m_deviceRects[static_cast<std::size_t>(d)] : QRectF();
             cols = dr.isValid() ? std::max(4, static_cast<int>((dr.width() - 16) / dx)) : 16;
         }
-        t.target = base + QPointF((n % cols) * dx, (n / cols % 5) * 7.0);
+        // On a CPU, one row along the tile's bottom edge (two for named tokens): more would cover the
+        // tile below; the tile's text says how many are there.
+        const int rows = r.state == RqState::Complete || r.state == RqState::Free ? (labelled ? 2 : 1) : 5;
+        t.target = base + QPointF((n % cols) * dx, (n / cols % rows) * 7.0);
         tokens.push_back(t);
         origins.push_back(cpuCenter(r.cpu));
     }

@@ -557,7 +557,9 @@ void TopologyScene::layoutDeviceGroups(const std::vector<DeviceLayout>& devices,
             order.push_back(devices[d].tagSet);
         it->second.push_back(d);
     }
-    const double boxW = std::max(420.0, std::min(width, 640.0)), boxH = 96;
+    // As wide as the CPUs above (up to 900), so the counts line fits at its longest ("8192 waiting,
+    // 8192 at the device, RESTART set on 8192 hctx").
+    const double boxW = std::max(420.0, std::min(width, 900.0)), boxH = 96;
     double x = 0;
     for (const QString& set : order) {
         const auto& members = bySet[set];

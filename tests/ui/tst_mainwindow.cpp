@@ -442,9 +442,8 @@ private slots:
         w.patchPanel()->patchBox("complete-local-bh")->setChecked(true); // a live change: a marker
         w.runOrPause();
         // Both at the end: B follows A in lockstep, so both may be idle a moment while B is behind.
-        QTRY_VERIFY_WITH_TIMEOUT(w.runnerB()->simulatedNs() >= 4000000 && !w.runner()->isRunning()
-                && !w.runnerB()->isRunning(),
-            20000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            w.runnerB()->simulatedNs() >= 4000000 && !w.runner()->isRunning() && !w.runnerB()->isRunning(), 20000);
         w.frame();
         QTemporaryDir dir;
         // The default is a 16:9 slide; fonts and lines are drawn twice as large as on a 960x540 chart.

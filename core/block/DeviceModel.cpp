@@ -74,35 +74,27 @@ int DeviceModel::poll(BlockLayer& b, int cpu, int dev) const
 
 namespace {
 
-// null_blk irqmode=0 (NULL_IRQ_NONE): end_cmd() right in ->queue_rq.
-class NoneModel final : public DeviceModel {
+// null_blk irqmode=0 (NULL_IRQ_NONE) and 1 (NULL_IRQ_SOFTIRQ): the request is done inside
+// ->queue_rq, by end_cmd() itself or by blk_mq_complete_request() (which completes in BLOCK_SOFTIRQ).
+class InQueueRqModel final : public DeviceModel {
 public:
-    NoneModel()
-        : DeviceModel(IrqMode::None, "none", 0, "null_blk irqmode=0: ->queue_rq ends the request itself")
+    using End = void (*)(BlockLayer&, int cpu, int rq);
+    InQueueRqModel(IrqMode mode, const char* name, int nullBlk, const char* summary, End end)
+        : DeviceModel(mode, name, nullBlk, summary)
+        , m_end(end)
     {
     }
     bool holds() const override { return false; }
     void queueRq(BlockLayer& b, int cpu, int rq) const override
     {
         --hctx(b, request(b, rq).hctx).atDevice;
-        endRequest(b, cpu, rq);
+        m_end(b, cpu, rq);
     }
-};
+    static void end(BlockLayer& b, int cpu, int rq) { endRequest(b, cpu, rq); }
+    static void complete(BlockLayer& b, int cpu, int rq) { completeRequest(b, cpu, rq); }
 
-// null_blk irqmode=1 (NULL_IRQ_SOFTIRQ): blk_mq_complete_request() right in ->queue_rq.
-class SoftirqModel final : public DeviceModel {
-public:
-    SoftirqModel()
-        : DeviceModel(IrqMode::Softirq, "softirq", 1,
-            "null_blk irqmode=1: ->queue_rq calls blk_mq_complete_request(), which completes in BLOCK_SOFTIRQ")
-    {
-    }
-    bool holds() const override { return false; }
-    void queueRq(BlockLayer& b, int cpu, int rq) const override
-    {
-        --hctx(b, request(b, rq).hctx).atDevice;
-        completeRequest(b, cpu, rq);
-    }
+private:
+    End m_end;
 };
 
 // null_blk irqmode=2 (NULL_IRQ_TIMER): an hrtimer on the submitting CPU ends the request in hardirq.
@@ -234,8 +226,11 @@ const DeviceModel& mtip32xxModel(); // block/Mtip32xx.cpp
 
 std::span<const DeviceModel* const> DeviceModel::all()
 {
-    static const NoneModel none;
-    static const SoftirqModel softirq;
+    static const InQueueRqModel none(
+        IrqMode::None, "none", 0, "null_blk irqmode=0: ->queue_rq ends the request itself", InQueueRqModel::end);
+    static const InQueueRqModel softirq(IrqMode::Softirq, "softirq", 1,
+        "null_blk irqmode=1: ->queue_rq calls blk_mq_complete_request(), which completes in BLOCK_SOFTIRQ",
+        InQueueRqModel::complete);
     static const TimerModel timer;
     static const NvmeModel nvme;
     static const NapiModel napi;

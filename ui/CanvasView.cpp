@@ -29,10 +29,10 @@ void CanvasView::addActions(QWidget* window, QToolBar* tb)
 {
     auto* zoomIn = new QAction(tr("Zoom in"), this);
     zoomIn->setShortcuts({ QKeySequence::ZoomIn, QKeySequence(Qt::CTRL | Qt::Key_Equal) });
-    connect(zoomIn, &QAction::triggered, this, [this] { zoom(1.25); });
+    connect(zoomIn, &QAction::triggered, this, [this] { zoomAtCentre(1.25); });
     auto* zoomOut = new QAction(tr("Zoom out"), this);
     zoomOut->setShortcut(QKeySequence::ZoomOut);
-    connect(zoomOut, &QAction::triggered, this, [this] { zoom(0.8); });
+    connect(zoomOut, &QAction::triggered, this, [this] { zoomAtCentre(0.8); });
     auto* fitAction = tb->addAction(tr("Fit"), this, &CanvasView::fit);
     fitAction->setShortcut(Qt::Key_F);
     fitAction->setToolTip(tr("Fit the whole machine in the canvas (F); Ctrl+wheel or Ctrl+/Ctrl- zoom"));
@@ -43,6 +43,9 @@ void CanvasView::addActions(QWidget* window, QToolBar* tb)
 void CanvasView::fit()
 {
     m_zoomed = false;
+    // The scene lays itself out for the room it has (devices beside the CPUs in a wide, low view),
+    // then fills it.
+    m_scene->setViewSize(QSizeF(viewport()->size()));
     fitInView(m_scene->sceneRect(), Qt::KeepAspectRatio);
     m_scene->setViewScale(transform().m11());
 }
@@ -55,6 +58,14 @@ void CanvasView::zoom(double factor)
     m_zoomed = true;
     scale(factor, factor);
     m_scene->setViewScale(transform().m11());
+}
+
+void CanvasView::zoomAtCentre(double factor)
+{
+    // A key has no pointer to zoom around: the middle of the view stays where it is.
+    setTransformationAnchor(QGraphicsView::AnchorViewCenter);
+    zoom(factor);
+    setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
 }
 
 void CanvasView::saveTo(nlohmann::json& view) const
@@ -79,18 +90,23 @@ void CanvasView::restore(const nlohmann::json& view)
         centerOn(c[0].get<double>(), c[1].get<double>());
 }
 
+void CanvasView::fitToSize()
+{
+    if (!m_zoomed)
+        fit();
+}
+
 void CanvasView::resizeEvent(QResizeEvent* event)
 {
     QGraphicsView::resizeEvent(event);
-    if (!m_zoomed) // the whole machine stays in view until the user zooms
-        fit();
+    fitToSize(); // the whole machine stays in view until the user zooms
 }
 
 bool CanvasView::viewportEvent(QEvent* event)
 {
     const bool handled = QGraphicsView::viewportEvent(event);
-    if (event->type() == QEvent::Resize && !m_zoomed) // scroll bars came or went
-        fit();
+    if (event->type() == QEvent::Resize) // scroll bars came or went
+        fitToSize();
     return handled;
 }
 
@@ -134,6 +150,12 @@ void CanvasView::refreshLegend(bool lessonOpen)
     items << mark(Hue::Stuck, QStringLiteral("&#9711;"), tr("stuck")) << mark(Hue::Ipi, QStringLiteral("━●"), tr("IPI"))
           << mark(Hue::Steal, QStringLiteral("╍╍"), tr("tag steal"))
           << mark(Hue::Restart, QStringLiteral("<b>▭</b>"), tr("RESTART set"));
+    // The tag maps under the hctxs: one square a tag.
+    items << QStringLiteral("<span style='color:%1'>■</span> %2 <span style='color:%3'>■</span> %4")
+                 .arg(
+                     Palette::of(Hue::TagInUse).name(), tr("tag in use"), Palette::of(Hue::TagFree).name(), tr("free"));
+    if (m_scene->perCpuTagCaches())
+        items << tr("tag in a CPU's colour: in that CPU's percpu_ida cache") << tr("black tag: lost");
     if (lessonOpen)
         items << mark(Hue::LessonPointer, QStringLiteral("<b>▭</b>"), tr("what the lesson step points at"));
     if (!m_scene->selectedRect().isEmpty())

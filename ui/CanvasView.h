@@ -22,6 +22,7 @@ public:
     void addActions(QWidget* window, QToolBar* tb);
     void fit(); // the whole machine in view
     void zoom(double factor); // around the pointer; kept on a resize
+    void zoomAtCentre(double factor); // Ctrl++ and Ctrl+-: around the middle of the view
     bool zoomed() const { return m_zoomed; }
     // A session file's view: {"zoom", "center"} once zoomed, else nothing; restore() takes it back.
     void saveTo(nlohmann::json& view) const;
@@ -38,6 +39,7 @@ protected:
     void wheelEvent(QWheelEvent* event) override;
 
 private:
+    void fitToSize(); // unless zoomed: the scene laid out for the viewport's size, and fitted
     TopologyScene* m_scene;
     QLabel* m_legend;
     QString m_runShown;

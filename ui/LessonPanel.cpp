@@ -186,11 +186,17 @@ void LessonPanel::stepReached(int step, const QString& error, const Snapshot& sn
     } else {
         for (const ExpectationResult& r : m_lesson->check(snap, step)) {
             ++(r.held ? m_held : m_failed);
-            // The values under their expectation: each line has the panel's width, so a name fits.
-            checks += QStringLiteral("<tr><td style='color:%1'>%2</td><td><code>%3</code><br>"
-                                     "<span style='color:#566573'>%4</span></td></tr>")
-                          .arg(r.held ? QStringLiteral("#1e8449") : QStringLiteral("#c0392b"),
-                              r.held ? QStringLiteral("✔") : QStringLiteral("✘"), unbroken(r.text), unbroken(r.values));
+            // The values under their expectation: each line has the panel's width, so a name fits. A
+            // held equality's values say it again ("restarts == 1": "restarts = 1") and are left out.
+            const QString text = q(r.text), values = q(r.values);
+            const bool restated = r.held && QString(text).replace(u"=="_qs, u"="_qs) == values;
+            checks
+                += QStringLiteral("<tr><td style='color:%1'>%2</td><td><code>%3</code>%4</td></tr>")
+                       .arg(r.held ? QStringLiteral("#1e8449") : QStringLiteral("#c0392b"),
+                           r.held ? QStringLiteral("✔") : QStringLiteral("✘"), unbroken(r.text),
+                           restated
+                               ? QString()
+                               : QStringLiteral("<br><span style='color:#566573'>%1</span>").arg(unbroken(r.values)));
         }
         if (!checks.isEmpty())
             checks

@@ -14,6 +14,7 @@ namespace blkmq {
 namespace {
 constexpr double kArcLifeMs = 450;
 constexpr double kRadius = 3.2;
+constexpr double kLabelPx = 11, kMinLabelPx = 12, kMaxLabelPx = 20; // a token's name, in scene units
 }
 
 class TokenLayer::ArcItem final : public QGraphicsItem {
@@ -253,11 +254,16 @@ void TokenLayer::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidg
     // back is visible); a scripted request is named by its id, the others only when a handful are
     // in flight (packed tokens' labels would cover each other).
     const bool all = m_tokens.size() <= static_cast<std::size_t>(kLabelledTokens);
+    const QTransform xf = painter->worldTransform();
+    // A name is drawn at least kMinLabelPx high on screen, on a light ground so that frames and arcs
+    // under it do not cross it out; drawn smaller than that it would not be read, so it is left out.
+    const double viewScale = std::max(1e-6, std::abs(xf.m11()));
+    const double labelPx = std::max(kLabelPx, kMinLabelPx / viewScale);
+    const bool names = labelPx <= kMaxLabelPx;
     QFont font = painter->font();
-    font.setPointSizeF(6.5);
+    font.setPixelSize(static_cast<int>(std::ceil(labelPx)));
     font.setBold(true);
     painter->setFont(font);
-    const QTransform xf = painter->worldTransform();
     const bool raster = painter->paintEngine() && painter->paintEngine()->type() == QPaintEngine::Raster
         && xf.type() <= QTransform::TxScale && xf.m11() == xf.m22();
     const auto fillOf = [](const Token& t) { return t.stuck ? Palette::of(Hue::Stuck) : stateColour(t.state); };
@@ -280,9 +286,12 @@ void TokenLayer::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidg
             painter->setBrush(fillOf(t));
             painter->drawPath(tokenPath(t.state, kRadius).translated(t.pos));
         }
-        if (!t.label.isEmpty() && (all || !t.label.startsWith(QLatin1Char('#')))) {
-            painter->setPen(QColor(0x1b, 0x26, 0x31));
-            painter->drawText(t.pos + QPointF(kRadius + 1.5, kRadius - 0.5), t.label);
+        if (names && !t.label.isEmpty() && (all || !t.label.startsWith(QLatin1Char('#')))) {
+            // Right of the token and clear of the ring a stuck or followed token wears.
+            QPainterPath name;
+            name.addText(t.pos + QPointF(kRadius + 5, labelPx * 0.36), font, t.label);
+            painter->strokePath(name, QPen(QColor(255, 255, 255, 230), 3.0 / viewScale));
+            painter->fillPath(name, QColor(0x1b, 0x26, 0x31));
         }
     }
     painter->setPen(Qt::NoPen);

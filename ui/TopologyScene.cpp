@@ -12,6 +12,7 @@
 
 #include <QBrush>
 #include <QFont>
+#include <QFontMetricsF>
 #include <QGraphicsRectItem>
 #include <QGraphicsSceneMouseEvent>
 #include <QGraphicsSimpleTextItem>
@@ -24,27 +25,79 @@
 namespace blkmq {
 
 namespace {
-constexpr double kTileW = 52, kTileH = 38, kGap = 4, kPad = 8, kCaption = 16;
+// Scene units are pixels at scale 1; every text is kTextPx (kCaptionPx for captions), and the boxes are
+// sized for their text at that size: a CPU tile for its name and two lines of figures, an hctx cell
+// for three lines.
+constexpr double kTextPx = 12, kCaptionPx = 13, kLine = 15;
+constexpr double kTileW = 88, kTileH = 1 + 3 * kLine + 3, kGap = 4, kPad = 8, kCaption = 19;
+constexpr double kCellW = 104, kCellH = 1 + 3 * kLine + 3, kTagMapH = 36;
+constexpr double kDeviceMinW = 272, kGroupBoxMinW = 460;
 constexpr int kMaxHctxShown = 32; // per device
 constexpr int kHctxPerRow = 16;
 constexpr int kMaxDevicesShown = 16; // more are drawn as one box per tag set
 constexpr int kMaxTokens = 10000;
 constexpr std::int64_t kBusyWindowNs = 50000; // the shortest time a CPU's busy share is over
+constexpr double kFrameZ = TokenLayer::kTokenZ - 1; // a lesson's and the selection's frames
+} // namespace
 
-QGraphicsSimpleTextItem* text(QGraphicsScene* s, const QString& t, QPointF at, int size, bool bold = false)
+QGraphicsSimpleTextItem* TopologyScene::text(QPointF at, const QString& t, TextRole role)
 {
-    auto* item = s->addSimpleText(t);
+    auto* item = addSimpleText(t);
     QFont f = item->font();
-    f.setPointSize(size);
-    f.setBold(bold);
+    f.setPixelSize(static_cast<int>(role == TextRole::Caption ? kCaptionPx : kTextPx));
+    f.setBold(role != TextRole::Body);
     item->setFont(f);
     item->setPos(at);
     item->setZValue(2); // above the IPI arcs, under the tokens
     // Tokens glide over the text every frame: a text is laid out once per change, then blitted.
     item->setCacheMode(QGraphicsItem::DeviceCoordinateCache);
+    m_texts.push_back(item);
     return item;
 }
-} // namespace
+
+double TopologyScene::textWidth(const QString& t, TextRole role)
+{
+    QFont f;
+    f.setPixelSize(static_cast<int>(role == TextRole::Caption ? kCaptionPx : kTextPx));
+    f.setBold(role != TextRole::Body);
+    return QFontMetricsF(f).horizontalAdvance(t);
+}
+
+void TopologyScene::placeCounter(std::size_t d)
+{
+    // Right-aligned in its device's caption row, at the size it is drawn.
+    QGraphicsSimpleTextItem* t = m_queueCounters[d];
+    const QRectF box = m_deviceRects[d];
+    t->setPos(box.right() - 5 - t->boundingRect().width() * t->scale(), box.top() + 2);
+}
+
+void TopologyScene::applyTextScale()
+{
+    // A text whose font would be drawn under kMinTextPx is drawn larger, from its top left; a caption
+    // that ignores the view's scale is drawn at its own size.
+    for (QGraphicsSimpleTextItem* t : m_texts) {
+        const double px = t->font().pixelSize();
+        const bool fixed = t->flags() & QGraphicsItem::ItemIgnoresTransformations;
+        const double grow = fixed ? 1.0 : std::max(1.0, kMinTextPx / (px * m_viewScale));
+        if (t->scale() != grow)
+            t->setScale(grow);
+    }
+    for (std::size_t d = 0; d < m_queueCounters.size(); ++d)
+        if (m_queueCounters[d])
+            placeCounter(d);
+}
+
+std::vector<std::pair<QString, double>> TopologyScene::shownTexts() const
+{
+    std::vector<std::pair<QString, double>> out;
+    for (const QGraphicsSimpleTextItem* t : m_texts) {
+        if (!t->isVisible() || t->text().isEmpty())
+            continue;
+        const bool fixed = t->flags() & QGraphicsItem::ItemIgnoresTransformations;
+        out.emplace_back(t->text(), t->font().pixelSize() * (fixed ? 1.0 : t->scale() * m_viewScale));
+    }
+    return out;
+}
 
 TopologyScene::TopologyScene(QObject* parent)
     : QGraphicsScene(parent)
@@ -71,9 +124,84 @@ void TopologyScene::build(const Scenario& scenario)
 
 void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>& devices, bool perCpuTagCaches)
 {
+    m_topo = topo;
+    m_devices = devices;
+    m_perCpuTagCaches = perCpuTagCaches;
+    m_highlightRefs.clear();
+    m_selectedRef = {};
+    m_followed = -1;
+    m_snap.reset();
+    m_arrangement = bestArrangement();
+    layout(m_arrangement);
+}
+
+double TopologyScene::fitScale() const
+{
+    const QRectF r = sceneRect();
+    if (m_viewSize.isEmpty() || r.isEmpty())
+        return 0;
+    return std::min(m_viewSize.width() / r.width(), m_viewSize.height() / r.height());
+}
+
+TopologyScene::Arrangement TopologyScene::bestArrangement()
+{
+    if (m_viewSize.isEmpty())
+        return {};
+    // Each arrangement is laid out and measured: the one drawn largest in the view wins, and the
+    // one in place keeps its place unless another is clearly larger (no flapping on small resizes).
+    Arrangement best = m_arrangement;
+    layout(best);
+    double bestScale = fitScale() * 1.05;
+    const int nrDevices = static_cast<int>(m_devices.size());
+    for (const bool beside : { false, true })
+        for (const int perRow : { 0, 1, 2, 4 })
+            for (const int columns : { -1, 0, 1, 2 }) {
+                const Arrangement a { beside, perRow, columns };
+                if (a == m_arrangement || (perRow > 0 && perRow > nrDevices) || (beside && perRow == 0))
+                    continue;
+                layout(a);
+                if (const double s = fitScale(); s > bestScale) {
+                    best = a;
+                    bestScale = s;
+                }
+            }
+    return best;
+}
+
+bool TopologyScene::setViewSize(const QSizeF& size)
+{
+    if (size == m_viewSize || m_topo.nrCpus() == 0) {
+        m_viewSize = size;
+        return false;
+    }
+    m_viewSize = size;
+    const Arrangement was = m_arrangement;
+    m_arrangement = bestArrangement();
+    layout(m_arrangement); // bestArrangement() left the last one it tried
+    // The frames, the selection, the followed token and the figures come back on the new layout.
+    const std::vector<ObjectRef> highlights = m_highlightRefs;
+    setHighlights(highlights);
+    setSelected(m_selectedRef);
+    setFollowed(m_followed);
+    if (m_snap) {
+        update(m_snap, {}, 0, true);
+        settle();
+    }
+    return !(m_arrangement == was);
+}
+
+void TopologyScene::layout(const Arrangement& arrangement)
+{
+    const Topology& topo = m_topo;
+    const std::vector<DeviceLayout>& devices = m_devices;
+    const bool perCpuTagCaches = m_perCpuTagCaches;
     clear();
+    m_texts.clear();
     m_groups.clear();
     m_cacheDots.clear(); // clear() deleted them
+    m_highlights.clear();
+    m_selected = nullptr;
+    m_tokens = nullptr;
     m_detail = true;
     // A machine too big to read tile by tile at the view's size (level of detail applies).
     m_big = topo.nrCpus() > 16 || devices.size() > 4;
@@ -106,7 +234,8 @@ void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>&
         for (auto& [llc, cores] : llcs) {
             const int threads = static_cast<int>(cores.begin()->second.size());
             const int nCores = static_cast<int>(cores.size());
-            const int cols = std::max(1, static_cast<int>(std::ceil(std::sqrt(nCores * 1.6 / threads))));
+            const int square = std::max(1, static_cast<int>(std::ceil(std::sqrt(nCores * 1.6 / threads))));
+            const int cols = std::clamp(square + arrangement.llcColumns, 1, nCores);
             const double coreW = threads * (kTileW + kGap) + kGap;
             const double coreH = kTileH + 2 * kGap;
             const int rows = (nCores + cols - 1) / cols;
@@ -118,7 +247,7 @@ void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>&
             Group llcGroup;
             llcGroup.name = QStringLiteral("LLC %1").arg(llc);
             llcGroup.llc = true;
-            llcGroup.caption = text(this, llcGroup.name, QPointF(llcX + 4, nodeY + kCaption + kPad + 1), 7);
+            llcGroup.caption = text(QPointF(llcX + 4, nodeY + kCaption + kPad + 1), llcGroup.name);
             for (const auto& [core, cpus] : cores)
                 llcGroup.members.insert(llcGroup.members.end(), cpus.begin(), cpus.end());
             m_groups.push_back(std::move(llcGroup));
@@ -136,11 +265,11 @@ void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>&
                         QPen(QColor(0x95, 0xa5, 0xa6)), Palette::contextBrush(ExecContext::Task, true));
                     tile.rect->setData(0, cpu);
                     tile.label = text(
-                        this, QStringLiteral("CPU %1").arg(cpu), tile.rect->rect().topLeft() + QPointF(3, 1), 7, true);
-                    tile.detail = text(this, QString(), tile.rect->rect().topLeft() + QPointF(3, 14), 6);
+                        tile.rect->rect().topLeft() + QPointF(4, 1), QStringLiteral("CPU %1").arg(cpu), TextRole::Name);
+                    tile.detail = text(tile.rect->rect().topLeft() + QPointF(4, 1 + kLine), QString());
                     if (perCpuTagCaches) { // the colour its cached tags have in the tag maps
                         const QRectF tr = tile.rect->rect();
-                        auto* dot = addRect(tr.right() - 9, tr.top() + 2, 7, 7, QPen(Qt::white, 0.5),
+                        auto* dot = addRect(tr.right() - 11, tr.top() + 3, 8, 8, QPen(Qt::white, 0.5),
                             QBrush(Palette::cacheColour(cpu)));
                         dot->setZValue(1);
                         dot->setData(0, cpu);
@@ -153,42 +282,59 @@ void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>&
             llcX += llcW + kGap;
             nodeH = std::max(nodeH, llcH);
         }
-        const double nodeW = llcX - nodeX + kPad - kGap;
+        // As wide as its caption at its longest ("node 0: CPUs 0-1, 100% busy").
+        const double nodeW = std::max(llcX - nodeX + kPad - kGap,
+            textWidth(QStringLiteral("node %1: CPUs %2, 100% busy").arg(node).arg(QString(8, u'0')), TextRole::Caption)
+                + 14);
         auto* nodeBox = addRect(
             nodeX, nodeY, nodeW, nodeH + kCaption + 2 * kPad, QPen(QColor(0x34, 0x49, 0x5e), 1.5), Qt::NoBrush);
         nodeBox->setZValue(-3);
         Group nodeGroup;
         nodeGroup.name = QStringLiteral("node %1").arg(node);
         nodeGroup.always = true;
-        nodeGroup.caption = text(this, nodeGroup.name, QPointF(nodeX + 6, nodeY + 2), 8, true);
+        nodeGroup.caption = text(QPointF(nodeX + 6, nodeY + 1), nodeGroup.name, TextRole::Caption);
         for (const auto& [llc, cores] : llcs)
             for (const auto& [core, cpus] : cores)
                 nodeGroup.members.insert(nodeGroup.members.end(), cpus.begin(), cpus.end());
         m_groups.push_back(std::move(nodeGroup));
         x += nodeW + 2 * kPad;
-        widest = std::max(widest, x);
+        widest = std::max(widest, x - 2 * kPad);
         maxY = std::max(maxY, nodeY + nodeH + kCaption + 2 * kPad);
     }
-    const double width = std::max(widest, 560.0);
 
-    // Devices and their hctxs.
+    // Devices and their hctxs: below the CPUs, in rows as wide as the CPUs, or beside them, in a column.
     int totalHctx = 0;
     for (const auto& d : devices)
         totalHctx = std::max(totalHctx, d.firstHctx + d.nrHctx);
     m_hctxs.assign(static_cast<std::size_t>(totalHctx), {});
     m_queueCounters.assign(devices.size(), nullptr);
-    m_highlights.clear();
-    m_selected = nullptr; // clear() deleted it
     m_hctxDevice.assign(static_cast<std::size_t>(totalHctx), -1);
     m_deviceRects.assign(devices.size(), QRectF());
-    double dy = maxY + 24;
-    double dx = 0;
-    const double cellW = 56, cellH = 34, tagMapH = 40, rowH = cellH + tagMapH + 8;
+    const bool aggregated = devices.size() > static_cast<std::size_t>(kMaxDevicesShown);
+    const auto deviceWidth = [&](const DeviceLayout& d) { // room for its name and its queue's counter
+        const int shown = std::min(d.nrHctx, kMaxHctxShown);
+        const int perRow = std::max(1, std::min(shown, kHctxPerRow));
+        // Text drawn a little under kMinTextPx grows: room for a fifth more.
+        const double caption = 1.2
+            * (textWidth(d.name, TextRole::Caption) + 24
+                + textWidth(QStringLiteral("shared_hctx_restart = 000"), TextRole::Name));
+        return std::max({ kDeviceMinW, caption, perRow * (kCellW + kGap) + kGap + (d.nrHctx > shown ? 50 : 0) });
+    };
+    double devicesW = 0; // the widest device: a column beside the CPUs is that wide
+    for (const auto& d : devices)
+        devicesW = std::max(devicesW, aggregated ? kGroupBoxMinW : deviceWidth(d));
+    // A shared tag set's frame and its caption sit around the devices.
+    const double x0 = arrangement.devicesBeside ? widest + 24 + 6 : 0;
+    const double y0 = arrangement.devicesBeside ? kLine + 6 : maxY + 24 + kLine;
+    const double rowEnd = arrangement.deviceColumns > 0 ? x0 + arrangement.deviceColumns * (devicesW + 12) - 12
+                                                        : std::max(widest, devicesW);
+    double dy = y0;
+    double dx = x0;
+    const double rowH = kCellH + kTagMapH + 8;
     double rowMaxH = 0; // of the row of devices being laid out
     // Many devices (128 IBNBD queues) are drawn as one box per tag set, with their totals.
-    const bool aggregated = devices.size() > static_cast<std::size_t>(kMaxDevicesShown);
     if (aggregated)
-        layoutDeviceGroups(devices, dy, width);
+        layoutDeviceGroups(devices, QPointF(x0, y0), rowEnd - x0);
     for (std::size_t d = 0; d < devices.size(); ++d) {
         for (int i = 0; i < devices[d].nrHctx; ++i)
             m_hctxDevice[static_cast<std::size_t>(devices[d].firstHctx + i)] = static_cast<int>(d);
@@ -196,13 +342,13 @@ void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>&
             continue;
         // The hctxs in rows of at most kHctxPerRow, so a 32-queue device is not one long strip.
         const int shown = std::min(devices[d].nrHctx, kMaxHctxShown);
-        const int perRow = std::min(shown, kHctxPerRow);
-        const int hctxRows = (shown + perRow - 1) / std::max(1, perRow);
-        const double devW = std::max(260.0, perRow * (cellW + kGap) + kGap + (devices[d].nrHctx > shown ? 50 : 0));
-        // percpu_ida's legend takes two lines under the tag maps.
-        const double devH = kCaption + hctxRows * rowH + 62 + (perCpuTagCaches ? 9 : 0);
-        if (dx + devW > width && dx > 0) {
-            dx = 0;
+        const int perRow = std::max(1, std::min(shown, kHctxPerRow));
+        const int hctxRows = (shown + perRow - 1) / perRow;
+        const double devW = deviceWidth(devices[d]);
+        // Under the hctxs and their tag maps: "at the device" and five rows of tokens.
+        const double devH = kCaption + 4 + hctxRows * rowH + kLine + 38;
+        if (dx + devW > rowEnd + 0.5 && dx > x0) {
+            dx = x0;
             dy += rowMaxH + 12;
             rowMaxH = 0;
         }
@@ -213,7 +359,7 @@ void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>&
         Group devGroup;
         devGroup.name = devices[d].name;
         devGroup.device = true;
-        devGroup.caption = text(this, devices[d].name, r.topLeft() + QPointF(5, 1), 8, true);
+        devGroup.caption = text(r.topLeft() + QPointF(5, 1), devices[d].name, TextRole::Caption);
         for (int i = 0; i < devices[d].nrHctx; ++i)
             devGroup.members.push_back(devices[d].firstHctx + i);
         m_groups.push_back(std::move(devGroup));
@@ -221,32 +367,27 @@ void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>&
             = !devices[d].tagSet.isEmpty() && std::count_if(devices.begin(), devices.end(), [&](const DeviceLayout& o) {
                   return o.tagSet == devices[d].tagSet;
               }) > 1;
-        if (shared) // the queue's counter of marked hctxs (8e8320c9315c), which the stall turns on
-            m_queueCounters[d] = text(this, QString(), r.topLeft() + QPointF(std::max(70.0, devW - 150), 2), 7, true);
+        if (shared) // the queue's counter of marked hctxs (8e8320c9315c), which the stall turns on: right-aligned
+            m_queueCounters[d] = text(QPointF(r.right() - 5, r.top() + 1), QString(), TextRole::Name);
         for (int i = 0; i < shown; ++i) {
             HctxCell cell;
-            cell.rect
-                = addRect(r.left() + kGap + (i % perRow) * (cellW + kGap), r.top() + kCaption + 2 + (i / perRow) * rowH,
-                    cellW, cellH, QPen(QColor(0x7f, 0x8c, 0x8d)), QBrush(Qt::white));
+            cell.rect = addRect(r.left() + kGap + (i % perRow) * (kCellW + kGap),
+                r.top() + kCaption + 4 + (i / perRow) * rowH, kCellW, kCellH, QPen(QColor(0x7f, 0x8c, 0x8d)),
+                QBrush(Qt::white));
             cell.rect->setData(1, devices[d].firstHctx + i);
-            cell.label = text(this, QStringLiteral("hctx %1").arg(i), cell.rect->rect().topLeft() + QPointF(2, 1), 6);
+            cell.label = text(cell.rect->rect().topLeft() + QPointF(3, 1), QStringLiteral("hctx %1").arg(i));
             if (devices[d].tagDepth > 0 && devices[d].tagDepth <= 4096) {
                 cell.tags
-                    = new TagMapItem(QRectF(cell.rect->rect().left(), cell.rect->rect().bottom() + 3, cellW, tagMapH),
+                    = new TagMapItem(QRectF(cell.rect->rect().left(), cell.rect->rect().bottom() + 3, kCellW, kTagMapH),
                         devices[d].tagDepth);
                 addItem(cell.tags);
             }
             m_hctxs[static_cast<std::size_t>(devices[d].firstHctx + i)] = cell;
         }
         if (devices[d].nrHctx > shown)
-            text(this, QStringLiteral("+%1").arg(devices[d].nrHctx - shown),
-                QPointF(r.left() + kGap + perRow * (cellW + kGap), r.top() + kCaption + 10), 7);
-        text(this,
-            perCpuTagCaches
-                ? QStringLiteral("tags: blue in use, grey free,\nCPU colour: in that CPU's cache, black lost")
-                : QStringLiteral("tags (blue: in use)"),
-            QPointF(r.left() + 5, r.top() + kCaption + hctxRows * rowH - 2), 6);
-        text(this, QStringLiteral("at the device"), QPointF(r.left() + 5, r.bottom() - 50), 6);
+            text(QPointF(r.left() + kGap + perRow * (kCellW + kGap), r.top() + kCaption + 10),
+                QStringLiteral("+%1").arg(devices[d].nrHctx - shown));
+        text(QPointF(r.left() + 5, r.bottom() - 38 - kLine), QStringLiteral("at the device"));
         dx += devW + 12;
     }
     // A shared tag set: one dashed frame around the queues that share it.
@@ -260,17 +401,19 @@ void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>&
     for (const auto& [name, rect] : sets) {
         if (members[name] < 2)
             continue;
-        const QRectF frame = rect.adjusted(-6, -18, 6, 6);
+        const QString caption = QStringLiteral("tag set '%1': driver tags shared by these queues").arg(name);
+        QRectF frame = rect.adjusted(-6, -kLine - 6, 6, 6);
+        frame.setWidth(std::max(frame.width(), textWidth(caption, TextRole::Name) + 12));
         addRect(frame, QPen(QColor(0x7d, 0x3c, 0x98), 1.5, Qt::DashLine), Qt::NoBrush)->setZValue(-4);
-        text(this, QStringLiteral("tag set '%1': driver tags shared by these queues").arg(name),
-            frame.topLeft() + QPointF(6, 2), 7, true)
-            ->setBrush(QColor(0x7d, 0x3c, 0x98));
+        text(frame.topLeft() + QPointF(6, 1), caption, TextRole::Name)->setBrush(QColor(0x7d, 0x3c, 0x98));
     }
-    const QRectF bounds = itemsBoundingRect().adjusted(-20, -20, 20, 60);
+    // Room for the IPI arcs over the top row and the tokens under the bottom one.
+    const QRectF bounds = itemsBoundingRect().adjusted(-10, -14, 10, 14);
     m_tokens = new TokenLayer(bounds);
     addItem(m_tokens);
     addItem(m_tokens->arcs());
     setSceneRect(bounds);
+    applyTextScale();
 }
 
 QPointF TopologyScene::cpuCenter(int cpu) const
@@ -363,6 +506,7 @@ void TopologyScene::update(
         if (m_queueCounters[d]) {
             const int n = snap.queueRestartCounters[d];
             m_queueCounters[d]->setText(QStringLiteral("shared_hctx_restart = %1").arg(n));
+            placeCounter(d);
             m_queueCounters[d]->setBrush(n > 0 ? Palette::of(Hue::Restart) : QColor(0x2c, 0x3e, 0x50));
         }
     // Tokens: a sample when there are too many to draw.
@@ -390,14 +534,22 @@ void TopologyScene::update(
         QPointF base;
         int place = 0;
         switch (r.state) {
-        case RqState::Sched:
-            base = hctxCenter(r.hctx) + QPointF(-10, 22);
-            place = 2 * r.hctx;
+        case RqState::Sched: // on the top row of the hctx's tag map, left and right of the middle
+        case RqState::Dispatch: {
+            const bool sched = r.state == RqState::Sched;
+            place = 2 * r.hctx + (sched ? 0 : 1);
+            if (m_hctxs[static_cast<std::size_t>(r.hctx)].rect) {
+                base = hctxCenter(r.hctx) + QPointF(sched ? -10 : 10, kCellH / 2 + 5);
+                break;
+            }
+            // A box of many devices: a row of the waiting under its two-line caption, the
+            // scheduler's from the left, hctx->dispatch's from the middle.
+            const int d = m_hctxDevice[static_cast<std::size_t>(r.hctx)];
+            const QRectF dr = d >= 0 ? m_deviceRects[static_cast<std::size_t>(d)] : QRectF();
+            base = QPointF(dr.left() + (sched ? 10 : dr.width() / 2), dr.top() + kCaption + 2 * kLine + 14);
+            place = static_cast<int>(2 * std::max(d, 0)) + (sched ? 0 : 1); // one place per box
             break;
-        case RqState::Dispatch:
-            base = hctxCenter(r.hctx) + QPointF(10, 22);
-            place = 2 * r.hctx + 1;
-            break;
+        }
         case RqState::AtDevice: {
             const int d = m_hctxDevice[static_cast<std::size_t>(r.hctx)];
             const QRectF dr = d >= 0 ? m_deviceRects[static_cast<std::size_t>(d)] : QRectF();
@@ -418,7 +570,7 @@ void TopologyScene::update(
         // Spread tokens sharing a place into a small grid; named ones (TokenLayer::kLabelledTokens)
         // leave room for the name to the right of each.
         const int n = perPlace[static_cast<std::size_t>(place)]++;
-        const double dx = labelled ? 20.0 : 7.0;
+        const double dx = labelled ? 32.0 : 7.0;
         int cols = labelled ? 3 : 6;
         if (r.state == RqState::AtDevice) {
             const int d = m_hctxDevice[static_cast<std::size_t>(r.hctx)];
@@ -427,7 +579,17 @@ void TopologyScene::update(
         }
         // On a CPU, one row along the tile's bottom edge (two for named tokens): more would cover the
         // tile below; the tile's text says how many are there.
-        const int rows = r.state == RqState::Complete || r.state == RqState::Free ? (labelled ? 2 : 1) : 5;
+        const bool boxed = (r.state == RqState::Sched || r.state == RqState::Dispatch)
+            && !m_hctxs[static_cast<std::size_t>(r.hctx)].rect;
+        if (boxed)
+            cols = std::max(4,
+                static_cast<int>(
+                    m_deviceRects[static_cast<std::size_t>(std::max(0, m_hctxDevice[static_cast<std::size_t>(r.hctx)]))]
+                            .width()
+                        / 2
+                    - 20)
+                    / static_cast<int>(dx));
+        const int rows = r.state == RqState::Complete || r.state == RqState::Free ? (labelled ? 2 : 1) : boxed ? 2 : 5;
         t.target = base + QPointF((n % cols) * dx, (n / cols % rows) * 7.0);
         tokens.push_back(t);
         origins.push_back(cpuCenter(r.cpu));
@@ -453,6 +615,7 @@ bool TopologyScene::sampled() const { return m_sampled; }
 
 void TopologyScene::setFollowed(int request)
 {
+    m_followed = request;
     if (m_tokens)
         m_tokens->setFollowed(request);
 }
@@ -483,18 +646,20 @@ void TopologyScene::setHighlights(const std::vector<ObjectRef>& highlights)
         delete item;
     }
     m_highlights.clear();
+    m_highlightRefs = highlights;
     for (const ObjectRef& h : highlights) {
         const QRectF r = rectOf(h);
         if (!r.isValid())
             continue;
         auto* item = addRect(r.adjusted(-4, -4, 4, 4), QPen(Palette::of(Hue::LessonPointer), 3.5), Qt::NoBrush);
-        item->setZValue(20);
+        item->setZValue(kFrameZ); // over the boxes and their text, under the tokens and their names
         m_highlights.push_back(item);
     }
 }
 
 void TopologyScene::setSelected(const ObjectRef& object)
 {
+    m_selectedRef = object;
     const QRectF r = rectOf(object);
     if (!r.isValid()) {
         delete m_selected;
@@ -503,7 +668,7 @@ void TopologyScene::setSelected(const ObjectRef& object)
     }
     if (!m_selected) {
         m_selected = addRect(QRectF(), QPen(Palette::of(Hue::Selected), 3, Qt::DashLine), Qt::NoBrush);
-        m_selected->setZValue(19);
+        m_selected->setZValue(kFrameZ - 0.5);
     }
     m_selected->setRect(r.adjusted(-2, -2, 2, 2));
 }
@@ -546,7 +711,7 @@ ObjectRef TopologyScene::selectionAt(const QPointF& p) const
     return {};
 }
 
-void TopologyScene::layoutDeviceGroups(const std::vector<DeviceLayout>& devices, double y, double width)
+void TopologyScene::layoutDeviceGroups(const std::vector<DeviceLayout>& devices, QPointF at, double width)
 {
     // One box per tag set (devices with tags of their own share one box too), in the order met.
     std::vector<QString> order;
@@ -557,14 +722,15 @@ void TopologyScene::layoutDeviceGroups(const std::vector<DeviceLayout>& devices,
             order.push_back(devices[d].tagSet);
         it->second.push_back(d);
     }
-    // As wide as the CPUs above (up to 900), so the counts line fits at its longest ("8192 waiting,
-    // 8192 at the device, RESTART set on 8192 hctx").
-    const double boxW = std::max(420.0, std::min(width, 900.0)), boxH = 96;
-    double x = 0;
+    // As wide as the room (up to 900), so the counts line fits at its longest ("8192 waiting, 8192 at
+    // the device, RESTART set on 8192 hctx").
+    // Under the two-line caption: two rows of waiting tokens, "at the device" and five rows of tokens.
+    const double boxW = std::max(kGroupBoxMinW, std::min(width, 900.0)), boxH = kCaption + 2 * kLine + 26 + kLine + 38;
+    double x = at.x(), y = at.y();
     for (const QString& set : order) {
         const auto& members = bySet[set];
-        if (x + boxW > width && x > 0) {
-            x = 0;
+        if (x + boxW > at.x() + width + 0.5 && x > at.x()) {
+            x = at.x();
             y += boxH + 12;
         }
         const QRectF r(x, y, boxW, boxH);
@@ -583,9 +749,9 @@ void TopologyScene::layoutDeviceGroups(const std::vector<DeviceLayout>& devices,
                      .arg(hctxs);
         g.device = true;
         g.always = true;
-        g.caption = text(this, g.name, r.topLeft() + QPointF(5, 1), 8, true);
+        g.caption = text(r.topLeft() + QPointF(5, 1), g.name, TextRole::Caption);
         m_groups.push_back(std::move(g));
-        text(this, QStringLiteral("at the device"), QPointF(r.left() + 5, r.bottom() - 50), 6);
+        text(QPointF(r.left() + 5, r.bottom() - 38 - kLine), QStringLiteral("at the device"));
         x += boxW + 12;
     }
 }
@@ -654,27 +820,27 @@ QString TopologyScene::cpuRange(const std::vector<int>& cpus)
 
 void TopologyScene::setViewScale(double scale)
 {
-    // A tile's own text is readable from about 44 px on screen; below, the tiles are a heat map of
-    // their contexts and the captions carry the numbers.
-    const bool detail = !m_big || kTileW * scale >= 44;
-    if (detail == m_detail)
-        return;
-    m_detail = detail;
-    for (CpuTile& t : m_cpus) {
-        if (t.label)
-            t.label->setVisible(detail);
-        if (t.detail)
-            t.detail->setVisible(detail);
+    m_viewScale = scale;
+    // On a big machine a tile's own text shows while it need not grow much past its size to be
+    // readable; below, the tiles are a heat map of their contexts and the captions, at a fixed
+    // readable size, carry the numbers. A small machine keeps its text, grown to kMinTextPx.
+    const bool detail = !m_big || kMinTextPx / (kTextPx * scale) <= 1.25;
+    if (detail != m_detail) {
+        m_detail = detail;
+        std::vector<const QGraphicsSimpleTextItem*> captions;
+        for (Group& g : m_groups)
+            if (g.caption) {
+                g.caption->setFlag(QGraphicsItem::ItemIgnoresTransformations, !detail);
+                captions.push_back(g.caption);
+            }
+        for (QGraphicsSimpleTextItem* t : m_texts)
+            if (std::find(captions.begin(), captions.end(), t) == captions.end())
+                t->setVisible(detail);
+        for (Group& g : m_groups)
+            if (g.caption)
+                showCaption(g);
     }
-    for (HctxCell& h : m_hctxs)
-        if (h.label)
-            h.label->setVisible(detail);
-    // The captions keep a readable size however small the machine is drawn.
-    for (Group& g : m_groups)
-        if (g.caption) {
-            g.caption->setFlag(QGraphicsItem::ItemIgnoresTransformations, !detail);
-            showCaption(g);
-        }
+    applyTextScale();
 }
 
 QStringList TopologyScene::captions() const

@@ -45,6 +45,18 @@ public:
     // The scenario's machine and devices (each device's hctxs in order, tag sets shared by name).
     void build(const Scenario& scenario);
     void build(const Topology& topo, const std::vector<DeviceLayout>& devices, bool perCpuTagCaches = false);
+    // The size of the view the scene is fitted into: build() picks, of its arrangements (devices
+    // below or beside the CPUs, each LLC's cores in a square or a wide block), the one drawn largest
+    // at that size. A new size that favours another arrangement lays the scene out again, keeping
+    // the frames, the selection and the last snapshot; true if it did.
+    bool setViewSize(const QSizeF& size);
+    // No text on the canvas is drawn smaller than this on screen: below it a text is scaled up
+    // (setViewScale) or, on a big machine, gives way to its caption.
+    static constexpr double kMinTextPx = 12;
+    // Whether the tag maps colour free tags by the CPU whose percpu_ida cache holds them (the legend says so).
+    bool perCpuTagCaches() const { return m_perCpuTagCaches; }
+    // Every text item shown now, with the height of its font on screen in pixels (for tests).
+    std::vector<std::pair<QString, double>> shownTexts() const;
     // frameMs: wall time since the last frame (for animation). figures: also the text of the tiles,
     // hctx cells and captions (busy shares over the time since they were last written); without it
     // only what moves (tokens, arcs, colours, tag maps) is brought up to date.
@@ -95,6 +107,34 @@ protected:
     void helpEvent(QGraphicsSceneHelpEvent* event) override;
 
 private:
+    // How the machine is laid out: where the devices go, and how wide each LLC's block of cores is.
+    struct Arrangement {
+        bool devicesBeside = false;
+        int deviceColumns = 0; // devices a row: 0 as many as fit under the CPUs (one beside them)
+        int llcColumns = 0; // added to a square block's columns: -1 taller, 0 square, +N wider
+
+        bool operator==(const Arrangement&) const = default;
+    };
+    void layout(const Arrangement& a);
+    double fitScale() const; // the scale fitInView would give at m_viewSize (0: no size yet)
+    Arrangement bestArrangement();
+    Topology m_topo;
+    std::vector<DeviceLayout> m_devices;
+    bool m_perCpuTagCaches = false;
+    Arrangement m_arrangement;
+    QSizeF m_viewSize;
+    double m_viewScale = 1;
+    std::vector<ObjectRef> m_highlightRefs; // what setHighlights() and setSelected() were given,
+    ObjectRef m_selectedRef; //                  drawn again after a new layout
+    int m_followed = -1;
+    std::vector<QGraphicsSimpleTextItem*> m_texts; // every text item, for the minimum on-screen size
+    // Body: figures and labels (kTextPx); Name: a CPU's or a counter's name (bold); Caption: a node's
+    // or a device's (bold, larger).
+    enum class TextRole : std::uint8_t { Body, Name, Caption };
+    QGraphicsSimpleTextItem* text(QPointF at, const QString& t, TextRole role = TextRole::Body);
+    static double textWidth(const QString& t, TextRole role); // at scale 1
+    void applyTextScale(); // each text at least kMinTextPx on screen at m_viewScale
+    void placeCounter(std::size_t device);
     struct CpuTile {
         QGraphicsRectItem* rect = nullptr;
         QGraphicsSimpleTextItem* label = nullptr;
@@ -122,7 +162,7 @@ private:
     bool m_big = false;
     std::vector<double> m_busyShare; // per CPU, over the last update's interval
     void updateGroups(const Snapshot& snap, bool busyChanged);
-    void layoutDeviceGroups(const std::vector<DeviceLayout>& devices, double y, double width);
+    void layoutDeviceGroups(const std::vector<DeviceLayout>& devices, QPointF at, double width);
     static QString cpuRange(const std::vector<int>& cpus);
     std::vector<CpuTile> m_cpus;
     std::vector<HctxCell> m_hctxs; // by global hctx index; null when not drawn

@@ -10,9 +10,11 @@
 #include "ScenarioPanel.h"
 #include "TimePlot.h"
 #include "TokenLayer.h"
+#include "TopologyScene.h"
 #include "check/ModelChecker.h"
 #include "cpu/Op.h"
 #include "engine/Engine.h"
+#include "lesson/Lesson.h"
 #include "scenario/ScenarioLoader.h"
 #include "session/Session.h"
 
@@ -998,6 +1000,82 @@ private slots:
         QTRY_VERIFY(w.canvasView()->transform().m11() > 1.2 * scaleBefore);
         w.presentation()->setPanelsHidden(false);
         QCOMPARE(shownDocks(), before);
+    }
+
+    // At 1280x800 no text on the canvas is drawn under TopologyScene::kMinTextPx: a small machine
+    // keeps its tiles' and hctxs' text, a big one gives it up for captions at that size, and the
+    // machine fills the canvas, also once the stall banner has taken part of its height.
+    void canvasTextIsReadableAtLectureSize()
+    {
+        MainWindow w;
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        const auto check = [&](const QString& preset, bool small) {
+            QGraphicsView* view = w.canvasView();
+            QTest::qWait(20); // the layout follows the canvas's size
+            const std::vector<std::pair<QString, double>> texts = w.scene()->shownTexts();
+            QVERIFY2(!texts.empty(), qPrintable(preset));
+            for (const auto& [t, px] : texts)
+                QVERIFY2(px >= TopologyScene::kMinTextPx - 0.01,
+                    qPrintable(QStringLiteral("%1: '%2' is %3 px high").arg(preset, t).arg(px)));
+            QCOMPARE(w.scene()->detailShown(), small);
+            const auto named = [&](const QString& prefix) {
+                return std::any_of(
+                    texts.begin(), texts.end(), [&](const auto& t) { return t.first.startsWith(prefix); });
+            };
+            if (small)
+                QVERIFY2(named(u"CPU 0"_qs) && named(u"hctx 0"_qs), qPrintable(preset));
+            // Fit fills the canvas: the machine spans its width or its height, and most of its area.
+            const QRectF drawn = view->mapFromScene(w.scene()->sceneRect()).boundingRect();
+            const QSizeF room = view->viewport()->size();
+            QVERIFY2(
+                drawn.width() >= 0.97 * room.width() || drawn.height() >= 0.97 * room.height(), qPrintable(preset));
+            const double filled = drawn.width() * drawn.height() / (room.width() * room.height());
+            QVERIFY2(filled >= 0.5, qPrintable(QStringLiteral("%1 fills %2 of the canvas").arg(preset).arg(filled)));
+        };
+        for (const auto& [preset, small] : { std::pair { u"default"_qs, true }, { u"nullblk-shared-4dev"_qs, true },
+                 { u"overstreet-full-tagspace"_qs, true }, { u"threadirqs-rt"_qs, false },
+                 { u"restart-128x64"_qs, false }, { u"wagner-nvmefc-4s80"_qs, false } }) {
+            QVERIFY(w.loadPreset(preset));
+            QVERIFY(playTo(w, usec(100), 20000));
+            check(preset, small);
+        }
+        // The stall banner takes the canvas's upper part: the machine is laid out again for the
+        // lower, wider room, and keeps its text and the stuck request's frame.
+        QVERIFY(w.loadPreset(u"shared-hctx-stall"_qs));
+        const double before = w.canvasView()->viewport()->height();
+        w.runner()->run();
+        QTRY_VERIFY_WITH_TIMEOUT(w.canvasView()->viewport()->height() < 0.8 * before, 20000);
+        w.frame();
+        check(u"shared-hctx-stall, stalled"_qs, true);
+    }
+
+    // At 1280x800 every step of the stall lesson and of where-requests-complete shows its whole text,
+    // "What holds here" included, without scrolling.
+    void lessonTextIsWholeAtLectureSize()
+    {
+        MainWindow w;
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        for (const QString& lesson : { u"shared-hctx-stall"_qs, u"where-requests-complete"_qs }) {
+            const auto loaded = Lesson::load(lesson.toStdString());
+            QVERIFY(loaded);
+            QVERIFY(w.openLesson(lesson).isEmpty());
+            auto* text = w.lessonPanel()->findChild<QTextBrowser*>();
+            QVERIFY(text);
+            const int steps = static_cast<int>(loaded->steps().size());
+            for (int step = 0; step < steps; ++step) {
+                w.lessonPanel()->next();
+                QTRY_COMPARE_WITH_TIMEOUT(w.lessonPanel()->current(), step, 20000);
+                QTest::qWait(20);
+                const QString where = QStringLiteral("%1 step %2").arg(lesson).arg(step + 1);
+                QVERIFY2(text->verticalScrollBar()->maximum() == 0,
+                    qPrintable(
+                        QStringLiteral("%1 scrolls by %2 px").arg(where).arg(text->verticalScrollBar()->maximum())));
+            }
+        }
     }
 
     // Help → Keys and mouse (F1) lists every shortcut the window's actions have, read from them.

@@ -61,10 +61,15 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
             const TagAllocatorInfo* allocator = TagRegistry::find(scenario.kernel.tags);
             assert(allocator && "kernel.tags is validated by the loader");
             t.tags.reserve(static_cast<std::size_t>(spec.submit_queues));
+            // hctx->nr_ctx as v3.14's blk_mq_map_swqueue() counts it: a ctx for every possible CPU,
+            // and blk_mq_update_queue_map() maps each offline one to queue 0 ("If the cpu isn't
+            // online, the cpu is mapped to first hctx"), so hctx 0 counts them all.
+            const int possible = std::max(scenario.possible_cpus, nrCpus);
             for (int i = 0; i < spec.submit_queues; ++i) {
-                TagAllocatorArgs args { spec.hw_queue_depth, static_cast<int>(std::count(map.begin(), map.end(), i)),
-                    std::max(scenario.possible_cpus, nrCpus), scenario.kernel.tag_patches, sim.topo, sim.costs,
-                    sim.rng };
+                const int nrCtx
+                    = static_cast<int>(std::count(map.begin(), map.end(), i)) + (i == 0 ? possible - nrCpus : 0);
+                TagAllocatorArgs args { spec.hw_queue_depth, nrCtx, possible, scenario.kernel.tag_patches, sim.topo,
+                    sim.costs, sim.rng };
                 t.tags.emplace_back(sim, machine, allocator->make(args), DispatchWake::of(*this));
             }
             for (BlkMqTags& tags : t.tags) // the vector's buffer moves with the TagSet

@@ -17,7 +17,7 @@ class Topology;
 // What blk_mq_init_tags() knows when it builds one hw queue's tags.
 struct TagAllocatorArgs {
     int depth = 1;
-    int nrCtx = 1; // CPUs mapped to the hctx (hctx->nr_ctx)
+    int nrCtx = 1; // ctxs mapped to the hctx (hctx->nr_ctx: hctx 0 also counts the offline possible CPUs)
     int possibleCpus = 1; // num_possible_cpus(); the topology's CPUs are the online ones
     TagPatches patches;
     const Topology& topo;

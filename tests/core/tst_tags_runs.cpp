@@ -36,6 +36,26 @@ private slots:
         QVERIFY(bad.error().rfind("costs.fio_user_ns: must be at most costs.submit_ns", 0) == 0);
     }
 
+    // v3.14's blk_mq_map_swqueue() gives hctx 0 a ctx for every offline possible CPU, so with the cache
+    // sized by hctx->nr_ctx the boot CPU's hw queue keeps a small cache and the others a large one
+    // (Ming Lei's 4-CPU VM); with no CPU offline every hw queue has one ctx and the same cache.
+    void offlineCpusCountInTheFirstHctx()
+    {
+        const auto localPct = [](int possible) {
+            Engine e(load("ming-vm4-4q",
+                { "kernel.patches.ida-cache-per-ctx=true", "possible_cpus=" + std::to_string(possible),
+                    "duration=\"5ms\"" }));
+            e.run();
+            const auto s = e.summary();
+            return std::pair(s["cpu"]["per_cpu"][0]["tag_local_hit_pct"].get<double>(),
+                s["cpu"]["per_cpu"][1]["tag_local_hit_pct"].get<double>());
+        };
+        const auto [boot16, other16] = localPct(16); // hctx 0: 1 + 12 ctxs, a cache of 64 / 13 = 4
+        QVERIFY2(other16 > 90 && boot16 < other16 - 20, qPrintable(QStringLiteral("%1 %2").arg(boot16).arg(other16)));
+        const auto [boot4, other4] = localPct(4); // every hctx: one ctx, a cache of 64
+        QVERIFY2(boot4 > 90 && other4 > 90, qPrintable(QStringLiteral("%1 %2").arg(boot4).arg(other4)));
+    }
+
     // perf's _raw_spin_lock by caller: mtip32xx's cmd_issue_lock costs nothing to one submitting CPU
     // and is fought over by several; percpu_ida's locks appear under alloc and free.
     void lockProfileNamesTheCaller()

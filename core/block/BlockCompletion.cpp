@@ -31,6 +31,19 @@ std::int64_t BlockLayer::serviceTime(int dev)
     return d.a;
 }
 
+SimTime BlockLayer::deviceFinish(int dev)
+{
+    const SimTime now = m_machine->opNow();
+    const std::int64_t ns = serviceTime(dev);
+    RequestQueue& q = m_queues[static_cast<std::size_t>(dev)];
+    if (q.channelFree.empty())
+        return now + SimTime(ns);
+    // A random read's address picks its channel; the channel serves its commands one after another.
+    SimTime& free = q.channelFree[static_cast<std::size_t>(m_sim->rng.below(q.channelFree.size()))];
+    free = std::max(free, now) + SimTime(ns);
+    return free;
+}
+
 // A service time as a choice point: one of the distribution's points (sim/Choices.h).
 std::int64_t BlockLayer::choiceServiceTime(const CompletionDist& d)
 {
@@ -400,8 +413,7 @@ void BlockLayer::performCompletionOp(int cpu, Op op, OpStack& stack)
         } else if (q.kthreadCurrent < 0 && !q.kthreadPending.empty()) {
             q.kthreadCurrent = q.kthreadPending.popFront(m_pool);
             m_machine->charge(m_sim->costs.queue_rq_ns);
-            m_sim->schedule(m_machine->opNow() + SimTime(serviceTime(op.a)), EventKind::DeviceDone,
-                EventPriority::Hardware, q.kthreadCurrent);
+            m_sim->schedule(deviceFinish(op.a), EventKind::DeviceDone, EventPriority::Hardware, q.kthreadCurrent);
             m_machine->sleepTask(m_machine->currentTask()); // wait for the command to finish
         } else {
             m_machine->sleepTask(m_machine->currentTask());

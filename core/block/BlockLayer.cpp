@@ -42,6 +42,7 @@ BlockLayer::BlockLayer(Sim& sim, Machine& machine, const Scenario& scenario)
         q.nrHwQueues = spec.submit_queues;
         if (spec.cmd_issue_lock)
             q.cmdIssueLocks.resize(static_cast<std::size_t>(Mtip32xxPort::slotGroups(spec.hw_queue_depth)));
+        q.channelFree.assign(static_cast<std::size_t>(spec.channels), SimTime(0));
         const int dev = static_cast<int>(m_queues.size());
         // "spread" vectors are managed interrupts; the queue map follows them or not.
         std::vector<int> managedVectorCpu;

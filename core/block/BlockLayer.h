@@ -203,6 +203,9 @@ private:
     void triggerSoftirq(int cpu, int rq);
     void touchListHead(int& owner, int cpu);
     std::int64_t serviceTime(int dev);
+    // When the device finishes a request of `dev` given to it now: its service time, after the
+    // commands ahead of it on its channel (DeviceSpec::channels).
+    SimTime deviceFinish(int dev);
     std::int64_t choiceServiceTime(const CompletionDist& d);
     void raiseRx(int cpu);
     void pollEntry(int cpu, Op op, OpStack& stack, PollQueue& q, int budget, int softirq, std::int64_t entryNs);

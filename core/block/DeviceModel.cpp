@@ -21,7 +21,7 @@ Hctx& DeviceModel::hctx(BlockLayer& b, int index) { return b.m_hctxs[static_cast
 BlkCpu& DeviceModel::blkCpu(BlockLayer& b, int cpu) { return b.m_cpu[static_cast<std::size_t>(cpu)]; }
 std::vector<Request>& DeviceModel::pool(BlockLayer& b) { return b.m_pool; }
 Op DeviceModel::op(BlockLayer& b, BlockOp code, int a, int b2) { return b.m_ops(code, a, b2); }
-std::int64_t DeviceModel::serviceTime(BlockLayer& b, int dev) { return b.serviceTime(dev); }
+SimTime DeviceModel::finishTime(BlockLayer& b, int dev) { return b.deviceFinish(dev); }
 void DeviceModel::completeRequest(BlockLayer& b, int cpu, int rq) { b.blkMqCompleteRequest(cpu, rq); }
 void DeviceModel::endRequest(BlockLayer& b, int cpu, int rq) { b.completeRq(cpu, rq); }
 void DeviceModel::raiseRx(BlockLayer& b, int cpu) { b.raiseRx(cpu); }
@@ -36,7 +36,7 @@ void DeviceModel::finishAt(BlockLayer& b, int rq, SimTime at)
 
 void DeviceModel::queueRq(BlockLayer& b, int /*cpu*/, int rq) const
 {
-    finishAt(b, rq, machine(b).opNow() + SimTime(serviceTime(b, request(b, rq).dev)));
+    finishAt(b, rq, finishTime(b, request(b, rq).dev));
 }
 
 void DeviceModel::release(BlockLayer& b, int rq) const { finishAt(b, rq, sim(b).now); }
@@ -107,7 +107,7 @@ public:
     }
     void queueRq(BlockLayer& b, int cpu, int rq) const override
     {
-        machine(b).raiseIrq(cpu, IrqKind::Timer, rq, machine(b).opNow() + SimTime(serviceTime(b, request(b, rq).dev)));
+        machine(b).raiseIrq(cpu, IrqKind::Timer, rq, finishTime(b, request(b, rq).dev));
     }
     void release(BlockLayer& b, int rq) const override
     {

@@ -91,8 +91,8 @@ protected:
     static BlkCpu& blkCpu(BlockLayer& b, int cpu);
     static std::vector<Request>& pool(BlockLayer& b); // what request lists (RqList) link through
     static Op op(BlockLayer& b, BlockOp code, int a = 0, int b2 = 0);
-    // The device's service time for a request of `dev` (its completion distribution, or a choice point).
-    static std::int64_t serviceTime(BlockLayer& b, int dev);
+    // When the device finishes a request of `dev` given to it now (its channel's queue, then its service time).
+    static SimTime finishTime(BlockLayer& b, int dev);
     // The device finishes `rq` at `at` (BlockLayer::onDeviceDone, then done()).
     static void finishAt(BlockLayer& b, int rq, SimTime at);
     // blk_mq_complete_request(): the completion path of the 2020 series, IPI or local.

@@ -51,10 +51,11 @@ struct RequestQueue {
     bool kthreadDone = false;
     std::vector<Spinlock> cmdIssueLocks; // mtip32xx: port->cmd_issue_lock[], one per 32 command slots
     Mtip32xxPort mtip; // irqmode mtip32xx
+    std::vector<SimTime> channelFree; // spec.channels > 0: when each channel has served what it was given
     template<class Hash>
     void hashState(Hash& h) const // spec, hctxs and tag set are the scenario's
     {
-        h(schedQueued, kthread, kthreadPending, kthreadCurrent, kthreadDone, cmdIssueLocks, mtip);
+        h(schedQueued, kthread, kthreadPending, kthreadCurrent, kthreadDone, cmdIssueLocks, mtip, channelFree);
     }
 };
 

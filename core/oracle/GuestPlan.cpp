@@ -110,8 +110,8 @@ Result<GuestPlan> planGuest(const Scenario& s, const std::string& fioText)
         if (d.completion.kind != CompletionDist::Kind::Fixed)
             return refuse(path + ".completion_nsec",
                 "the guest's devices take one fixed completion time (QEMU's latency-ns, null_blk's completion_nsec)");
-        if (d.queue_limit || d.cmd_issue_lock)
-            return refuse(path, "queue_limit and cmd_issue_lock have no equivalent in the guest's devices");
+        if (d.queue_limit || d.cmd_issue_lock || d.channels)
+            return refuse(path, "queue_limit, channels and cmd_issue_lock have no equivalent in the guest's devices");
         if (d.irqmode == IrqMode::Virtio) {
             const std::string name = std::string("vd") + static_cast<char>('a' + virtio);
             if (virtio >= 26 || d.name != name)

@@ -504,6 +504,7 @@ Scenario parse(const json& doc)
                 : SchedulerKind::MqDeadline;
             d.rq_affinity = static_cast<int>(r.integer("rq_affinity", 1, 0, 2));
             d.queue_limit = static_cast<int>(r.integer("queue_limit", 0, 0, 1 << 20));
+            d.channels = static_cast<int>(r.integer("channels", 0, 0, 4096));
             d.cmd_issue_lock = r.boolean("cmd_issue_lock", false);
             const bool namedTagSet = r.has("tag_set");
             d.tag_set = r.string("tag_set", "");
@@ -1015,7 +1016,8 @@ nlohmann::json ScenarioLoader::fullDocument()
             { { { "name", "a" }, { "nr_devices", 1 }, { "shared_tags", false }, { "tag_set", "t" },
                 { "submit_queues", 2 }, { "hw_queue_depth", 4 }, { "irqmode", "nvme" }, { "completion_nsec", "1us" },
                 { "irq_affinity", { 0, 2 } }, { "queue_map", { "0-1", "2-3" } }, { "rss_cpus", "0-3" },
-                { "scheduler", "none" }, { "rq_affinity", 1 }, { "queue_limit", 0 }, { "cmd_issue_lock", false } } } },
+                { "scheduler", "none" }, { "rq_affinity", 1 }, { "queue_limit", 0 }, { "channels", 0 },
+                { "cmd_issue_lock", false } } } },
         { "workload",
             { { "jobs",
                   { { { "name", "j" }, { "device", "a" }, { "numjobs", 1 }, { "iodepth", 2 }, { "cpus_allowed", "0-3" },

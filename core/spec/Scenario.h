@@ -48,6 +48,10 @@ struct DeviceSpec {
     int rq_affinity = 1;
     std::string tag_set; // devices naming the same tag set share its tags
     int queue_limit = 0; // ->queue_rq returns BUSY beyond this many in flight per hw queue (0 = never)
+    // The device's internal parallelism: how many commands its media serve at once (an SSD's flash
+    // channels). Each command goes to a channel at random, as a random read's address does, and waits
+    // there behind the commands before it; 0 = every command is served at once.
+    int channels = 0;
     // mtip32xx: ->queue_rq takes port->cmd_issue_lock[slot >> 5] around two MMIO writes (SACT, CI); the
     // command slot is the tag + 1, slot 0 being the internal command's
     bool cmd_issue_lock = false;

@@ -68,6 +68,36 @@ private slots:
         }
     }
 
+    // channels: the device serves at most that many commands at once, each channel its commands one
+    // after another, so throughput tops out at channels / service time and a queue deeper than the
+    // channels waits at the device instead of finishing sooner; 0 = every command at once.
+    void channelsLimitWhatTheDeviceServesAtOnce()
+    {
+        const auto run = [](int channels, int iodepth) {
+            nlohmann::json doc = scenarioFor(*DeviceModel::find("nvme"), 1);
+            doc["devices"][0]["channels"] = channels;
+            doc["workload"]["jobs"][0]["iodepth"] = iodepth;
+            Engine e(load(doc.dump()));
+            e.run();
+            const auto sum = e.summary();
+            return std::pair(sum["metrics"]["iops"].get<double>(), sum["clat_ns"]["mean"].get<double>());
+        };
+        const double perChannel = 1e9 / 20000; // 20 us a command
+        const auto [unlimited, unlimitedLat] = run(0, 8);
+        const auto [one, oneLat] = run(1, 8);
+        const auto [four, fourLat] = run(4, 8);
+        const auto [fourDeep, fourDeepLat] = run(4, 16);
+        // 16 in flight on an unlimited device: 16 / 20 us, less the CPUs' time around each I/O
+        QVERIFY2(unlimited > 8 * perChannel, qPrintable(QString::number(unlimited)));
+        QVERIFY2(one <= perChannel * 1.01 && one > perChannel * 0.9, qPrintable(QString::number(one)));
+        // four channels: at most four commands a 20 us, and fewer when two land on one channel
+        QVERIFY2(four <= 4 * perChannel * 1.01 && four > 2 * perChannel, qPrintable(QString::number(four)));
+        // twice the queue at a saturated device: about the same throughput, about twice the latency
+        QVERIFY2(std::abs(fourDeep - four) < 0.15 * four, qPrintable(QStringLiteral("%1 %2").arg(four).arg(fourDeep)));
+        QVERIFY2(fourDeepLat > 1.6 * fourLat && oneLat > 10 * unlimitedLat,
+            qPrintable(QStringLiteral("%1 %2 %3 %4").arg(fourLat).arg(fourDeepLat).arg(oneLat).arg(unlimitedLat)));
+    }
+
     // What a model allows is what the loader checks: a held script request needs a device that
     // does not finish it inside ->queue_rq; mtip32xx has one hw queue of at most 255 tags.
     void theLoaderAsksTheModel()

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace blkmq {
@@ -104,6 +105,23 @@ public:
     }
     // A submitter sleeps until its wait queue is woken (blk_mq_get_tag's io_schedule).
     void sleep(int task, TagUser& user);
+    // What a submitter woken from sleep() does with the tag its retry got: under getThenPut
+    // (v3.13-v3.15's blk_mq_wait_for_tags()) it puts that tag back and takes one anew, so the put's
+    // wake-ups and locks happen in its context; otherwise the tag stands.
+    int afterWait(int cpu, int tag, TagUser& user)
+    {
+        if (!m_rules.getThenPut)
+            return tag;
+        put(cpu, tag, cpu, user);
+        // The request's allocation is the one that found `tag`: the get after the put does not count
+        // again in the allocation and local-hit shares.
+        Counters& total = m_sim->counters;
+        CpuState& own = m_machine->cpu(cpu);
+        const auto counts = std::tuple(total.tag_allocs, total.tag_local_hits, own.tagAllocs, own.tagLocalHits);
+        const int again = get(cpu, user);
+        std::tie(total.tag_allocs, total.tag_local_hits, own.tagAllocs, own.tagLocalHits) = counts;
+        return again;
+    }
     // blk_mq_dispatch_wait_add(): park the hctx on the wait queue bt_wait_ptr() gives it, unless it
     // is parked already (TAG_WAITING). True if this call parked it.
     bool park(TagUser& user);

@@ -198,7 +198,7 @@ void BlockLayer::setTagOwnPath(bool on)
         tags->setOwnPath(on);
 }
 
-int BlockLayer::getRequest(int cpu, int dev, int task, int bytes, TagAlloc* progress)
+int BlockLayer::getRequest(int cpu, int dev, int task, int bytes, TagAlloc* progress, bool woken)
 {
     const RequestQueue& q = m_queues[static_cast<std::size_t>(dev)];
     const int h = q.cpuToHctx[static_cast<std::size_t>(cpu)];
@@ -216,6 +216,8 @@ int BlockLayer::getRequest(int cpu, int dev, int task, int bytes, TagAlloc* prog
         tag = getDriverTag(cpu, h, progress);
         if (tag == kTagInProgress)
             return kTagInProgress;
+        if (tag >= 0 && woken)
+            tag = m_tags[static_cast<std::size_t>(hctx.tags)]->afterWait(cpu, tag, hctx.tagUse);
         if (tag < 0) {
             if (task >= 0)
                 m_tags[static_cast<std::size_t>(hctx.tags)]->sleep(task, hctx.tagUse);

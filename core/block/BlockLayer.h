@@ -114,8 +114,10 @@ public:
     // sleep: `task` is then woken when one is freed.
     // `progress`: where a driver-tag allocation that takes several actions (ida-lock-split) keeps its
     // state; then kTagInProgress means "call again in the next action". Without it all steps run now.
+    // `woken`: the caller slept for a tag since its last request (BlkMqTags::afterWait).
     static constexpr int kTagInProgress = BlkMqTags::kInProgress;
-    [[gnu::hot]] int getRequest(int cpu, int dev, int task, int bytes, TagAlloc* progress = nullptr);
+    [[gnu::hot]] int getRequest(
+        int cpu, int dev, int task, int bytes, TagAlloc* progress = nullptr, bool woken = false);
     // Inserts the request; runQueue = false leaves it for a later run (a script step).
     // gnu::flatten here, on startDevice() and on completeRq(): every call in them that the compiler
     // can see is inlined, so an I/O's dispatch, issue, completion and free run without the register

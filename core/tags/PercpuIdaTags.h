@@ -66,7 +66,8 @@ public:
     int depth() const override { return m_depth; }
     int inUse() const override { return m_inUse; }
     bool isSet(int tag) const override { return m_inUseBy[static_cast<std::size_t>(tag)]; }
-    TagWaitRules waitRules() const override { return { true, 1, false }; } // wake_up(&pool->wait)
+    // wake_up(&pool->wait); blk-mq of its time waits by a get and a put (TagWaitRules::getThenPut)
+    TagWaitRules waitRules() const override { return { true, 1, false, true }; }
     int lost() const override { return m_lost; }
     int findableFree() const override; // the global freelist and every CPU's, each tag once
     bool isLost(int tag) const { return m_lostTag[static_cast<std::size_t>(tag)]; }

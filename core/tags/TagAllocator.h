@@ -77,6 +77,10 @@ struct TagWaitRules {
     bool ownQueue = false;
     int wakeBatch = 1;
     bool exclusive = true;
+    // blk-mq of v3.13 to v3.15, the only blk-mq percpu_ida served (blk_mq_alloc_request_pinned() and
+    // blk_mq_wait_for_tags()): a submitter that found no tag sleeps in a blocking get, puts the tag it
+    // got straight back ("blk_mq_put_tag(tags, tag)"), and only then takes one for its request.
+    bool getThenPut = false;
 };
 
 // One hw queue's driver tags (struct blk_mq_tags): the allocator only.

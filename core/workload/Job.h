@@ -28,6 +28,7 @@ struct Job {
     int nrCompleted = 0;
     int batchPos = 0; // I/Os submitted in the current io_submit batch
     bool submitCharged = false; // the pending submission already paid its CPU cost
+    bool tagWoken = false; // the pending submission slept for a tag (BlkMqTags::afterWait)
     TagAlloc tagAlloc; // a driver-tag allocation that spans actions (ida-lock-split)
     SimTime allocSince; // when the pending submission first asked for a tag (sleeps included after)
     bool waitingCompletion = false;
@@ -35,7 +36,7 @@ struct Job {
     int inflight() const { return iodepth - static_cast<int>(freeIous.size()); }
     void hashState(StateHash& h) const
     {
-        h(task, ioLeft, iouSubmitted, freeIous, completedIous, nrCompleted, batchPos, submitCharged, tagAlloc,
+        h(task, ioLeft, iouSubmitted, freeIous, completedIous, nrCompleted, batchPos, submitCharged, tagWoken, tagAlloc,
             allocSince, waitingCompletion, thinking);
     }
 };

@@ -294,17 +294,19 @@ void Workload::submit(int cpu, Job& job, OpStack& stack, bool nextIo)
         job.submitCharged = true;
         job.allocSince = m_machine->opNow();
     }
-    const int rq = m_block->getRequest(cpu, job.dev, job.task, job.bytes, &job.tagAlloc);
+    const int rq = m_block->getRequest(cpu, job.dev, job.task, job.bytes, &job.tagAlloc, job.tagWoken);
     if (rq == BlockLayer::kTagInProgress) { // the next step of the allocation in the next action
         stack.push_back(m_ops(WorkloadOp::Submit, self));
         return;
     }
     if (rq < 0) {
         // Sleep in blk_mq_get_tag; JobStep (below on the stack) retries when woken.
+        job.tagWoken = true;
         m_machine->sleepTask(job.task);
         return;
     }
     job.submitCharged = false;
+    job.tagWoken = false;
     const std::int64_t allocNs = (m_machine->opNow() - job.allocSince).ns();
     m_intervalAllocLat.record(allocNs);
     if (job.ioLeft > 0)

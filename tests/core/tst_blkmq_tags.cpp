@@ -225,6 +225,41 @@ private slots:
 
     // v3.16's waiters are not exclusive: a wake-up wakes every sleeper on the wait queue. sbitmap's
     // are: wake_up_nr(wake_batch) wakes one at depth 4.
+    // v3.13-v3.15 blk-mq waits for a percpu_ida tag with a blocking get and a put (blk_mq_wait_for_tags()):
+    // the woken submitter puts the tag it got back into its own cache, which wakes every sleeper again
+    // (its count became 1), and then takes it anew. The bitmap allocators' blk-mq keeps the tag.
+    void wokenSubmitterPutsItsTagBackUnderPercpuIda()
+    {
+        for (const char* name : { "percpu_ida", "bitmap" }) {
+            const Topology topo = topology("1n:1p:2c:1t");
+            Sim sim(topo, Costs::defaults(), 1);
+            Machine machine(sim);
+            Parked woken;
+            BlkMqTags tags(
+                sim, machine, make(*TagRegistry::find(name), 4, topo, sim.costs, sim.rng), DispatchWake::of(woken));
+            TagUser user;
+            user.hctx = 0;
+            std::vector<int> held;
+            for (int tag; (tag = tags.get(1, user)) >= 0;)
+                held.push_back(tag);
+            QCOMPARE(held.size(), std::size_t(4));
+            const int x = machine.createTask(TaskKind::Job, 0, Op {}, false);
+            TagUser xUser;
+            tags.sleep(x, xUser);
+            tags.put(1, held.back(), 1, user); // a free on CPU 1 wakes X
+            held.pop_back();
+            QVERIFY2(tags.sleepers().empty(), name);
+            const int y = machine.createTask(TaskKind::Job, 0, Op {}, false);
+            TagUser yUser;
+            tags.sleep(y, yUser); // Y comes to sleep after that wake
+            const int tag = tags.get(0, user); // X's retry on CPU 0 finds the freed tag
+            QVERIFY2(tag >= 0, name);
+            QCOMPARE(tags.afterWait(0, tag, user), tag); // the same tag, from CPU 0's cache or kept
+            const bool percpuIda = std::string(name) == "percpu_ida";
+            QCOMPARE(tags.sleepers().empty(), percpuIda);
+        }
+    }
+
     void bitmapWakesEverySleeperSbitmapABatch()
     {
         for (const char* name : { "bitmap", "sbitmap" }) {

@@ -81,13 +81,17 @@ struct Parked {
     void dispatchWake(int /*cpu*/, int hctx) { runs.push_back(hctx); }
 };
 
-// One machine with the default allocator's tags of some depth, for BlkMqTags tests.
+// One two-CPU machine with an allocator's tags of some depth (the default allocator unless named),
+// for BlkMqTags tests.
 struct TagBench {
-    explicit TagBench(int depth)
+    explicit TagBench(int depth, const char* allocator = nullptr)
         : topo(topology("1n:1p:2c:1t"))
         , sim(topo, Costs::defaults(), 1)
         , machine(sim)
-        , tags(sim, machine, make(TagRegistry::all().front(), depth, topo, sim.costs, sim.rng), DispatchWake::of(woken))
+        , tags(sim, machine,
+              make(allocator ? *TagRegistry::find(allocator) : TagRegistry::all().front(), depth, topo, sim.costs,
+                  sim.rng),
+              DispatchWake::of(woken))
     {
     }
     Topology topo;

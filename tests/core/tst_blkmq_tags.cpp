@@ -223,20 +223,15 @@ private slots:
         QVERIFY(simOwn.counters.tag_transfers == simGeneral.counters.tag_transfers);
     }
 
-    // v3.16's waiters are not exclusive: a wake-up wakes every sleeper on the wait queue. sbitmap's
-    // are: wake_up_nr(wake_batch) wakes one at depth 4.
     // v3.13-v3.15 blk-mq waits for a percpu_ida tag with a blocking get and a put (blk_mq_wait_for_tags()):
     // the woken submitter puts the tag it got back into its own cache, which wakes every sleeper again
     // (its count became 1), and then takes it anew. The bitmap allocators' blk-mq keeps the tag.
     void wokenSubmitterPutsItsTagBackUnderPercpuIda()
     {
         for (const char* name : { "percpu_ida", "bitmap" }) {
-            const Topology topo = topology("1n:1p:2c:1t");
-            Sim sim(topo, Costs::defaults(), 1);
-            Machine machine(sim);
-            Parked woken;
-            BlkMqTags tags(
-                sim, machine, make(*TagRegistry::find(name), 4, topo, sim.costs, sim.rng), DispatchWake::of(woken));
+            TagBench bench(4, name);
+            BlkMqTags& tags = bench.tags;
+            Machine& machine = bench.machine;
             TagUser user;
             user.hctx = 0;
             std::vector<int> held;
@@ -260,15 +255,14 @@ private slots:
         }
     }
 
+    // v3.16's waiters are not exclusive: a wake-up wakes every sleeper on the wait queue. sbitmap's
+    // are: wake_up_nr(wake_batch) wakes one at depth 4.
     void bitmapWakesEverySleeperSbitmapABatch()
     {
         for (const char* name : { "bitmap", "sbitmap" }) {
-            const Topology topo = topology("1n:1p:2c:1t");
-            Sim sim(topo, Costs::defaults(), 1);
-            Machine machine(sim);
-            Parked woken;
-            BlkMqTags tags(
-                sim, machine, make(*TagRegistry::find(name), 4, topo, sim.costs, sim.rng), DispatchWake::of(woken));
+            TagBench bench(4, name);
+            BlkMqTags& tags = bench.tags;
+            Machine& machine = bench.machine;
             QCOMPARE(tags.wakeBatch(), 1); // v3.16: min(8, max(1, 4 / 4)); v4.14: clamp(4 / 8, 1, 8)
             TagUser user;
             user.hctx = 0;

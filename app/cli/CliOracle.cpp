@@ -155,7 +155,8 @@ Child runChild(const std::vector<std::string>& argv, std::chrono::seconds deadli
         const auto elapsed = std::chrono::steady_clock::now() - start;
         if (elapsed > deadline || (!booted && elapsed > std::chrono::seconds(kBootDeadlineS))) {
             c.timedOut = true;
-            c.bootTimedOut = !booted;
+            // A hung boot is one the boot deadline ended; a run deadline shorter than a boot is the run's.
+            c.bootTimedOut = !booted && elapsed <= deadline;
             break;
         }
         pollfd p { fds[0], POLLIN, 0 };

@@ -1,5 +1,5 @@
-# Profile-guided optimisation of the simulation core (BLKMQLAB_PGO, on in the release preset;
-# docs/performance.md, "Profile-guided optimisation", measures it against the release-nopgo preset
+# Profile-guided optimisation of the simulation core (BLKMQLAB_PGO, on in the release-pgo preset;
+# docs/performance.md, "Profile-guided optimisation", measures it against the release preset
 # side by side: 5-6% less CPU time on single-core-null, nvme-2s64-mq and restart-128x64, none on
 # wagner-nvmefc-4s80 and default; every fingerprint unchanged).
 #

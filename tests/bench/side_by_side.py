@@ -10,8 +10,8 @@ figures follow less each build's start, the median of 7 runs of the preset for 1
 fingerprints are compared: a speed change that also changed the simulated events is reported, not
 timed.
 
-    python3 tests/bench/side_by_side.py build/release-nopgo/app/cli/blkmqlab-cli \\
-        build/release/app/cli/blkmqlab-cli single-core-null=1s nvme-2s64-mq=500ms --pairs 20
+    python3 tests/bench/side_by_side.py build/release/app/cli/blkmqlab-cli \\
+        build/release-pgo/app/cli/blkmqlab-cli single-core-null=1s nvme-2s64-mq=500ms --pairs 20
 
 docs/performance.md quotes its figures. Needs python3 and taskset (util-linux).
 """

@@ -103,7 +103,9 @@ private slots:
             [&] { QCOMPARE(ida.cachedOn(victim), 1); }();
             while (ida.globalFree() > 0) // CPU 0 empties the global stack, one batch at a time
                 get(0);
-            const auto [tag, cost] = get(0);
+            const auto got = get(0);
+            const int tag = got.first;
+            const TagAccess& cost = got.second;
             [&] {
                 QVERIFY(tag >= 0);
                 decltype(TagAccess::steals) steals {};

@@ -12,6 +12,7 @@ namespace blkmq {
 namespace limits {
 inline constexpr std::int64_t kScenarioFileBytes = 8 << 20;
 inline constexpr std::int64_t kTopologyXmlBytes = 64 << 20;
+inline constexpr std::int64_t kHwlocReadNs = 2'000'000'000; // hwloc's child process reads one document
 inline constexpr std::int64_t kJsonDepth = 64;
 inline constexpr std::int64_t kCpus = 4096;
 inline constexpr std::int64_t kDurationNs = 3600LL * 1000000000LL;

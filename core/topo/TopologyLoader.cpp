@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -17,6 +18,7 @@
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -415,7 +417,7 @@ Result<Topology> TopologyLoader::fromHwlocXml(const std::string& path)
 }
 
 Result<Topology> TopologyLoader::fromHwlocXmlText(
-    const std::string& xml, const std::string& name, const std::string& origin)
+    const std::string& xml, const std::string& name, const std::string& origin, std::int64_t readLimitNs)
 {
     // hwloc 2.9.0 itself crashes inside hwloc_topology_load() on some malformed
     // documents (found by fuzz_hwloc; tests/fuzz/corpus/hwloc). The XML is parsed
@@ -457,10 +459,25 @@ Result<Topology> TopologyLoader::fromHwlocXmlText(
         ::_exit(0);
     }
     ::close(fds[1]);
+    // The child has a deadline: a document hwloc cannot finish reading in time (or a child stuck on
+    // a lock another thread of this process held when it forked) is killed and refused, not waited on.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(readLimitNs);
     std::string text;
+    bool late = false;
     char buf[65536];
     for (;;) {
-        const ssize_t n = ::read(fds[0], buf, sizeof buf);
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now()).count();
+        pollfd pfd { fds[0], POLLIN, 0 };
+        const int ready = left > 0 ? ::poll(&pfd, 1, static_cast<int>(left)) : 0;
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready == 0) {
+            late = true;
+            ::kill(child, SIGKILL);
+            break;
+        }
+        const ssize_t n = ready < 0 ? -1 : ::read(fds[0], buf, sizeof buf);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
@@ -470,6 +487,9 @@ Result<Topology> TopologyLoader::fromHwlocXmlText(
     ::close(fds[0]);
     int status = 0;
     while (::waitpid(child, &status, 0) < 0 && errno == EINTR) { }
+    if (late)
+        return Result<Topology>::failure("topology: '" + origin + "': hwloc did not finish reading it within "
+            + std::to_string(readLimitNs / 1000000) + " ms (the hwloc XML reading time limit)");
     auto shape = WIFEXITED(status) && WEXITSTATUS(status) == 0 ? deserialize(text) : std::nullopt;
     if (!shape)
         return Result<Topology>::failure(invalid

@@ -7,6 +7,9 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <cerrno>
+
+#include <sys/wait.h>
 
 using namespace blkmq;
 
@@ -137,6 +140,25 @@ private slots:
         QCOMPARE(t->distance(0, 1), Distance::Smt);
         QCOMPARE(t->distance(0, 2), Distance::Llc);
         QCOMPARE(t->distance(0, 8), Distance::Remote);
+    }
+
+    // hwloc reads a document in a child process with a deadline: past it the child is killed and
+    // reaped, and the document refused in one line that names the limit.
+    void hwlocReadingHasADeadline()
+    {
+        QFile file(QString::fromLatin1(BLKMQLAB_TEST_DATA "/synthetic-2p4c2t.xml"));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const std::string xml = file.readAll().toStdString();
+        const auto late = TopologyLoader::fromHwlocXmlText(xml, "late", "late.xml", 0);
+        QVERIFY(!late.ok());
+        QCOMPARE(late.error(),
+            std::string("topology: 'late.xml': hwloc did not finish reading it within 0 ms (the hwloc XML reading "
+                        "time limit)"));
+        QCOMPARE(::waitpid(-1, nullptr, WNOHANG), -1); // no child left behind, not even a zombie
+        QCOMPARE(errno, ECHILD);
+        const auto inTime = TopologyLoader::fromHwlocXmlText(xml, "in time", "in-time.xml");
+        QVERIFY2(inTime.ok(), inTime.ok() ? "" : inTime.error().c_str());
+        QCOMPARE(inTime->nrCpus(), 16);
     }
 
     // Every element the hwloc importer reads (TopologyLoader::hwlocFields()) given hostile values,

@@ -115,10 +115,14 @@ GuestReport parseGuestReport(const std::string& console, int nrCpus)
         std::istringstream in(line.substr(at + 8));
         std::string what;
         in >> what;
-        if (what == "dfs") { // dfs PATH[ LINE]: one line of a debugfs file, verbatim; no LINE: an empty file
-            const std::string rest = line.substr(at + 12);
+        if (what == "dfs" || what == "built") { // dfs PATH[ LINE]: one line of a debugfs file, verbatim; no
+            // LINE: an empty file. "built": the same, before the job.
+            const std::size_t from = at + 8 + what.size() + 1;
+            if (from > line.size())
+                continue; // a bare "@oracle dfs": a line the console cut short
+            const std::string rest = line.substr(from);
             const auto space = rest.find(' ');
-            std::string& text = g.counts.debugfs[rest.substr(0, space)];
+            std::string& text = (what == "dfs" ? g.counts.debugfs : g.counts.built)[rest.substr(0, space)];
             if (space != std::string::npos)
                 text += rest.substr(space + 1) + "\n";
             continue;

@@ -28,6 +28,9 @@ struct OracleCounts {
     // blk-mq's debugfs files after the job: path under /sys/kernel/debug/block ("vda/hctx0/tags") →
     // content. In the guest, every file of each hctx folder; in the lab, block/BlkMqDebugfs.h's.
     std::map<std::string, std::string> debugfs;
+    // The same files before the first request (each hctx's tags and flags): the tag set as built.
+    // After the job, 6.1's wake_batch of a shared tag set has followed its active queues.
+    std::map<std::string, std::string> built;
 
     explicit OracleCounts(int cpus = 0);
     std::uint64_t pair(int submit, int complete) const

@@ -156,9 +156,10 @@ FigureValue at(const std::vector<std::uint64_t>& perCpu)
     return v;
 }
 
-// The layout of every hctx's driver tags and its flags, from blk-mq's debugfs files after the job:
-// what the tag set was built as, not what happened to it. Hctxs laid out alike are listed together
-// ("vda/hctx0-7: ...").
+// The layout of every hctx's driver tags and its flags, from blk-mq's debugfs files before the job:
+// what the tag set was built as, not what happened to it (6.1 recalculates a shared tag set's
+// wake_batch as queues go active and idle: blk_mq_update_wake_batch() in block/blk-mq-tag.c).
+// Hctxs laid out alike are listed together ("vda/hctx0-7: ...").
 FigureValue tagsLayout(const std::map<std::string, std::string>& debugfs)
 {
     static const std::vector<std::string> keys { "nr_tags", "nr_reserved_tags", "bits_per_word", "map_nr", "wake_batch",
@@ -256,8 +257,8 @@ const std::vector<OracleFigure>& OracleFigures::all()
             [](T t) { return ratio(sum(t.counts.blkIpis), t.sentBack); } },
         { "tags_layout", "how each hctx's tags were built (debugfs)", K::Layout,
             "each hctx's tags file (nr_tags, nr_reserved_tags, bits_per_word, map_nr, wake_batch, round_robin, "
-            "min_shallow_depth) and flags file in blk-mq's debugfs after the job: how the tag set was built",
-            [](T t) { return tagsLayout(t.counts.debugfs); } },
+            "min_shallow_depth) and flags file in blk-mq's debugfs before the job: how the tag set was built",
+            [](T t) { return tagsLayout(t.counts.built); } },
     };
     return table;
 }

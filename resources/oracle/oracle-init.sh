@@ -12,6 +12,18 @@ mount -t tracefs tracefs /sys/kernel/tracing
 mount -t debugfs debugfs /sys/kernel/debug
 say() { echo "@oracle $*"; }
 fail() { say "error $*"; poweroff -f; sleep 5; }
+# debugfs KIND FILE...: blk-mq's debugfs files, line by line ("KIND PATH LINE"; "KIND PATH" alone: an
+# empty file; nothing for a file that cannot be read). One awk reads them all: under TCG a process
+# per file took 0.7 s of every hctx.
+debugfs() {
+    kind=$1
+    shift
+    [ $# -eq 0 ] || awk -v kind="$kind" 'BEGIN { for (i = 1; i < ARGC; i++) {
+        f = ARGV[i]; p = substr(f, length("/sys/kernel/debug/block/") + 1); n = 0
+        while ((r = (getline line < f)) > 0) { print "@oracle " kind " " p " " line; n++ }
+        close(f)
+        if (r == 0 && n == 0) print "@oracle " kind " " p } }' "$@"
+}
 say boot "$(cut -d' ' -f1 /proc/uptime)" "$(uname -r)"
 # /job/settings (written by blkmqlab-cli oracle): DEVICES="vda nullb0 ...", and per device
 # SCHED_<name> and RQAFF_<name>. /job/setup.sh creates the null_blk devices, if any.
@@ -34,20 +46,26 @@ for d in $DEVICES; do
     echo 2 > $q/nomerges
     say queue "$d" scheduler "$(cat $q/scheduler)" rq_affinity "$(cat $q/rq_affinity)"
     say devno "$d" "$(cat /sys/block/$d/dev)" "$(basename "$(readlink /sys/block/$d/device)" 2>/dev/null || echo none)"
-    for h in /sys/block/$d/mq/*; do say hctx "$d" "$(basename $h)" cpus "$(cat $h/cpu_list)"; done
+    for h in /sys/block/$d/mq/*; do
+        read -r cpus < "$h/cpu_list"
+        say hctx "$d" "${h##*/}" cpus "$cpus"
+    done
 done
-# The machine as the kernel sees it, CPU by CPU (the host checks it is the scenario's).
+# The machine as the kernel sees it, CPU by CPU (the host checks it is the scenario's). Under TCG
+# every process started costs tens of milliseconds: one awk reads every CPU's files, and the
+# shell's own read the small files elsewhere (not thread_siblings_list: a binary sysfs attribute
+# gives nothing to read's one-byte reads).
 ncpu=$(grep -c '^processor' /proc/cpuinfo)
-c=0
-while [ $c -lt "$ncpu" ]; do
-    say cpu $c siblings "$(cat /sys/devices/system/cpu/cpu$c/topology/thread_siblings_list)" \
-        llc "$(cat /sys/devices/system/cpu/cpu$c/cache/index3/shared_cpu_list 2>/dev/null || echo none)"
-    c=$((c + 1))
-done
+awk -v n="$ncpu" 'BEGIN { for (c = 0; c < n; c++) {
+    d = "/sys/devices/system/cpu/cpu" c; siblings = ""; llc = "none"
+    getline siblings < (d "/topology/thread_siblings_list")
+    if ((getline line < (d "/cache/index3/shared_cpu_list")) > 0) llc = line
+    print "@oracle cpu " c " siblings " siblings " llc " llc } }'
 say nodes "$(ls -d /sys/devices/system/node/node* | wc -l)"
-for irq in $(awk '$NF ~ /-req\./ { sub(":", "", $1); print $1 }' /proc/interrupts); do
-    say vector "$(awk -v i="$irq:" '$1 == i { print $NF }' /proc/interrupts)" irq "$irq" \
-        affinity "$(cat /proc/irq/$irq/smp_affinity_list)" effective "$(cat /proc/irq/$irq/effective_affinity_list)"
+awk '$NF ~ /-req\./ { sub(":", "", $1); print $1, $NF }' /proc/interrupts | while read -r irq name; do
+    read -r affinity < /proc/irq/$irq/smp_affinity_list
+    read -r effective < /proc/irq/$irq/effective_affinity_list
+    say vector "$name" irq "$irq" affinity "$affinity" effective "$effective"
 done
 
 t=/sys/kernel/tracing
@@ -57,6 +75,12 @@ echo 8192 > $t/buffer_size_kb
 echo 1 > $t/events/block/block_getrq/enable
 echo 1 > $t/events/block/block_rq_complete/enable
 echo 1 > $t/events/kprobes/oracle_ipi/enable
+# Each hctx's tags and flags as blk_mq_alloc_tag_set() built them, before the first request (the
+# patterns expand where $built is used).
+built=
+for d in $DEVICES; do built="$built /sys/kernel/debug/block/$d/hctx*/tags /sys/kernel/debug/block/$d/hctx*/flags"; done
+# shellcheck disable=SC2086
+debugfs built $built
 
 echo "--- /job/job.fio"
 cat /job/job.fio
@@ -83,24 +107,29 @@ awk -v n="$ncpu" 'FNR == 1 { next } NR == FNR { for (c = 0; c < n; c++) b[$1, c]
 # blk-mq's completion IPIs, as __blk_mq_complete_request_remote ran them, per CPU.
 awk '$1 == "{" && $2 == "common_cpu:" { print "@oracle blkipi " $3 " " $6 }' $t/events/kprobes/oracle_ipi/hist
 # Each request from its submitting CPU (block_getrq) to the CPU that completed it (block_rq_complete),
-# paired by device and sector.
+# paired by device and sector. A line is "COMM-PID [CPU] FLAGS TIME: EVENT: DEV RWBS ..."; where a
+# command name holds a space the fields are found by their shape instead (slower, and rare).
 awk 'function cpu(   i) { for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) return substr($i, 2, length($i) - 2) + 0; return -1 }
      function dev(   i) { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+,[0-9]+$/) return i; return 0 }
-     /block_getrq:/ { i = dev(); if (i) subm[$i " " $(i + 2)] = cpu() }
-     /block_rq_complete:/ { i = dev(); key = $i " " $(i + 3)
-         if (i && key in subm) { m[subm[key] " " cpu()]++; bydev[$i]++; delete subm[key] } else lost++ }
+     { if (substr($2, 1, 1) == "[" && ($5 == "block_getrq:" || $5 == "block_rq_complete:")) { e = $5; c = substr($2, 2) + 0; i = 6 }
+       else if (/block_getrq:/) { e = "block_getrq:"; c = cpu(); i = dev() }
+       else if (/block_rq_complete:/) { e = "block_rq_complete:"; c = cpu(); i = dev() }
+       else next
+       if (e == "block_getrq:") { if (i) subm[$i " " $(i + 2)] = c; next }
+       key = $i " " $(i + 3)
+       if (i && key in subm) { m[subm[key] " " c]++; bydev[$i]++; delete subm[key] } else lost++ }
      END { for (k in m) print "@oracle pair " k " " m[k]; for (d in bydev) print "@oracle devdone " d " " bydev[d]
            print "@oracle unpaired " lost + 0 }' $t/trace
 grep -q "Lost\|overrun" $t/per_cpu/cpu0/stats 2>/dev/null && say note "$(grep overrun $t/per_cpu/cpu*/stats | awk '{ s += $2 } END { print "trace overruns " s }')"
-# blk-mq's debugfs files of each hctx, line by line ("dfs PATH LINE"; "dfs PATH" alone: an empty file).
+# Every debugfs file of each hctx, after the job.
+files=
 for d in $DEVICES; do
-    for h in /sys/kernel/debug/block/$d/hctx*; do
-        for f in "$h"/*; do
-            [ -f "$f" ] || continue
-            awk -v p="$d/$(basename "$h")/$(basename "$f")" '{ print "@oracle dfs " p " " $0 } END { if (NR == 0) print "@oracle dfs " p }' "$f" 2>/dev/null
-        done
+    for f in /sys/kernel/debug/block/$d/hctx*/*; do
+        [ -f "$f" ] && files="$files $f"
     done
 done
+# shellcheck disable=SC2086
+debugfs dfs $files
 say fio "$(cut -d';' -f1-8 /tmp/fio.out | head -1)"
 say done
 poweroff -f

@@ -410,13 +410,18 @@ private slots:
         QVERIFY2(ida.error().find("its tags are not an sbitmap") != std::string::npos, ida.error().c_str());
     }
 
-    // The guest's debugfs lines become its files; the layouts of both sides' tags are compared.
+    // The guest's debugfs lines become its files, those before the job apart; the layouts of both
+    // sides' tags as built are compared, whatever the job did to them.
     void debugfsFilesAreReadAndCompared()
     {
-        const GuestReport g = parseGuestReport("@oracle dfs vda/hctx0/tags nr_tags=4\r\n"
+        const GuestReport g = parseGuestReport("@oracle built vda/hctx0/tags wake_batch=8\r\n"
+                                               "@oracle dfs vda/hctx0/tags nr_tags=4\r\n"
                                                "@oracle dfs vda/hctx0/tags \t{.wait=inactive},\r\n"
-                                               "@oracle dfs vda/hctx0/dispatch\r\n@oracle dfs vda/hctx0/state \r\n",
+                                               "@oracle dfs vda/hctx0/dispatch\r\n@oracle dfs vda/hctx0/state \r\n"
+                                               "@oracle dfs\r\n", // cut short: ignored
             8);
+        QCOMPARE(g.counts.built.at("vda/hctx0/tags"), std::string("wake_batch=8\n"));
+        QCOMPARE(g.counts.built.size(), std::size_t(1));
         QCOMPARE(g.counts.debugfs.at("vda/hctx0/tags"), std::string("nr_tags=4\n\t{.wait=inactive},\n"));
         QCOMPARE(g.counts.debugfs.at("vda/hctx0/dispatch"), std::string());
         QCOMPARE(g.counts.debugfs.at("vda/hctx0/state"), std::string("\n"));
@@ -424,12 +429,14 @@ private slots:
         const std::string layout = "nr_tags=64\nbusy=3\nbits_per_word=16\nmap_nr=4\nwake_batch=8\n";
         for (OracleCounts* side : { &kernel, &lab })
             for (const char* h : { "a/hctx0", "a/hctx1", "a/hctx2" }) {
-                side->debugfs[std::string(h) + "/tags"] = layout;
-                side->debugfs[std::string(h) + "/flags"] = "alloc_policy=FIFO SHOULD_MERGE\n";
+                side->built[std::string(h) + "/tags"] = layout;
+                side->built[std::string(h) + "/flags"] = "alloc_policy=FIFO SHOULD_MERGE\n";
             }
-        lab.debugfs["a/hctx0/tags"]
+        lab.built["a/hctx0/tags"]
             = "nr_tags=64\nbusy=9\nbits_per_word=16\nmap_nr=4\nwake_batch=8\n"; // busy: not compared
-        kernel.debugfs["a/hctx2/tags"] = "nr_tags=64\nbits_per_word=64\nmap_nr=1\nwake_batch=8\n";
+        kernel.built["a/hctx2/tags"] = "nr_tags=64\nbits_per_word=64\nmap_nr=1\nwake_batch=8\n";
+        // After the job: two shared-tag queues went active and 6.1 halved wake_batch. Not the layout.
+        kernel.debugfs["a/hctx0/tags"] = "nr_tags=64\nbits_per_word=16\nmap_nr=4\nwake_batch=4\n";
         FigureBand same;
         same.same = true;
         const Topology topo = load(R"({"topology":"2c"})").topology;

@@ -35,8 +35,8 @@ public:
     static Result<Topology> fromHwlocXml(const std::string& path);
     // An hwloc XML document in memory (the fuzz target and fromHwlocXml use it). hwloc reads it in a
     // child process that is killed, and the document refused, when it takes longer than readLimitNs.
-    static Result<Topology> fromHwlocXmlText(const std::string& xml, const std::string& name,
-        const std::string& origin, std::int64_t readLimitNs = limits::kHwlocReadNs);
+    static Result<Topology> fromHwlocXmlText(const std::string& xml, const std::string& name, const std::string& origin,
+        std::int64_t readLimitNs = limits::kHwlocReadNs);
     static Result<Topology> fromHost();
     // A preset name, "host", a path ending in .xml, or a spec string.
     static Result<Topology> load(const std::string& what);

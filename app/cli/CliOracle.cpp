@@ -29,10 +29,12 @@
 #include <functional>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -183,37 +185,157 @@ Child runChild(const std::vector<std::string>& argv, std::chrono::seconds deadli
     return c;
 }
 
-// The base initramfs for `release`, built once per kernel and script version in `cache`.
-std::string baseInitramfs(const std::string& cache, const std::string& release, std::string& error)
+// The SHA-256 of a file, as sha256sum (coreutils) prints it, or empty with `error` set.
+std::string sha256(const std::string& file, std::string& error)
+{
+    const std::string program = which("sha256sum");
+    if (program.empty()) {
+        error = "sha256sum is not installed (Debian package coreutils)";
+        return {};
+    }
+    const Child c = runChild({ program, "--", file }, std::chrono::seconds(120), "");
+    const std::string hash = c.output.substr(0, c.output.find(' '));
+    if (c.status != 0 || hash.size() != 64 || hash.find_first_not_of("0123456789abcdef") != std::string::npos) {
+        error = "cannot hash '" + file + "': " + oneLine(c.output);
+        return {};
+    }
+    return hash;
+}
+
+// The guest as the lab built it for one kernel release and script version: files in the private
+// cache folder (SafeFile::privateFolder), and their hashes, recorded when they were built.
+struct GuestFiles {
+    std::string initramfs, initramfsSha;
+    std::string vmlinux, vmlinuxSha; // empty: the kernel could not be decompressed; /boot's is booted
+};
+
+// An exclusive lock on the cache folder while one process looks for or builds the guest.
+class CacheLock {
+public:
+    explicit CacheLock(const std::string& dir)
+        : fd_(::open((dir + "/lock").c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600))
+    {
+        if (fd_ >= 0)
+            ::flock(fd_, LOCK_EX);
+    }
+    CacheLock(const CacheLock&) = delete;
+    CacheLock& operator=(const CacheLock&) = delete;
+    ~CacheLock()
+    {
+        if (fd_ >= 0)
+            ::close(fd_);
+    }
+    bool held() const { return fd_ >= 0; }
+
+private:
+    int fd_;
+};
+
+// The guest for `release` in the private folder `cache`, built there once per kernel and script
+// version. The build runs in a fresh folder made inside the cache (mkdtemp), so no name in it
+// was there before; its results are hashed, renamed into place and the hashes recorded last
+// (base-RELEASE-VERSION.sha256), so a guest without its record is never used.
+std::optional<GuestFiles> guestFiles(const std::string& cache, const std::string& release, std::string& error)
 {
     const std::size_t version = std::hash<std::string> {}(std::string(kOracleBuildInitramfs) + kOracleInit);
     char tag[20];
     std::snprintf(tag, sizeof tag, "%016zx", version);
-    const fs::path dir = fs::path(cache);
-    const fs::path base = dir / ("base-" + release + "-" + tag + ".cpio");
+    const std::string stem = cache + "/base-" + release + "-" + tag;
+    CacheLock lock(cache);
+    if (!lock.held()) {
+        error = "cannot lock the oracle's cache folder '" + cache + "': " + std::strerror(errno);
+        return std::nullopt;
+    }
+    // The record: "HASH  initramfs" and, when there is one, "HASH  vmlinux".
+    // Only this user's own regular files count; anything else there is replaced by a build.
+    const auto own = [](const std::string& file) {
+        struct stat st { };
+        return ::lstat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid();
+    };
+    std::string record;
+    if (own(stem + ".sha256") && SafeFile::read(stem + ".sha256", 1024, record).empty()) {
+        GuestFiles g;
+        std::istringstream in(record);
+        for (std::string hash, name; in >> hash >> name;) {
+            if (name == "initramfs")
+                g.initramfsSha = hash;
+            else if (name == "vmlinux")
+                g.vmlinuxSha = hash;
+        }
+        g.initramfs = stem + ".cpio";
+        g.vmlinux = g.vmlinuxSha.empty() ? "" : stem + ".vmlinux";
+        if (!g.initramfsSha.empty() && own(g.initramfs) && (g.vmlinux.empty() || own(g.vmlinux)))
+            return g;
+    }
+    std::string staging = cache + "/build.XXXXXX";
+    if (!::mkdtemp(staging.data())) {
+        error = "cannot make a folder in the oracle's cache folder '" + cache + "': " + std::strerror(errno);
+        return std::nullopt;
+    }
+    struct Cleanup {
+        std::string dir;
+        ~Cleanup()
+        {
+            std::error_code ec;
+            fs::remove_all(dir, ec);
+        }
+    } cleanup { staging };
+    const std::string script = staging + "/build-initramfs.sh", init = staging + "/oracle-init.sh",
+                      out = staging + "/base.cpio", vmlinux = staging + "/base.vmlinux";
+    for (const auto& [file, text] : { std::pair { &script, kOracleBuildInitramfs }, { &init, kOracleInit } })
+        if (const std::string e = SafeFile::write(*file, text); !e.empty()) {
+            error = e;
+            return std::nullopt;
+        }
+    const Child build = runChild({ "/bin/sh", script, release, out, init }, std::chrono::seconds(600), "");
     std::error_code ec;
-    if (fs::is_regular_file(base, ec))
-        return base.string();
-    fs::create_directories(dir, ec);
-    if (ec) {
-        error = "cannot create the oracle's cache folder '" + dir.string() + "': " + ec.message();
-        return {};
-    }
-    const std::string script = (dir / "build-initramfs.sh").string(), init = (dir / "oracle-init.sh").string();
-    if (const std::string e = SafeFile::write(script, kOracleBuildInitramfs); !e.empty()) {
-        error = e;
-        return {};
-    }
-    if (const std::string e = SafeFile::write(init, kOracleInit); !e.empty()) {
-        error = e;
-        return {};
-    }
-    const Child build = runChild({ "/bin/sh", script, release, base.string(), init }, std::chrono::seconds(600), "");
-    if (build.status != 0 || !fs::is_regular_file(base, ec)) {
+    if (build.status != 0 || !fs::is_regular_file(out, ec)) {
         error = "building the guest's initramfs: " + oneLine(build.output.empty() ? "it failed" : build.output);
-        return {};
+        return std::nullopt;
     }
-    return base.string();
+    GuestFiles g { stem + ".cpio", sha256(out, error), {}, {} };
+    if (g.initramfsSha.empty())
+        return std::nullopt;
+    record = g.initramfsSha + "  initramfs\n";
+    if (fs::is_regular_file(vmlinux, ec)) {
+        g.vmlinux = stem + ".vmlinux";
+        if ((g.vmlinuxSha = sha256(vmlinux, error)).empty())
+            return std::nullopt;
+        record += g.vmlinuxSha + "  vmlinux\n";
+    }
+    if (const std::string e = SafeFile::write(staging + "/record", record); !e.empty()) {
+        error = e;
+        return std::nullopt;
+    }
+    // rename() replaces a name, whatever it was, and never follows a link there. The record last.
+    if (::rename(out.c_str(), g.initramfs.c_str()) != 0
+        || (!g.vmlinux.empty() && ::rename(vmlinux.c_str(), g.vmlinux.c_str()) != 0)
+        || ::rename((staging + "/record").c_str(), (stem + ".sha256").c_str()) != 0) {
+        error = "cannot keep the guest in the oracle's cache folder '" + cache + "': " + std::strerror(errno);
+        return std::nullopt;
+    }
+    return g;
+}
+
+// Copies `from` (in the cache) to `to` (in this run's private folder) and checks the copy, the
+// file QEMU will read, against the hash recorded when the lab built it.
+std::string copyChecked(const std::string& from, const std::string& sha, const std::string& to)
+{
+    std::ifstream in(from, std::ios::binary);
+    std::ofstream out(to, std::ios::binary);
+    out << in.rdbuf();
+    out.close();
+    if (!in || !out)
+        return "cannot copy the guest's '" + from + "' into '" + to + "'";
+    std::string error;
+    const std::string hash = sha256(to, error);
+    if (hash.empty())
+        return error;
+    if (hash != sha)
+        return "'" + from
+            + "' is not the file the lab built (its SHA-256 differs from the one recorded then): "
+              "remove it and its .sha256 beside it, and the next run builds the guest again";
+    return {};
 }
 
 struct OracleRun {
@@ -362,40 +484,54 @@ int oracleCommand(const std::vector<std::string>& args)
                      "package linux-image-amd64)\n";
         return kExitIo;
     }
-    if (cache.empty()) {
+    if (cache.empty()) { // never a fallback under /tmp, where another user could make it first
         const char* env = std::getenv("BLKMQLAB_ORACLE_CACHE");
         const char* xdg = std::getenv("XDG_CACHE_HOME");
         const char* home = std::getenv("HOME");
+        if (!(env && *env) && !(xdg && *xdg) && !(home && *home)) {
+            std::cerr << "blkmqlab-cli oracle: no cache folder: HOME is not set (give one with --cache DIR)\n";
+            return kExitUsage;
+        }
         cache = env && *env ? env
             : xdg && *xdg   ? std::string(xdg) + "/blkmqlab/oracle"
-                            : std::string(home && *home ? home : "/tmp") + "/.cache/blkmqlab/oracle";
+                            : std::string(home) + "/.cache/blkmqlab/oracle";
+    }
+    // The guest is built, kept and booted from there: only its user may be able to change it.
+    std::string cacheDir;
+    if (const std::string e = SafeFile::privateFolder(cache, cacheDir); !e.empty()) {
+        std::cerr << "blkmqlab-cli oracle: the cache folder (--cache): " << e << "\n";
+        return kExitIo;
     }
     std::string error;
-    const std::string base = baseInitramfs(cache, release, error);
-    if (base.empty()) {
+    const auto guestFilesBuilt = guestFiles(cacheDir, release, error);
+    if (!guestFilesBuilt) {
         std::cerr << "blkmqlab-cli oracle: " << error << "\n";
         return kExitIo;
     }
-    // The same kernel decompressed, when the initramfs script could extract it (build-initramfs.sh).
-    if (const std::string vmlinux = base.substr(0, base.size() - 5) + ".vmlinux"; fs::is_regular_file(vmlinux))
-        kernel = vmlinux;
     char tmpl[] = "/tmp/blkmqlab-oracle.XXXXXX";
     const char* work = ::mkdtemp(tmpl);
     if (!work) {
         std::cerr << "blkmqlab-cli oracle: cannot make a temporary folder: " << std::strerror(errno) << "\n";
         return kExitIo;
     }
+    // What QEMU reads is a copy in this run's own folder, checked against the hashes recorded
+    // when the lab built it.
     const std::string initrd = std::string(work) + "/initrd.cpio";
-    {
-        std::ifstream in(base, std::ios::binary);
-        std::ofstream out(initrd, std::ios::binary);
-        out << in.rdbuf()
-            << cpioNewc({ { "settings", plan->settings }, { "setup.sh", plan->setup }, { "job.fio", plan->fio } });
-        if (!out) {
-            std::cerr << "blkmqlab-cli oracle: cannot write " << initrd << "\n";
-            fs::remove_all(work);
-            return kExitIo;
-        }
+    std::string copyError = copyChecked(guestFilesBuilt->initramfs, guestFilesBuilt->initramfsSha, initrd);
+    if (copyError.empty() && !guestFilesBuilt->vmlinux.empty()) { // the kernel decompressed (build-initramfs.sh)
+        kernel = std::string(work) + "/vmlinux";
+        copyError = copyChecked(guestFilesBuilt->vmlinux, guestFilesBuilt->vmlinuxSha, kernel);
+    }
+    if (copyError.empty()) {
+        std::ofstream out(initrd, std::ios::binary | std::ios::app);
+        out << cpioNewc({ { "settings", plan->settings }, { "setup.sh", plan->setup }, { "job.fio", plan->fio } });
+        if (!out)
+            copyError = "cannot write " + initrd;
+    }
+    if (!copyError.empty()) {
+        std::cerr << "blkmqlab-cli oracle: " << copyError << "\n";
+        fs::remove_all(work);
+        return kExitIo;
     }
     std::vector<std::string> argv { qemu };
     argv.insert(argv.end(), plan->qemuArgs.begin(), plan->qemuArgs.end());

@@ -15,6 +15,7 @@
 
 #include <climits>
 #include <fcntl.h>
+#include <pwd.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -514,6 +515,68 @@ std::string SafeFile::checkFreshFolder(const std::string& dir)
     const std::filesystem::path parent = std::filesystem::path(dir).parent_path();
     if (!parent.empty() && ::stat(parent.c_str(), &st) != 0)
         return sysError("cannot make the folder", dir, errno);
+    return {};
+}
+
+namespace {
+
+// "nobody (uid 65534)", or the bare uid where the user database has no name for it.
+std::string ownerName(uid_t uid)
+{
+    passwd pw {};
+    passwd* found = nullptr;
+    char buf[1024];
+    const std::string id = "uid " + std::to_string(uid);
+    return ::getpwuid_r(uid, &pw, buf, sizeof buf, &found) == 0 && found ? std::string(found->pw_name) + " (" + id + ")"
+                                                                         : id;
+}
+
+} // namespace
+
+std::string SafeFile::privateFolder(const std::string& dir, std::string& real)
+{
+    namespace fs = std::filesystem;
+    real.clear();
+    if (dir.empty())
+        return "no folder name given";
+    // Make what is missing, one folder at a time, private from the start.
+    const fs::path absolute = fs::absolute(dir);
+    fs::path made;
+    for (const fs::path& part : absolute) {
+        made /= part;
+        if (::mkdir(made.c_str(), 0700) != 0 && errno != EEXIST)
+            return sysError("cannot make the folder", made.string(), errno);
+    }
+    char resolved[PATH_MAX];
+    if (!::realpath(dir.c_str(), resolved))
+        return sysError("cannot use the folder", dir, errno);
+    const uid_t me = ::geteuid();
+    fs::path at = resolved;
+    for (bool first = true;; first = false) {
+        struct stat st { };
+        if (::lstat(at.c_str(), &st) != 0)
+            return sysError("cannot use the folder", at.string(), errno);
+        if (!S_ISDIR(st.st_mode))
+            return "'" + shown(at.string()) + "' is not a folder";
+        const std::string mode = [&] {
+            char m[8];
+            std::snprintf(m, sizeof m, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+            return std::string(m);
+        }();
+        if (first && st.st_uid != me)
+            return "the folder '" + shown(at.string()) + "' belongs to " + ownerName(st.st_uid) + ", not to "
+                + ownerName(me) + ": give a folder of your own";
+        if (st.st_uid != me && st.st_uid != 0)
+            return "the folder '" + shown(at.string()) + "', above '" + shown(resolved) + "', belongs to "
+                + ownerName(st.st_uid) + ", who could replace what is below it: give a folder elsewhere";
+        if ((st.st_mode & (S_IWGRP | S_IWOTH)) && (first || !(st.st_mode & S_ISVTX)))
+            return "the folder '" + shown(at.string()) + "' can be written by others (mode " + mode
+                + "): give a folder that only you can write" + (first ? " (chmod go-w)" : "");
+        if (!at.has_relative_path())
+            break;
+        at = at.parent_path();
+    }
+    real = resolved;
     return {};
 }
 

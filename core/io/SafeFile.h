@@ -48,6 +48,14 @@ public:
     // something that is not an empty folder, or a parent folder that is missing. Empty if usable.
     static std::string checkFreshFolder(const std::string& dir);
 
+    // Makes `dir` where it is missing (each new folder mode 0700) and checks that no one but this
+    // user can change what is in it: `dir` belongs to this user, and it and every folder above it,
+    // links resolved, belong to this user or to root and can be written by no one else (a folder
+    // above it that others can write, such as /tmp, must be sticky, so that no one can rename
+    // what is in it). For files this process writes and then runs or boots. Sets `real` to the
+    // folder's path with links resolved. Returns an error naming the folder and its owner, or empty.
+    static std::string privateFolder(const std::string& dir, std::string& real);
+
     // Opens `path` to append to it (O_APPEND), created if missing, emptied first if `fresh`: a
     // journal that must survive the process being killed. The path is walked as write() walks it
     // (the same rule for symbolic links); anything but a regular file (or a new name) is refused.

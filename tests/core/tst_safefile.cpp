@@ -290,6 +290,60 @@ private slots:
         QVERIFY(!SafeFile::writeTree(path(dir, "no/such/tree"), files).empty());
     }
 
+    // A folder for files that are run or booted (the oracle's cache): made private, refused when
+    // anyone else could change what is in it, naming the folder and why.
+    void privateFoldersAreMadePrivateAndCheckedUpToTheRoot()
+    {
+        QTemporaryDir dir; // under /tmp: world-writable but sticky, which is allowed above
+        std::string real;
+        const std::string made = path(dir, "a/b/cache");
+        QCOMPARE(SafeFile::privateFolder(made, real), std::string());
+        QCOMPARE(real, made);
+        struct stat st { };
+        QCOMPARE(::stat(made.c_str(), &st), 0);
+        QCOMPARE(st.st_mode & 07777, mode_t(0700));
+        QCOMPARE(::stat(path(dir, "a").c_str(), &st), 0);
+        QCOMPARE(st.st_mode & 07777, mode_t(0700));
+
+        // The folder itself open to others.
+        QCOMPARE(::chmod(made.c_str(), 0777), 0);
+        std::string e = SafeFile::privateFolder(made, real);
+        QVERIFY2(e.find("'" + made + "' can be written by others (mode 0777)") != std::string::npos, e.c_str());
+        QVERIFY(real.empty());
+        QCOMPARE(::chmod(made.c_str(), 0700), 0);
+        // A folder above it that others can write without the sticky bit: they could rename it.
+        QCOMPARE(::chmod(path(dir, "a").c_str(), 0777), 0);
+        e = SafeFile::privateFolder(made, real);
+        QVERIFY2(
+            e.find("'" + path(dir, "a") + "' can be written by others (mode 0777)") != std::string::npos, e.c_str());
+        QCOMPARE(::chmod(path(dir, "a").c_str(), 01777), 0); // sticky: what is in it stays its owners'
+        QCOMPARE(SafeFile::privateFolder(made, real), std::string());
+        // Reached through a link: the real folder is the one checked and returned.
+        QCOMPARE(::symlink(made.c_str(), path(dir, "link").c_str()), 0);
+        QCOMPARE(SafeFile::privateFolder(path(dir, "link"), real), std::string());
+        QCOMPARE(real, made);
+
+        // Someone else's folder: root's (/) for a user, nobody's for root.
+        std::string theirs = "/";
+        if (::geteuid() == 0) {
+            theirs = path(dir, "nobodys");
+            QCOMPARE(::mkdir(theirs.c_str(), 0755), 0);
+            QCOMPARE(::chown(theirs.c_str(), 65534, 65534), 0);
+        }
+        e = SafeFile::privateFolder(theirs, real);
+        QVERIFY2(e.find("the folder '" + theirs + "' belongs to ") != std::string::npos
+                && e.find(::geteuid() == 0 ? "(uid 65534), not to" : "(uid 0), not to") != std::string::npos,
+            e.c_str());
+        // A folder of one's own below someone else's: they could replace it.
+        if (::geteuid() == 0) {
+            const std::string below = theirs + "/mine";
+            QCOMPARE(::mkdir(below.c_str(), 0700), 0);
+            e = SafeFile::privateFolder(below, real);
+            QVERIFY2(e.find("the folder '" + theirs + "', above '" + below + "', belongs to") != std::string::npos,
+                e.c_str());
+        }
+    }
+
     void errorsNameThePathAndTheReason()
     {
         QTemporaryDir dir;

@@ -78,9 +78,11 @@ int abCommand(const std::vector<std::string>& args)
     Journal journal;
     std::vector<RunResult> resumed;
     if (!o.jsonOut.empty() && o.jsonOut != "-") {
-        const std::string identity = "a=" + a + "\nb=" + b + "\nseeds=" + std::to_string(seeds)
-            + " first=" + std::to_string(first) + "\n" + scenario->sourceJson;
-        if (const std::string e = openResultJournal(journal, o.jsonOut, "ab", identity, resume, resumed); !e.empty()) {
+        const std::vector<JournalPart> parts { { "variants", journalHash("a=" + a + "\nb=" + b),
+                                                   "the variants (--a, --b)" },
+            { "seeds", std::to_string(first) + ".." + std::to_string(first + seeds - 1), "the seeds" },
+            { "scenario", journalHash(scenario->sourceJson), "the scenario (its file or preset, --set, --fio)" } };
+        if (const std::string e = openResultJournal(journal, o.jsonOut, "ab", parts, resume, resumed); !e.empty()) {
             std::cerr << "blkmqlab-cli ab: --json: " << e << '\n';
             return resume ? kExitUsage : kExitIo;
         }

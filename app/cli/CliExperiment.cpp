@@ -144,10 +144,15 @@ int exploreCommand(const std::vector<std::string>& args)
     Journal journal;
     std::vector<RunResult> resumed;
     if (!o.jsonOut.empty() && o.jsonOut != "-") {
-        std::string identity = "seeds=" + std::to_string(seeds) + " first=" + std::to_string(first) + "\n";
-        for (std::size_t v = 0; v < points.size(); ++v)
-            identity += points[v].label + "\n" + experiment.scenario(v * seeds)->sourceJson + "\n";
-        if (const std::string e = openResultJournal(journal, o.jsonOut, "explore", identity, resume, resumed);
+        std::string labels, scenarios;
+        for (std::size_t v = 0; v < points.size(); ++v) {
+            labels += points[v].label + "\n";
+            scenarios += experiment.scenario(v * seeds)->sourceJson + "\n";
+        }
+        const std::vector<JournalPart> parts { { "variants", journalHash(labels), "the variants" },
+            { "seeds", std::to_string(first) + ".." + std::to_string(first + seeds - 1), "the seeds" },
+            { "scenario", journalHash(scenarios), "the scenario (its file or preset, --set, --fio)" } };
+        if (const std::string e = openResultJournal(journal, o.jsonOut, "explore", parts, resume, resumed);
             !e.empty()) {
             std::cerr << "blkmqlab-cli explore: --json: " << e << '\n';
             return resume ? kExitUsage : kExitIo;

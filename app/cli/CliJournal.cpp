@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <csignal>
@@ -24,36 +25,77 @@ Journal::~Journal()
         ::close(m_fd);
 }
 
-std::string Journal::open(const std::string& path, const std::string& preamble, bool resume,
-    const std::function<bool(const std::string& line, std::uint64_t n)>& accept, std::string& lines,
-    std::uint64_t& done)
+std::string journalHash(const std::string& text)
+{
+    std::uint64_t h = 1469598103934665603ULL; // FNV-1a
+    for (const unsigned char c : text) {
+        h ^= c;
+        h *= 1099511628211ULL;
+    }
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+    return buf;
+}
+
+std::string Journal::seal(const std::string& line) const { return journalHash(m_work + line); }
+
+std::string Journal::open(const std::string& path, const std::string& command, const std::vector<JournalPart>& parts,
+    const std::string& header, bool resume, const std::function<bool(const std::string& line, std::uint64_t n)>& accept,
+    std::string& lines, std::uint64_t& done)
 {
     m_path = path;
     lines.clear();
     done = 0;
-    std::string text;
+    const std::string intro = "# blkmqlab-cli " + command + " journal";
+    m_work = intro;
+    for (const JournalPart& p : parts)
+        m_work += " " + p.name + "=" + p.value;
+    m_work += "\n";
+    const std::string preamble = m_work + header;
+    std::string text, sealed;
     if (resume && std::filesystem::exists(std::filesystem::symlink_status(path))) {
         if (const std::string e = SafeFile::read(path, limits::kMergeInputBytes, text); !e.empty())
             return e;
+        if (text.compare(0, m_work.size(), m_work) != 0) {
+            // Name what differs: the parts of its first line against this command's.
+            const std::string first = text.substr(0, text.find('\n'));
+            if (first.compare(0, intro.size() + 1, intro + " ") != 0)
+                return "'" + path + "' is not the journal of a blkmqlab-cli " + command + ": delete it to start afresh";
+            std::string differs;
+            for (const JournalPart& p : parts) {
+                const std::string mine = " " + p.name + "=" + p.value + " ";
+                if ((first + " ").find(mine) == std::string::npos)
+                    differs += (differs.empty() ? "" : ", ") + p.what;
+            }
+            return "'" + path + "' is the journal of other work (different: " + (differs.empty() ? "its kind" : differs)
+                + "): resume with what it was started with, or delete it to start afresh";
+        }
         if (text.compare(0, preamble.size(), preamble) != 0)
-            return "'" + path
-                + "' is the journal of other work (another grid, shard, scenario or seed range, or another build of "
-                  "the lab): delete it to start afresh";
-        for (std::size_t at = preamble.size();;) {
+            return "'" + path + "' has another header than the command's: delete it to start afresh";
+        for (std::size_t at = preamble.size(),
+                         line = 1 + static_cast<std::size_t>(std::count(preamble.begin(), preamble.end(), '\n'));
+             ; ++line) {
             const std::size_t nl = text.find('\n', at);
             if (nl == std::string::npos)
                 break; // a line cut short by the kill: its run runs again
-            const std::string line = text.substr(at, nl - at);
-            if (!accept(line, done))
+            const std::string withSeal = text.substr(at, nl - at);
+            const std::size_t space = withSeal.rfind(' ');
+            const std::string content = withSeal.substr(0, space == std::string::npos ? 0 : space);
+            if (space == std::string::npos || withSeal.substr(space + 1) != seal(content))
+                return "'" + path + "': line " + std::to_string(line)
+                    + " was changed after it was written (its seal does not match): delete the journal to start "
+                      "afresh";
+            if (!accept(content, done))
                 break; // not the next run's: it runs again
-            lines.append(line).append("\n");
+            lines.append(content).append("\n");
+            sealed.append(withSeal).append("\n");
             ++done;
             at = nl + 1;
         }
     }
     m_lines = done;
     // Rewritten as kept: the preamble and the complete lines, whatever followed them.
-    if (const std::string e = SafeFile::write(path, preamble + lines); !e.empty())
+    if (const std::string e = SafeFile::write(path, preamble + sealed); !e.empty())
         return e;
     return SafeFile::openAppend(path, false, m_fd);
 }
@@ -62,9 +104,11 @@ void Journal::append(const std::string& line)
 {
     if (m_fd < 0)
         return;
+    const std::string content = line.substr(0, line.size() - (!line.empty() && line.back() == '\n'));
+    const std::string withSeal = content + " " + seal(content) + "\n";
     std::size_t off = 0;
-    while (off < line.size()) {
-        const ssize_t n = ::write(m_fd, line.data() + off, line.size() - off);
+    while (off < withSeal.size()) {
+        const ssize_t n = ::write(m_fd, withSeal.data() + off, withSeal.size() - off);
         if (n <= 0 && errno != EINTR)
             return; // the output itself is written at the end; a journal that fails only loses resumption
         off += n > 0 ? static_cast<std::size_t>(n) : 0;
@@ -116,13 +160,6 @@ bool number(const nlohmann::json& j, double& v)
     return true;
 }
 
-std::string hex64(std::uint64_t v)
-{
-    char buf[17];
-    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-    return buf;
-}
-
 } // namespace
 
 std::string journalLine(const RunResult& r)
@@ -167,20 +204,14 @@ std::optional<RunResult> fromJournalLine(const std::string& line)
 }
 
 std::string openResultJournal(Journal& journal, const std::string& out, const std::string& command,
-    const std::string& identity, bool resume, std::vector<RunResult>& resumed)
+    std::vector<JournalPart> parts, bool resume, std::vector<RunResult>& resumed)
 {
-    std::uint64_t h = 1469598103934665603ULL; // FNV-1a of what the work is
-    for (const unsigned char c : identity) {
-        h ^= c;
-        h *= 1099511628211ULL;
-    }
-    const std::string preamble
-        = "# blkmqlab-cli " + command + " journal work=" + hex64(h) + " model=" + kModelId + "\n";
+    parts.push_back({ "model", kModelId, "the lab's model (another build of the lab)" });
     resumed.clear();
     std::string lines;
     std::uint64_t done = 0;
     return journal.open(
-        out + ".journal", preamble, resume,
+        out + ".journal", command, parts, "", resume,
         [&](const std::string& line, std::uint64_t n) {
             auto r = fromJournalLine(line);
             if (!r || r->index != n)

@@ -203,8 +203,9 @@ int runSession(
     nlohmann::json marks = nlohmann::json::array();
     for (const Session::Bookmark& b : session->bookmarks)
         marks.push_back({ { "time_ns", b.t_ns }, { "note", b.note } });
-    summary["session"] = { { "file", file }, { "at_ns", engine.now().ns() }, { "events", engine.events() },
-        { "fingerprint", engine.fingerprint() }, { "commands", session->commands.size() }, { "bookmarks", marks } };
+    summary["session"] = { { "file", terminalSafe(file) }, // a name as it is, its bytes that are not UTF-8 as \xNN
+        { "at_ns", engine.now().ns() }, { "events", engine.events() }, { "fingerprint", engine.fingerprint() },
+        { "commands", session->commands.size() }, { "bookmarks", marks } };
     const int onStdout = (o.jsonOut == "-") + (csvOut == "-");
     if (!quiet && onStdout == 0)
         std::cout << "session " << file << " at " << formatDuration(engine.now()) << " (" << engine.events()

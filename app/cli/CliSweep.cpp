@@ -161,7 +161,7 @@ int sweepCommand(const std::vector<std::string>& args)
                   "a scenario file takes --vary");
         if (!o.preset.empty())
             return sweepUsage("a sweep file names its base: give it or --preset, not both");
-        auto parsed = parseSweepFile(o.file, j, o.sets);
+        auto parsed = parseSweepFile(o.file, j, o.sets, o.fio);
         if (!parsed)
             return sweepUsage(parsed.error());
         sweep = std::move(*parsed);
@@ -189,6 +189,8 @@ int sweepCommand(const std::vector<std::string>& args)
         if (o.hasFile)
             (void)SafeFile::read(o.file, limits::kScenarioFileBytes, text);
         sweep.identity = (o.hasFile ? "file:" + text : "preset:" + (o.preset.empty() ? "default" : o.preset));
+        if (!o.fio.empty() && SafeFile::read(o.fio, limits::kScenarioFileBytes, text).empty())
+            sweep.identity += "\nfio " + text; // a job file that cannot be read is refused by the first load
         for (const auto& v : o.sets)
             sweep.identity += "\nset " + v;
     }
@@ -277,8 +279,22 @@ int sweepCommand(const std::vector<std::string>& args)
                 && csvFieldCount(line) == fields && line.size() > identity.size()
                 && line.compare(line.size() - identity.size(), identity.size(), identity) == 0;
         };
-        const std::string preamble = "# blkmqlab-cli sweep journal " + identity + "\n" + csv;
-        if (const std::string e = journal.open(csvOut + ".journal", preamble, resume, accept, rows, resumed);
+        // What the runs depend on, each named when a resumed sweep's differs. The grid's hash covers
+        // the base's bytes, --set, the --fio file's bytes, the axes and the columns; the scenario's
+        // covers what the base loads to, the job files it includes too.
+        std::string fioText;
+        if (!o.fio.empty())
+            (void)SafeFile::read(o.fio, limits::kScenarioFileBytes, fioText);
+        const auto first = experiment.scenario(0);
+        const std::vector<JournalPart> parts { { "grid", hash,
+                                                   "the grid (its base's bytes, --set, --fio, axes or columns)" },
+            { "runs", std::to_string(size), "the number of runs" },
+            { "shard", std::to_string(shard.index) + "/" + std::to_string(shard.count), "the shard (--shard)" },
+            { "fio", o.fio.empty() ? "none" : journalHash(fioText), "--fio (the job file's bytes)" },
+            { "scenario", first.ok() ? journalHash(first->sourceJson) : "none",
+                "the scenario the grid's first run loads" },
+            { "model", kModelId, "the lab's model (another build of the lab)" } };
+        if (const std::string e = journal.open(csvOut + ".journal", "sweep", parts, csv, resume, accept, rows, resumed);
             !e.empty()) {
             std::cerr << "blkmqlab-cli sweep: --csv: " << e << '\n';
             return resume ? kExitUsage : kExitIo;

@@ -4,6 +4,7 @@
 #include "io/SafeFile.h"
 #include "io/Text.h"
 #include "metrics/Metrics.h"
+#include "scenario/FioJobFile.h"
 #include "scenario/ScenarioLoader.h"
 
 #include <nlohmann/json.hpp>
@@ -13,6 +14,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <sstream>
 
@@ -170,7 +172,8 @@ Result<Axis> parseAxis(const nlohmann::json& a, const std::string& where)
 } // namespace
 
 // A sweep file (docs/sweep.md): {"base": ..., "axes": [...], "metrics": [...]}.
-Result<Sweep> parseSweepFile(const std::string& path, const nlohmann::json& j, const std::vector<std::string>& sets)
+Result<Sweep> parseSweepFile(
+    const std::string& path, const nlohmann::json& j, const std::vector<std::string>& sets, const std::string& fio)
 {
     using R = Result<Sweep>;
     // Labels reach the terminal and the CSV: no control characters (io/Text.h), but in the comment.
@@ -213,16 +216,30 @@ Result<Sweep> parseSweepFile(const std::string& path, const nlohmann::json& j, c
     }
     baseSets.insert(baseSets.end(), sets.begin(), sets.end());
     std::string identity;
+    // The base's loader with every setting: a --fio job file's first (as ScenarioOptions::load applies
+    // it), then base.set and --set, then the axes' values (`more`).
+    const auto loadBase = [&](std::function<Result<Scenario>(const std::vector<std::string>&)> from) {
+        s.load = [from, baseSets, fio](const std::vector<std::string>& more) -> Result<Scenario> {
+            const auto loadWith = [&](const std::vector<std::string>& before) {
+                auto all = before;
+                all.insert(all.end(), baseSets.begin(), baseSets.end());
+                all.insert(all.end(), more.begin(), more.end());
+                return from(all);
+            };
+            if (fio.empty())
+                return loadWith({});
+            const Result<Scenario> plain = from({});
+            if (!plain.ok())
+                return plain;
+            return FioJobFile::run(fio, plain.value(), loadWith, "--fio: ");
+        };
+    };
     if (base.is_string() || (base.is_object() && base.contains("preset"))) {
         const std::string name = base.is_string() ? base.get<std::string>() : base["preset"].get<std::string>();
         s.base = "preset " + name;
         s.origin = path + (base.is_string() ? ": base" : ": base.preset");
         identity = "preset:" + name;
-        s.load = [name, baseSets](const std::vector<std::string>& more) {
-            auto all = baseSets;
-            all.insert(all.end(), more.begin(), more.end());
-            return ScenarioLoader::fromPreset(name, all);
-        };
+        loadBase([name](const std::vector<std::string>& all) { return ScenarioLoader::fromPreset(name, all); });
     } else if (base.is_object() && base.contains("file") && base["file"].is_string()) {
         std::filesystem::path file = base["file"].get<std::string>();
         if (file.is_relative()) // beside the sweep file
@@ -230,29 +247,28 @@ Result<Sweep> parseSweepFile(const std::string& path, const nlohmann::json& j, c
         std::string text;
         if (const std::string err = SafeFile::read(file.string(), limits::kScenarioFileBytes, text); !err.empty())
             return R::failure(path + ": base.file: " + err);
-        s.base = file.string();
+        s.base = terminalSafe(file.string()); // a name, its bytes that are not UTF-8 as \xNN
         s.origin = path + ": base.file";
         identity = "file:" + text;
         const std::string name = file.stem().string();
-        s.load = [text, name, baseSets](const std::vector<std::string>& more) {
-            auto all = baseSets;
-            all.insert(all.end(), more.begin(), more.end());
-            return ScenarioLoader::fromText(text, name, all);
-        };
+        loadBase(
+            [text, name](const std::vector<std::string>& all) { return ScenarioLoader::fromText(text, name, all); });
     } else if (base.is_object() && base.contains("scenario") && base["scenario"].is_object()) {
         const std::string text = base["scenario"].dump();
         s.base = "the scenario in " + path;
         s.origin = path + ": base.scenario";
         identity = "scenario:" + text;
-        s.load = [text, baseSets](const std::vector<std::string>& more) {
-            auto all = baseSets;
-            all.insert(all.end(), more.begin(), more.end());
-            return ScenarioLoader::fromText(text, "sweep", all);
-        };
+        loadBase([text](const std::vector<std::string>& all) { return ScenarioLoader::fromText(text, "sweep", all); });
     } else {
         return R::failure(path
             + ": base: a preset name, {\"preset\": NAME}, {\"file\": PATH} or {\"scenario\": {...}}, "
               "each with an optional \"set\" list");
+    }
+    if (!fio.empty()) {
+        std::string text;
+        if (const std::string err = SafeFile::read(fio, limits::kScenarioFileBytes, text); !err.empty())
+            return R::failure("--fio: " + err);
+        identity += "\nfio " + text;
     }
     for (const auto& v : baseSets)
         identity += "\nset " + v;

@@ -39,9 +39,12 @@ struct Sweep {
 const FieldTable& sweepFields();
 // The metric columns of a sweep that names none.
 std::vector<int> sweepDefaultMetrics();
-// A sweep file's JSON, `path` its name in messages; `sets` (--set) apply after the base's own.
-// An error names the file and the field.
-Result<Sweep> parseSweepFile(const std::string& path, const nlohmann::json& j, const std::vector<std::string>& sets);
+// A sweep file's JSON, `path` its name in messages; `sets` (--set) apply after the base's own. A
+// `fio` job file (--fio) gives the base its workload, before base.set and --set, as it does a
+// scenario (FioJobFile::run); its bytes are part of the grid's identity. An error names the file
+// and the field.
+Result<Sweep> parseSweepFile(const std::string& path, const nlohmann::json& j, const std::vector<std::string>& sets,
+    const std::string& fio = {});
 // Appends the axes and the columns to the identity (after the base's part).
 void finishIdentity(Sweep& s);
 // Every axis value loaded on the base alone: "" or why one is refused, naming the axis's field.

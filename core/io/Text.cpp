@@ -7,22 +7,47 @@
 
 namespace blkmq {
 
+namespace {
+
+// The length of the UTF-8 sequence at text[i] (1 to 4), or 0 where none starts there. UTF-8 as RFC
+// 3629 defines it (its table of well-formed sequences): no overlong forms (C0, C1, E0 80..9F,
+// F0 80..8F), no surrogates (ED A0..BF), nothing past U+10FFFF (F4 90.., F5..FF); the rule JSON
+// writers apply too, so text that passes here can be written as JSON.
+std::size_t sequenceLength(std::string_view text, std::size_t i)
+{
+    const auto c = static_cast<unsigned char>(text[i]);
+    const std::size_t n = c < 0x80 ? 1
+        : c >= 0xc2 && c <= 0xdf   ? 2
+        : c >= 0xe0 && c <= 0xef   ? 3
+        : c >= 0xf0 && c <= 0xf4   ? 4
+                                   : 0;
+    if (n == 0 || i + n > text.size())
+        return 0;
+    for (std::size_t k = 1; k < n; ++k)
+        if ((static_cast<unsigned char>(text[i + k]) >> 6) != 0x2)
+            return 0;
+    const auto second = n > 1 ? static_cast<unsigned char>(text[i + 1]) : 0;
+    if ((c == 0xe0 && second < 0xa0) || (c == 0xed && second > 0x9f) || (c == 0xf0 && second < 0x90)
+        || (c == 0xf4 && second > 0x8f))
+        return 0;
+    return n;
+}
+
+} // namespace
+
 std::string textProblem(std::string_view text, bool freeText)
 {
     for (std::size_t i = 0; i < text.size();) {
-        const auto c = static_cast<unsigned char>(text[i]);
-        const int extra = c < 0x80 ? 0 : (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xe ? 2 : (c >> 3) == 0x1e ? 3 : -1;
-        if (extra < 0 || i + static_cast<std::size_t>(extra) >= text.size() + (extra == 0 ? 1 : 0))
+        const std::size_t n = sequenceLength(text, i);
+        if (n == 0)
             return "is not valid UTF-8 text";
-        for (int k = 1; k <= extra; ++k)
-            if ((static_cast<unsigned char>(text[i + static_cast<std::size_t>(k)]) >> 6) != 0x2)
-                return "is not valid UTF-8 text";
-        if (extra == 0 && (c < 0x20 || c == 0x7f) && !(freeText && (c == '\n' || c == '\t'))) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (n == 1 && (c < 0x20 || c == 0x7f) && !(freeText && (c == '\n' || c == '\t'))) {
             char code[8];
             std::snprintf(code, sizeof code, "U+%04X", c);
             return std::string("contains a control character (") + code + ")";
         }
-        i += static_cast<std::size_t>(extra) + 1;
+        i += n;
     }
     return {};
 }
@@ -82,20 +107,17 @@ std::string terminalSafe(std::string_view text)
     out.reserve(text.size());
     for (std::size_t i = 0; i < text.size();) {
         const auto c = static_cast<unsigned char>(text[i]);
-        const int extra = c < 0x80 ? 0 : (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xe ? 2 : (c >> 3) == 0x1e ? 3 : -1;
-        bool valid = extra >= 0 && i + static_cast<std::size_t>(extra) < text.size();
-        for (int k = 1; valid && k <= extra; ++k)
-            valid = (static_cast<unsigned char>(text[i + static_cast<std::size_t>(k)]) >> 6) == 0x2;
-        const bool control = extra == 0 && (c < 0x20 || c == 0x7f) && c != '\n' && c != '\t' && c != '\r';
-        if (!valid || control) {
+        const std::size_t n = sequenceLength(text, i);
+        const bool control = n == 1 && (c < 0x20 || c == 0x7f) && c != '\n' && c != '\t' && c != '\r';
+        if (n == 0 || control) {
             char code[8];
             std::snprintf(code, sizeof code, "\\x%02X", c);
             out += code;
             ++i;
             continue;
         }
-        out.append(text.substr(i, static_cast<std::size_t>(extra) + 1));
-        i += static_cast<std::size_t>(extra) + 1;
+        out.append(text.substr(i, n));
+        i += n;
     }
     return out;
 }

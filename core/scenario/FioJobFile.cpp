@@ -2,6 +2,7 @@
 
 #include "io/Limits.h"
 #include "io/SafeFile.h"
+#include "io/Text.h"
 
 #include <algorithm>
 #include <cctype>
@@ -125,6 +126,12 @@ Result<FioJobFile::Import> FioJobFile::read(
     const auto at = [&](int n) { return origin + ":" + std::to_string(n); };
     while (std::getline(in, line)) {
         ++number;
+        // Text is text: a line that is not UTF-8, or holds a control character (a terminal escape),
+        // is refused here, before any of it reaches a name, a value or a message.
+        if (!line.empty() && line.back() == '\r')
+            line.pop_back(); // a file written on Windows
+        if (const std::string why = textProblem(line, true); !why.empty())
+            return Result<Import>::failure(at(number) + ": the line " + why);
         const std::string t = trim(line);
         if (t.empty() || t[0] == ';' || t[0] == '#')
             continue;

@@ -14,6 +14,9 @@
 #include <nlohmann/json.hpp>
 
 #include <csignal>
+#include <cstdio>
+#include <tuple>
+#include <vector>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -287,6 +290,18 @@ private slots:
         QTest::newRow("sweep empty list")
             << QByteArray() << QStringList { u"sweep"_qs, u"--vary"_qs, u"devices.nvme0.rq_affinity="_qs } << 2
             << u"names no values"_qs;
+        // Bytes that are not UTF-8 in a job file: refused by the line, never thrown at the JSON writer.
+        const QStringList runFio { u"run"_qs, u"--preset"_qs, u"single-core-null"_qs, u"--duration"_qs, u"1ms"_qs,
+            u"--fio"_qs, u"FILE"_qs, u"--json"_qs, u"-"_qs };
+        for (const auto& [name, job, line] : std::vector<std::tuple<const char*, QByteArray, QString>> {
+                 { "fio section name not UTF-8", "[glob\xe9]\nrw=randread\n", u":1: "_qs },
+                 { "fio rw not UTF-8",
+                     "[j]\nrw=randr\xe9"
+                     "ad\n",
+                     u":2: "_qs },
+                 { "fio name not UTF-8", "[j]\nname=x\xe9\n", u":2: "_qs },
+                 { "fio cpus_allowed not UTF-8", "[j]\ncpus_allowed=0\xe9\n", u":2: "_qs } })
+            QTest::newRow(name) << job << runFio << 2 << line + u"the line is not valid UTF-8 text"_qs;
         QTest::newRow("device file") << QByteArray() << QStringList { u"run"_qs, u"/dev/zero"_qs } << 2
                                      << u"'/dev/zero' is not a regular file"_qs;
         QTest::newRow("directory") << QByteArray() << QStringList { u"run"_qs, u"/"_qs } << 2
@@ -1055,7 +1070,20 @@ private slots:
         QVERIFY(killedAt(3, {}));
         const auto other = cli({ u"sweep"_qs, grid, u"--csv"_qs, out, u"--resume"_qs, u"--set"_qs, u"seed=5"_qs });
         QCOMPARE(other.code, 2);
-        QVERIFY2(other.err.contains(u"is the journal of other work"_qs), qPrintable(other.err));
+        QVERIFY2(
+            other.err.contains(
+                u"is the journal of other work (different: the grid (its base's bytes, --set, --fio, axes or columns)"_qs),
+            qPrintable(other.err));
+        // A row changed after it was written (its first metric made 999999999) is refused, naming its line.
+        QByteArray edited = head(journal);
+        const QByteArray row2 = "\n1,\"2,3\",2,";
+        const qsizetype metric = edited.indexOf(row2) + row2.size();
+        QVERIFY2(metric >= row2.size(), edited.constData());
+        edited.replace(metric, edited.indexOf(',', metric) - metric, "999999999");
+        QVERIFY(writeFile(journal, edited));
+        const auto changed = cli({ u"sweep"_qs, grid, u"--csv"_qs, out, u"--resume"_qs });
+        QCOMPARE(changed.code, 2);
+        QVERIFY2(changed.err.contains(u"line 4 was changed after it was written"_qs), qPrintable(changed.err));
         QVERIFY(QFile::remove(journal));
         QCOMPARE(cli({ u"sweep"_qs, grid, u"--csv"_qs, out, u"--resume"_qs }).code, 0);
         QCOMPARE(head(out), whole);
@@ -1063,6 +1091,49 @@ private slots:
             = cli({ u"sweep"_qs, grid, u"--csv"_qs, out, u"--json"_qs, dir.filePath(u"x.json"_qs), u"--resume"_qs });
         QCOMPARE(json.code, 2);
         QVERIFY(json.err.contains(u"--resume continues the CSV only"_qs));
+    }
+
+    // --fio is part of what a sweep is: a sweep file's base runs the job file's workload, the grid's
+    // id changes with the file's bytes, and a sweep resumed with another job file is refused,
+    // naming it.
+    void sweepsTakeTheirJobFile()
+    {
+        QTemporaryDir dir;
+        const QString a = dir.filePath(u"a.fio"_qs), b = dir.filePath(u"b.fio"_qs),
+                      grid = dir.filePath(u"grid.json"_qs), out = dir.filePath(u"v.csv"_qs);
+        const char* job = "[global]\nioengine=libaio\ndirect=1\nrw=randread\nbs=4k\n[j]\niodepth=%1\n";
+        QVERIFY(writeFile(a, QString::fromLatin1(job).arg(1).toUtf8()));
+        QVERIFY(writeFile(b, QString::fromLatin1(job).arg(32).toUtf8()));
+        QVERIFY(writeFile(grid,
+            R"({"base": {"preset": "single-core-null", "set": ["duration=1ms"]}, "axes": [{"path": "seed", "from": 1, "to": 2}]})"));
+        // A sweep file with --fio: the job's depth shows in the latency; the grid is another.
+        const auto plain = cli({ u"sweep"_qs, grid, u"--csv"_qs, u"-"_qs });
+        const auto withA = cli({ u"sweep"_qs, grid, u"--fio"_qs, a, u"--csv"_qs, u"-"_qs });
+        const auto withB = cli({ u"sweep"_qs, grid, u"--fio"_qs, b, u"--csv"_qs, u"-"_qs });
+        QCOMPARE(plain.code, 0);
+        QCOMPARE(withA.code, 0);
+        QCOMPARE(withB.code, 0);
+        const auto lastFields = [](const QString& csv) { return csv.split(u'\n').at(1).section(u',', -4); };
+        QVERIFY2(lastFields(withA.out) != lastFields(withB.out), qPrintable(withA.out + withB.out));
+        QVERIFY2(lastFields(withA.out) != lastFields(plain.out), qPrintable(withA.out + plain.out));
+        const auto fingerprint = [](const QString& csv) { return csv.split(u'\n').at(1).section(u',', -5, -5); };
+        QVERIFY2(fingerprint(withA.out) != fingerprint(withB.out), qPrintable(withA.out + withB.out));
+        QVERIFY2(fingerprint(withA.out) != fingerprint(plain.out), qPrintable(withA.out + plain.out));
+        // The --vary form, killed after 3 of 6 runs, resumed with the other job file: refused.
+        const QStringList vary { u"sweep"_qs, u"--preset"_qs, u"single-core-null"_qs, u"--duration"_qs, u"1ms"_qs,
+            u"--vary"_qs, u"seed=1,2,3,4,5,6"_qs, u"--csv"_qs, out, u"--fio"_qs };
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(u"BLKMQLAB_FAULT_KILL_AFTER_ROWS"_qs, u"3"_qs);
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(BLKMQLAB_CLI), vary + QStringList { a });
+        QVERIFY(p.waitForFinished(60000) && p.exitStatus() == QProcess::CrashExit);
+        const auto mixed = cli(vary + QStringList { b, u"--resume"_qs });
+        QCOMPARE(mixed.code, 2);
+        QVERIFY2(mixed.err.contains(u"--fio (the job file's bytes)"_qs), qPrintable(mixed.err));
+        QVERIFY2(!QFile::exists(out), "nothing written");
+        const auto same = cli(vary + QStringList { a, u"--resume"_qs });
+        QVERIFY2(same.code == 0 && same.err.contains(u"resuming after 3 of 6 runs done"_qs), qPrintable(same.err));
     }
 
     // explore and ab killed (SIGKILL, by the test hook) after any finished run leave the previous
@@ -1125,13 +1196,44 @@ private slots:
         QVERIFY(killedAt(2));
         const auto other = cli(args + QStringList { u"--json"_qs, out, u"--resume"_qs, u"--first-seed"_qs, u"5"_qs });
         QCOMPARE(other.code, 2);
-        QVERIFY2(other.err.contains(u"is the journal of other work"_qs), qPrintable(other.err));
+        QVERIFY2(other.err.contains(u"is the journal of other work (different: the seeds"_qs), qPrintable(other.err));
+        // A run's line changed after it was written (its run said to stall) is refused.
+        QByteArray edited = head(journal);
+        QVERIFY(edited.contains("\"stalled\":false"));
+        edited.replace("\"stalled\":false", "\"stalled\":true");
+        QVERIFY(writeFile(journal, edited));
+        const auto changed = cli(args + QStringList { u"--json"_qs, out, u"--resume"_qs });
+        QCOMPARE(changed.code, 2);
+        QVERIFY2(changed.err.contains(u"line 2 was changed after it was written"_qs), qPrintable(changed.err));
         QVERIFY(QFile::remove(journal));
         QCOMPARE(cli(args + QStringList { u"--json"_qs, out, u"--resume"_qs }).code, 0);
         QCOMPARE(head(out), head(full));
         const auto toStdout = cli(args + QStringList { u"--json"_qs, u"-"_qs, u"--resume"_qs });
         QCOMPARE(toStdout.code, 2);
         QVERIFY(toStdout.err.contains(u"--resume continues the report of --json FILE"_qs));
+    }
+
+    // A file name that is not UTF-8 goes into a JSON output with those bytes as \\xNN, as a terminal
+    // shows them; it never reaches the JSON writer raw (which throws).
+    void fileNamesThatAreNotTextAreEscaped()
+    {
+        QTemporaryDir dir;
+        const QString session = dir.filePath(u"s.blkmqlab"_qs);
+        QCOMPARE(cli({ u"run"_qs, u"--preset"_qs, u"single-core-null"_qs, u"--duration"_qs, u"1ms"_qs,
+                         u"--save-session"_qs, session })
+                     .code,
+            0);
+        const QByteArray cafe = QFile::encodeName(dir.path()) + "/caf\xe9.blkmqlab";
+        QCOMPARE(::rename(QFile::encodeName(session).constData(), cafe.constData()), 0);
+        QProcess p; // through the shell: a QString argument cannot carry the byte
+        p.start(u"/bin/sh"_qs,
+            { u"-c"_qs, u"exec \"$0\" run --session \"$1/$(printf 'caf\\351.blkmqlab')\" --json -"_qs,
+                QStringLiteral(BLKMQLAB_CLI), dir.path() });
+        QVERIFY(p.waitForFinished(60000));
+        const QByteArray err = p.readAllStandardError();
+        QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0, err.constData());
+        const auto doc = QJsonDocument::fromJson(p.readAllStandardOutput()).object();
+        QCOMPARE(doc[u"session"_qs].toObject()[u"file"_qs].toString(), dir.path() + u"/caf\\xE9.blkmqlab"_qs);
     }
 
     // A session file from run --save-session or explore --save-counterexample FILE.blkmqlab replays

@@ -7,6 +7,7 @@
 #include "oracle/OracleCase.h"
 #include "oracle/OracleCounts.h"
 #include "oracle/OracleFigures.h"
+#include "io/Text.h"
 #include "scenario/FioJobFile.h"
 #include "scenario/ScenarioLoader.h"
 #include "topo/TopologyLoader.h"
@@ -138,6 +139,29 @@ private slots:
         const auto r = FioJobFile::read(job.toStdString(), "job.fio", { "vda" });
         QVERIFY(!r.ok());
         QVERIFY2(r.error().find(message.toStdString()) != std::string::npos, r.error().c_str());
+    }
+
+    // Bytes that are not UTF-8 anywhere in a job file (a section name, a value) are refused by the
+    // line, never carried into a name that a JSON writer would then throw on; a Windows line end is
+    // read as one.
+    void fioTextIsText()
+    {
+        const std::vector<std::pair<std::string, std::string>> cases { { "[glob\xe9]\nrw=randread\n", "job.fio:1: " },
+            { "[j]\nrw=randr\xe9"
+              "ad\n",
+                "job.fio:2: " },
+            { "[j]\nname=x\xe9\n", "job.fio:2: " }, { "[j]\ncpus_allowed=0\xe9\n", "job.fio:2: " },
+            { "[j]\nname=\xc0\xaf\n", "job.fio:2: " }, { "[j]\nname=\xed\xa0\x80\n", "job.fio:2: " },
+            { "; \xff\n[j]\n", "job.fio:1: " } };
+        for (const auto& [job, line] : cases) {
+            const auto r = FioJobFile::read(job, "job.fio", { "vda" });
+            QVERIFY2(!r.ok() && r.error() == line + "the line is not valid UTF-8 text", printable(job).c_str());
+        }
+        const auto escape = FioJobFile::read("[j]\nname=a\x1b[2Jb\n", "job.fio", { "vda" });
+        QVERIFY(!escape.ok());
+        QCOMPARE(escape.error(), std::string("job.fio:2: the line contains a control character (U+001B)"));
+        const auto windows = FioJobFile::read("[j]\r\nrw=randread\r\nname=caf\xc3\xa9\r\n", "job.fio", { "vda" });
+        QVERIFY2(windows.ok(), windows.ok() ? "" : windows.error().c_str());
     }
 
     // A value fio reads but the loader refuses is told by the file's line too.

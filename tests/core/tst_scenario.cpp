@@ -16,6 +16,30 @@ using namespace blkmq;
 class TestScenario : public QObject {
     Q_OBJECT
 private slots:
+    // One rule for text: what textProblem() takes, a JSON writer writes, and what it refuses a JSON
+    // writer would throw on (every lead byte with every second byte, the rest continuation bytes).
+    void textRuleIsTheJsonWritersRule()
+    {
+        int taken = 0;
+        for (int lead = 0x80; lead <= 0xff; ++lead)
+            for (int second = 0; second <= 0xff; ++second) {
+                std::string t { 'a', char(lead), char(second), '\x80', '\x80', 'z' };
+                // As many bytes as the lead byte announces (one to three continuation bytes).
+                t.erase(2 + (lead >= 0xf0 ? 3 : lead >= 0xe0 ? 2 : 1), 3 - (lead >= 0xf0 ? 3 : lead >= 0xe0 ? 2 : 1));
+                bool writes = true;
+                try {
+                    (void)nlohmann::json(t).dump();
+                } catch (const nlohmann::json::exception&) {
+                    writes = false;
+                }
+                const bool text = textProblem(t, false).empty();
+                QVERIFY2(text == writes, printable(t).c_str());
+                taken += text;
+            }
+        // C2..DF with 80..BF, E0 A0..BF, E1..EC and EE..EF 80..BF, ED 80..9F, F0 90..BF, F1..F3, F4 80..8F.
+        QCOMPARE(taken, 30 * 64 + 32 + 14 * 64 + 32 + 48 + 3 * 64 + 16);
+    }
+
     void emptyDocumentGivesDefaults()
     {
         auto s = ScenarioLoader::fromText("{}", "test");

@@ -1,12 +1,15 @@
 // Writes the fuzz targets' seeds from the inventories (blkmqlab-cli fields): for every field of the
 // scenario, lesson and session formats, the format's full document with that field set to each
 // hostile value of JSON, and for every scenario field a --set line per hostile value. A field added
-// to a format is in the fuzzers' seeds without anyone writing one.
-// Usage: fuzz_seeds FOLDER   (writes FOLDER/scenario, FOLDER/set, FOLDER/lesson, FOLDER/session)
+// to a format is in the fuzzers' seeds without anyone writing one. For fio job files: every key
+// (blkmqlab-cli fio-keys) with each hostile text.
+// Usage: fuzz_seeds FOLDER   (writes FOLDER/scenario, FOLDER/set, FOLDER/lesson, FOLDER/session,
+// FOLDER/fio)
 #include "../core/HostileJson.h"
 
 #include "engine/Engine.h"
 #include "lesson/Lesson.h"
+#include "scenario/FioJobFile.h"
 #include "scenario/ScenarioLoader.h"
 #include "session/Session.h"
 
@@ -84,6 +87,18 @@ int main(int argc, char** argv)
         for (const std::string& t : texts)
             write(out / "set" / ("field-" + std::to_string(n++)), "default\n" + path + "=" + t + "\n");
     }
+    // fio job files: every key fio-keys lists, in [global] and in a job, with each hostile text, and
+    // a section name with each.
+    std::filesystem::create_directories(out / "fio");
+    n = 0;
+    for (const blkmq::FioJobFile::Key& k : blkmq::FioJobFile::keys())
+        for (const std::string& t : texts) {
+            write(
+                out / "fio" / ("key-" + std::to_string(n++)), "[global]\n" + std::string(k.name) + "=" + t + "\n[j]\n");
+            write(out / "fio" / ("key-" + std::to_string(n++)), "[j]\n" + std::string(k.name) + "=" + t + "\n");
+        }
+    for (const std::string& t : texts)
+        write(out / "fio" / ("section-" + std::to_string(n++)), "[" + t + "]\nrw=randread\n");
     std::printf("fuzz_seeds: %d seeds in %s\n", written, out.c_str());
     return 0;
 }

@@ -10,6 +10,7 @@
 #include <QPdfWriter>
 #include <QSvgGenerator>
 #include <QTextDocument>
+#include <QLabel>
 #include <QToolButton>
 #include <QWheelEvent>
 #include <QVBoxLayout>
@@ -298,7 +299,7 @@ void TimePlot::clear()
 
 void TimePlot::replot(bool now)
 {
-    bool found = false;
+    bool found = false, valued = false; // a curve with points; one with a value among them
     QCPRange x, y;
     std::vector<QCPGraph*> all = m_curves;
     for (const auto& set : m_others)
@@ -315,14 +316,29 @@ void TimePlot::replot(bool now)
         if (mark.shape() != g->scatterStyle().shape())
             g->setScatterStyle(mark);
         g->setScatterSkip(std::max(0, points / 16 - 1));
+        if (points == 0)
+            continue;
+        // Samples without a value (NaN) are gaps: the time they cover still counts for the time axis.
+        const QCPRange kr((g->data()->constBegin())->key, (g->data()->constEnd() - 1)->key);
+        x = found ? QCPRange(std::min(x.lower, kr.lower), std::max(x.upper, kr.upper)) : kr;
+        found = true;
         bool ok = false;
-        const QCPRange kr = g->data()->keyRange(ok);
+        const QCPRange vr = g->data()->valueRange(ok);
         if (!ok)
             continue;
-        const QCPRange vr = g->data()->valueRange(ok);
-        x = found ? QCPRange(std::min(x.lower, kr.lower), std::max(x.upper, kr.upper)) : kr;
-        y = found ? QCPRange(std::min(y.lower, vr.lower), std::max(y.upper, vr.upper)) : vr;
-        found = true;
+        y = valued ? QCPRange(std::min(y.lower, vr.lower), std::max(y.upper, vr.upper)) : vr;
+        valued = true;
+    }
+    if (found && !valued && !m_noValue) {
+        m_noValue = new QLabel(tr("nothing recorded yet"), m_plot);
+        m_noValue->setStyleSheet(u"color: #566573; background: white; padding: 1px 4px;"_qs);
+    }
+    m_plot->yAxis->setTickLabels(valued || !found); // no value yet: no scale to read
+    if (m_noValue) {
+        const QRect r = m_plot->axisRect()->rect();
+        m_noValue->adjustSize();
+        m_noValue->move(r.center() - QPoint(m_noValue->width() / 2, m_noValue->height() / 2));
+        m_noValue->setVisible(found && !valued);
     }
     // The whole run from t = 0 (the points kept), unless the user zoomed into a part of it.
     if (found && m_follow)
@@ -335,7 +351,7 @@ void TimePlot::replot(bool now)
             label->setPositionAlignment((left ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
             label->setPadding(left ? QMargins(0, 0, 3, 0) : QMargins(3, 0, 0, 0));
         }
-    if (found) { // a little room under 0, so a curve at 0 is a line above the axis, not hidden in it
+    if (valued) { // a little room under 0, so a curve at 0 is a line above the axis, not hidden in it
         // and room over the curves for the markers' labels, when there are any
         const double headroom = markerLabels() > 0 ? 1.3 : 1.1;
         const double upper = y.upper > 0 ? y.upper * headroom : 1.0;

@@ -13,6 +13,7 @@ class QCPItemStraightLine;
 class QCPGraph;
 class QCPPainter;
 class QIODevice;
+class QLabel;
 class QToolButton;
 
 namespace blkmq {
@@ -92,6 +93,9 @@ private:
     std::vector<std::vector<double>> m_provisional; // per set: the keys of its provisional points
     void dropProvisional(int set);
     QCPItemStraightLine* m_cursor = nullptr;
+    // Over the axis rect while every sample so far has no value (kNoValue: a latency with nothing
+    // reaped), so an empty chart says why rather than looking broken.
+    QLabel* m_noValue = nullptr;
     double m_cursorMs = -1;
     bool m_follow = true; // the time axis shows the whole run; false once the user zooms or drags
 };

@@ -43,14 +43,19 @@ std::string report(const nlohmann::json& s)
     std::snprintf(line, sizeof line, ", BW=%.1f MB/s, completed=%llu, in flight=%d\n", metric("bw_mbps"),
         static_cast<unsigned long long>(io["completed"].get<std::uint64_t>()), io["in_flight"].get<int>());
     out << line;
-    const auto lats = [&](const char* name, const nlohmann::json& l) {
+    const auto lats = [&](const char* name, const nlohmann::json& l, const char* none) {
+        if (l["samples"].get<std::uint64_t>() == 0) { // no value, not a latency of 0
+            std::snprintf(line, sizeof line, "  %-11s none yet: %s\n", name, none);
+            out << line;
+            return;
+        }
         std::snprintf(line, sizeof line, "  %-11s mean=%.2f us, p50=%.2f, p99=%.2f, p99.9=%.2f, max=%.2f us\n", name,
             l["mean"].get<double>() / 1e3, l["p50"].get<double>() / 1e3, l["p99"].get<double>() / 1e3,
             l["p999"].get<double>() / 1e3, l["max"].get<double>() / 1e3);
         out << line;
     };
-    lats("lat:", lat);
-    lats("clat (D2C):", clat);
+    lats("lat:", lat, "no request reaped (a job reaps when all its iodepth is in flight, as fio does)");
+    lats("clat (D2C):", clat, "no request completed");
     const auto& by = c["by_context"];
     std::snprintf(line, sizeof line,
         "  completion: remote=%llu (%.1f%%), IPIs=%llu, softirq raises=%llu, ksoftirqd wake-ups=%llu\n"
@@ -83,7 +88,7 @@ std::string report(const nlohmann::json& s)
         static_cast<unsigned long long>(t["wakeups"].get<std::uint64_t>()));
     out << line;
     if (t["alloc_latency_ns"]["samples"].get<std::uint64_t>() > 0)
-        lats("tag alloc:", t["alloc_latency_ns"]);
+        lats("tag alloc:", t["alloc_latency_ns"], "no tag allocated");
     if (t["lost_tags"].get<std::uint64_t>() + t["missed_wakeups"].get<std::uint64_t>() > 0) {
         std::snprintf(line, sizeof line,
             "              tags lost=%llu, missed wake-ups=%llu (a race in the allocator)\n",

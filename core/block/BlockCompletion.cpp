@@ -270,8 +270,6 @@ void BlockLayer::completeRq(int cpu, int rq)
     m_clat.record((now - r.dispatched).ns());
     if (r.completeCalled.ns() >= 0)
         m_completionDelay.record((now - r.completeCalled).ns());
-    if (r.job < 0)
-        m_scriptLat.record((now - r.submitted).ns());
     ++m_sim->counters.completed;
     m_sim->counters.completed_redirected += r.redirected ? 1 : 0;
     m_sim->counters.bytes += static_cast<std::uint64_t>(r.bytes);

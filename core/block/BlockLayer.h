@@ -159,7 +159,6 @@ public:
     int inFlight() const { return m_inFlight; }
     std::size_t poolSize() const { return m_pool.size(); }
     const LatencyHistogram& clat() const { return m_clat; }
-    const LatencyHistogram& scriptLatency() const { return m_scriptLat; }
     // From blk_mq_complete_request() to ->complete (the cost of the completion path).
     const LatencyHistogram& completionDelay() const { return m_completionDelay; }
 
@@ -259,7 +258,6 @@ private:
     // lists saw (or that walk's time). A wait only ever starts at opNow(), so it stays a floor.
     SimTime m_waitFloor;
     LatencyHistogram m_clat;
-    LatencyHistogram m_scriptLat;
     LatencyHistogram m_completionDelay;
     CompletionPatches m_patches;
     Cloned<SchedRestart> m_restart;

@@ -103,7 +103,7 @@ MetricValues Engine::totals() const
 {
     const MetricSample now = metricSample();
     const MetricSample zero;
-    const LatencyHistogram& lat = m_workload->jobs().empty() ? m_block->scriptLatency() : m_workload->latency();
+    const LatencyHistogram lat = m_workload->latency();
     return computeMetrics({ now, zero, m_sim->now.seconds(), m_machine->nrCpus(), lat, m_workload->tagAllocLatency(),
         m_block->inFlight(), static_cast<int>(m_workload->jobs().size()) });
 }
@@ -135,7 +135,7 @@ nlohmann::json Engine::summary() const
     for (std::size_t i = 0; i < kMetrics.size(); ++i)
         metrics[std::string(kMetrics[i].id)] = totals[i];
 
-    const LatencyHistogram& lat = m_workload->jobs().empty() ? m_block->scriptLatency() : m_workload->latency();
+    const LatencyHistogram lat = m_workload->latency();
     const json stall = {
         { "detected", m_stallDetected },
         { "stuck_requests", m_firstStuckNames.size() },

@@ -5,6 +5,7 @@
 #include "metrics/LatencyHistogram.h"
 
 #include <array>
+#include <limits>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -92,6 +93,10 @@ struct MetricInput {
     }
 };
 
+// A metric of an interval in which nothing it averages happened (a latency with no request reaped):
+// no value, not 0. Written "nan" in CSV files, null in JSON, a gap in a plot.
+inline constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
+
 // One metric: its stable id (CSV column, summary "metrics" key, sweep and A/B column), what a person
 // reads, its unit, the plot it is drawn in (metrics of one group share a plot and a unit; "" = not
 // plotted), its curve colour, and how it is computed (in words and in code). Adding a metric is one row of kMetrics.
@@ -114,11 +119,11 @@ inline constexpr std::array kMetrics {
         "bytes completed / interval / 10^6",
         [](const MetricInput& m) { return m.rate(&Counters::bytes) / 1e6; } },
     Metric { "lat_mean_ns", "mean latency", Unit::Nanoseconds, "Latency, submission to reap", 0x1e8449,
-        "mean of the latencies recorded in the interval (submission to reap)",
-        [](const MetricInput& m) { return m.latency.mean(); } },
+        "mean of the latencies recorded in the interval (submission to reap; a script's request: to its completion); none recorded: no value (nan, a gap in the plot)",
+        [](const MetricInput& m) { return m.latency.count() ? m.latency.mean() : kNoValue; } },
     Metric { "lat_p99_ns", "p99 latency", Unit::Nanoseconds, "Latency, submission to reap", 0xca6f1e,
         "99th percentile of the same",
-        [](const MetricInput& m) { return static_cast<double>(m.latency.percentile(0.99)); } },
+        [](const MetricInput& m) { return m.latency.count() ? static_cast<double>(m.latency.percentile(0.99)) : kNoValue; } },
     Metric { "remote_pct", "remote completions", Unit::Percent, "Remote completions", 0xc0392b,
         "completions that had been redirected / completions (both counted at ->complete)",
         [](const MetricInput& m) { return m.share(&Counters::completed_redirected, &Counters::completed); } },
@@ -162,11 +167,11 @@ inline constexpr std::array kMetrics {
         "compare-and-swaps of the cmpxchg allocator that failed and were retried / interval",
         [](const MetricInput& m) { return m.rate(&Counters::tag_cas_retries); } },
     Metric { "tag_alloc_mean_ns", "mean tag allocation", Unit::Nanoseconds, "Tag allocation latency", 0x117864,
-        "mean time from a submission's first blk_mq_get_tag() to its tag (steps and sleeps included), allocations in the interval",
-        [](const MetricInput& m) { return m.tagAlloc.mean(); } },
+        "mean time from a submission's first blk_mq_get_tag() to its tag (steps and sleeps included), allocations in the interval; none: no value",
+        [](const MetricInput& m) { return m.tagAlloc.count() ? m.tagAlloc.mean() : kNoValue; } },
     Metric { "tag_alloc_p99_ns", "p99 tag allocation", Unit::Nanoseconds, "Tag allocation latency", 0xca6f1e,
         "99th percentile of the same",
-        [](const MetricInput& m) { return static_cast<double>(m.tagAlloc.percentile(0.99)); } },
+        [](const MetricInput& m) { return m.tagAlloc.count() ? static_cast<double>(m.tagAlloc.percentile(0.99)) : kNoValue; } },
     Metric { "tag_sleeps_per_s", "tag sleeps", Unit::PerSecond, "", 0x7d3c98,
         "allocations that found no tag and slept (or parked the hctx) / interval",
         [](const MetricInput& m) { return m.rate(&Counters::tag_sleeps); } },

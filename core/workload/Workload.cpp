@@ -362,8 +362,10 @@ void Workload::reap(Job& job)
 
 void Workload::endIo(int cpu, const Request& rq)
 {
-    if (rq.job < 0)
+    if (rq.job < 0) { // a script's request: no one reaps it, its latency ends at its completion
+        m_intervalLat.record((m_machine->opNow() - rq.submitted).ns());
         return;
+    }
     Job& job = m_jobs[static_cast<std::size_t>(rq.job)];
     assert(job.nrCompleted < job.iodepth);
     job.completedIous[static_cast<std::size_t>(job.nrCompleted++)] = rq.iou;

@@ -152,7 +152,7 @@ Child runChild(const std::vector<std::string>& argv, std::chrono::seconds deadli
     }
     ::setpgid(pid, pid);
     const auto start = std::chrono::steady_clock::now();
-    bool booted = bootMarker.empty();
+    bool booted = bootMarker.empty(), closed = false;
     for (;;) {
         const auto elapsed = std::chrono::steady_clock::now() - start;
         if (elapsed > deadline || (!booted && elapsed > std::chrono::seconds(kBootDeadlineS))) {
@@ -168,14 +168,24 @@ Child runChild(const std::vector<std::string>& argv, std::chrono::seconds deadli
         if (r > 0) {
             char buf[65536];
             const ssize_t n = ::read(fds[0], buf, sizeof buf);
-            if (n <= 0)
-                break; // EOF: the child closed its output (it exited)
+            if (n <= 0) {
+                closed = true; // EOF: the child closed its output, as it does when it exits
+                break;
+            }
             c.output.append(buf, static_cast<std::size_t>(n));
             if (!booted && c.output.find(bootMarker) != std::string::npos)
                 booted = true;
             if (c.output.size() > (64u << 20))
                 break; // a guest that floods its console is not one to read further
         }
+    }
+    // Its output closed, the child is exiting: its exit status is its own, not the kill's, once it
+    // has (up to a second; looked at without reaping it, so its group cannot be another's yet).
+    for (int i = 0; closed && i < 100; ++i) {
+        siginfo_t info {};
+        if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid)
+            break;
+        ::usleep(10'000);
     }
     ::kill(-pid, SIGKILL);
     ::close(fds[0]);

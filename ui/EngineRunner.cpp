@@ -356,8 +356,9 @@ void EngineRunner::notify(int what, const QString& text, std::vector<StallStep> 
             if (gen != m_generation)
                 return; // from an engine that was reset since
             if (what == 0 || what == 4) { // the end of the scenario, or the pause time reached
-                m_running = false;
-                emit stateChanged(false);
+                // The worker marked the run stopped when it stopped; a run started since goes on.
+                if (!m_running)
+                    emit stateChanged(false);
                 if (what == 0)
                     emit finished();
             } else if (what == 3) {
@@ -478,6 +479,7 @@ void EngineRunner::workerLoop(std::uint64_t generation)
             break;
         if (m_engine->finished()) {
             m_engine->applyPendingCommands(); // a change posted as the run ended still gets its marker
+            m_running = false; // now, not when the GUI thread hears of it: a Run or Pause meanwhile sees it
             collect();
             notify(0);
             break;

@@ -23,6 +23,7 @@
 #include <qcustomplot.h>
 
 #include <chrono>
+#include <functional>
 #include <thread>
 
 #include <QAbstractItemModelTester>
@@ -161,6 +162,40 @@ private slots:
         w.frame();
         QCOMPARE(w.shownTimeNs(), t); // paused means paused
         QVERIFY(w.eventLog()->rowCount() > 0);
+    }
+
+    // A runner that stops says so at once, before the GUI thread hears of it, and the late news of
+    // a stop never stops a run started since (a Run pressed as A ended left B behind for good).
+    void aStoppedRunnerSaysSoAtOnce()
+    {
+        const auto noEvents = [](const std::function<bool()>& done) {
+            for (int i = 0; i < 20000 && !done(); ++i)
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            return done();
+        };
+        auto scenario = ScenarioLoader::fromPreset("default", { "duration=\"300us\"" });
+        QVERIFY(scenario.ok());
+        EngineRunner end;
+        end.load(*scenario);
+        end.setSpeed(0);
+        end.run();
+        QVERIFY(noEvents([&] { return end.simulatedNs() >= usec(300).ns() && !end.busy(); }));
+        QVERIFY(!end.isRunning()); // the end reached: not running, though no event was handled yet
+        QSignalSpy ended(&end, &EngineRunner::stateChanged);
+        QTRY_COMPARE(ended.size(), 1);
+
+        EngineRunner paused;
+        paused.load(*scenario);
+        paused.setSpeed(1e-3); // the run after the pause takes 0.2 s; runTo() goes as fast as it can
+        paused.runTo(usec(100));
+        QVERIFY(noEvents([&] { return !paused.isRunning() && !paused.busy(); }));
+        QCOMPARE(paused.simulatedNs(), usec(100).ns());
+        QSignalSpy state(&paused, &EngineRunner::stateChanged);
+        paused.run(); // before the news of the pause arrives
+        QCoreApplication::processEvents();
+        QCoreApplication::processEvents();
+        QVERIFY(paused.isRunning() || paused.simulatedNs() >= usec(300).ns());
+        QTRY_VERIFY_WITH_TIMEOUT(paused.simulatedNs() >= usec(300).ns() && !paused.isRunning(), 20000);
     }
 
     void stepProcessesOneEvent()
@@ -1522,7 +1557,14 @@ private slots:
         // Run on: B follows A again at A's speed.
         other.setSpeed(0);
         other.runOrPause();
-        QTRY_VERIFY_WITH_TIMEOUT(other.runnerB()->simulatedNs() > usec(900).ns(), 20000);
+        const auto where = [&other] {
+            return QStringLiteral("A at %1 ns (%2), B at %3 ns (%4)")
+                .arg(other.runner()->simulatedNs())
+                .arg(QLatin1String(other.runner()->isRunning() ? "running" : "paused"))
+                .arg(other.runnerB()->simulatedNs())
+                .arg(QLatin1String(other.runnerB()->isRunning() ? "running" : "paused"));
+        };
+        QTRY_VERIFY2_WITH_TIMEOUT(other.runnerB()->simulatedNs() > usec(900).ns(), qPrintable(where()), 20000);
         other.runOrPause();
 
         // A session that compared nothing: the comparison goes.

@@ -310,7 +310,7 @@ void MainWindow::frame()
     const bool showB = m_compare->canvasShowsB();
     const auto canvasSnap = showB ? m_compare->snapshotB() : snap;
     if (canvasSnap && (changed || m_scene->animating()))
-        m_scene->update(canvasSnap, showB ? m_compare->takeTraceB() : out.trace, frameMs, figures);
+        m_scene->update(canvasSnap, showB ? m_compare->takeTraceB() : out.trace, frameMs, figures, playing);
     m_log->take(out.trace); // the log takes its rows with the figures (scrolling repaints every row)
     // The interval in progress, so the plots reach the clock between samples. New rows drop the
     // provisional point; the runner may have published this snapshot before a frame drained them.
@@ -348,7 +348,7 @@ void MainWindow::frame()
         if (m_plotsStale)
             m_plots->replot();
         if (m_figuresStale && canvasSnap) {
-            m_scene->update(canvasSnap, {}, frameMs, true);
+            m_scene->update(canvasSnap, {}, frameMs, true, false);
             refreshFigures();
         }
         m_plotsStale = m_figuresStale = false;

@@ -130,20 +130,21 @@ void TokenLayer::setTargets(const std::vector<Token>& targets, const std::vector
     update();
 }
 
-void TokenLayer::addArc(QPointF from, QPointF to, ArcKind kind)
+void TokenLayer::addArc(QPointF from, QPointF to, ArcKind kind, int fromCpu, int toCpu)
 {
     // One arc per pair of CPUs and kind: a repeat renews it instead of stacking a copy on it.
     auto& arcs = m_arcItem->m_arcs;
     for (Arc& a : arcs)
         if (a.kind == kind && a.from == from && a.to == to) {
             a.age = 0;
+            a.fresh = true;
             return;
         }
     if (arcs.size() < 400)
-        arcs.push_back({ from, to, kind, 0 });
+        arcs.push_back({ from, to, kind, 0, true, fromCpu, toCpu });
 }
 
-void TokenLayer::advance(double frameMs)
+void TokenLayer::advance(double frameMs, ArcClock clock)
 {
     // Exponential glide: about 150 ms to cover most of the way, whatever the frame rate. Nothing
     // moving and no arc fading: no repaint.
@@ -158,8 +159,14 @@ void TokenLayer::advance(double frameMs)
     }
     auto& all = m_arcItem->m_arcs;
     const bool arcs = !all.empty();
-    for (auto& a : all)
-        a.age += frameMs;
+    m_arcsFade = clock == ArcClock::Playing;
+    for (auto& a : all) {
+        if (clock == ArcClock::Playing)
+            a.age += frameMs;
+        else if (clock == ArcClock::Stepped && !a.fresh)
+            a.age += kArcLifeMs / 3;
+        a.fresh = false;
+    }
     all.erase(std::remove_if(all.begin(), all.end(), [](const Arc& a) { return a.age > kArcLifeMs; }), all.end());
     if (moved)
         update();
@@ -174,9 +181,24 @@ void TokenLayer::settle()
     update();
 }
 
+std::vector<TokenLayer::Arc> TokenLayer::arcList() const { return m_arcItem->m_arcs; }
+
+void TokenLayer::keepArc(const Arc& arc)
+{
+    m_arcItem->m_arcs.push_back(arc);
+    m_arcItem->update();
+}
+
+bool TokenLayer::hasArc(QPointF from, QPointF to, ArcKind kind) const
+{
+    const auto& arcs = m_arcItem->m_arcs;
+    return std::any_of(
+        arcs.begin(), arcs.end(), [&](const Arc& a) { return a.kind == kind && a.from == from && a.to == to; });
+}
+
 bool TokenLayer::animating() const
 {
-    if (!m_arcItem->m_arcs.empty())
+    if (m_arcsFade && !m_arcItem->m_arcs.empty())
         return true;
     return std::any_of(m_tokens.begin(), m_tokens.end(), [](const Token& t) { return t.pos != t.target; });
 }

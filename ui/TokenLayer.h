@@ -34,8 +34,14 @@ public:
         QPointF from;
         QPointF to;
         ArcKind kind = ArcKind::Ipi;
-        double age = 0; // ms of wall time
+        double age = 0; // ms of wall time while the run plays
+        bool fresh = true; // added since the last advance()
+        int fromCpu = -1, toCpu = -1; // for a new layout to draw it again (TopologyScene)
     };
+    // How arcs age in advance(): while a run plays they fade in kArcLifeMs of wall time; while it is
+    // paused they hold (a lesson step that stops at an IPI shows its arc for as long as it is read),
+    // and each move of the paused clock (a step) ages the older ones by a third of their life.
+    enum class ArcClock { Playing, Paused, Stepped };
 
     explicit TokenLayer(const QRectF& bounds);
     // The item that draws the arcs, for the scene to add and own (it is not a child: it stacks lower).
@@ -47,16 +53,24 @@ public:
 
     // Tokens not in `targets` disappear; new ones appear at `origin` (their CPU).
     void setTargets(const std::vector<Token>& targets, const std::vector<QPointF>& origins);
-    void addArc(QPointF from, QPointF to, ArcKind kind = ArcKind::Ipi);
-    void advance(double frameMs);
+    void addArc(QPointF from, QPointF to, ArcKind kind = ArcKind::Ipi, int fromCpu = -1, int toCpu = -1);
+    // The arcs drawn, and one put back as it was (on a new layer of a new layout).
+    std::vector<Arc> arcList() const;
+    void keepArc(const Arc& arc);
+    void advance(double frameMs, ArcClock clock = ArcClock::Playing);
     int size() const { return static_cast<int>(m_tokens.size()); }
     const Token* tokenAt(const QPointF& p) const;
+    bool hasToken(int id) const
+    {
+        return id >= 0 && static_cast<std::size_t>(id) < m_slotOf.size() && m_slotOf[static_cast<std::size_t>(id)] >= 0;
+    }
+    bool hasArc(QPointF from, QPointF to, ArcKind kind) const;
     void setFollowed(int id)
     {
         m_followed = id;
         update();
     }
-    // Tokens still gliding towards their targets, or arcs still fading.
+    // Tokens still gliding towards their targets, or arcs still fading (not held by a paused run).
     bool animating() const;
     void settle(); // every token at its target
     // A token's fill and shape say where its request is, twice (Palette): in the scheduler a
@@ -76,6 +90,7 @@ private:
     std::vector<Token> m_tokens;
     std::vector<int> m_slotOf; // request id (its pool slot) -> m_tokens index, -1: none
     int m_followed = -1;
+    bool m_arcsFade = true; // the last advance() was a playing run's
     class ArcItem; // holds the arcs
     ArcItem* m_arcItem;
 };

@@ -131,6 +131,7 @@ void TopologyScene::build(const Topology& topo, const std::vector<DeviceLayout>&
     m_selectedRef = {};
     m_followed = -1;
     m_snap.reset();
+    m_tokens = nullptr; // another machine: no arc of the last one is drawn again (clear() deletes the layer)
     m_arrangement = bestArrangement();
     layout(m_arrangement);
 }
@@ -184,7 +185,7 @@ bool TopologyScene::setViewSize(const QSizeF& size)
     setSelected(m_selectedRef);
     setFollowed(m_followed);
     if (m_snap) {
-        update(m_snap, {}, 0, true);
+        update(m_snap, {}, 0, true, false);
         settle();
     }
     return !(m_arrangement == was);
@@ -195,6 +196,8 @@ void TopologyScene::layout(const Arrangement& arrangement)
     const Topology& topo = m_topo;
     const std::vector<DeviceLayout>& devices = m_devices;
     const bool perCpuTagCaches = m_perCpuTagCaches;
+    // The arcs still drawn are drawn again on the new layout (a step's IPI outlives a resize).
+    const std::vector<TokenLayer::Arc> arcs = m_tokens ? m_tokens->arcList() : std::vector<TokenLayer::Arc>();
     clear();
     m_texts.clear();
     m_groups.clear();
@@ -412,6 +415,14 @@ void TopologyScene::layout(const Arrangement& arrangement)
     m_tokens = new TokenLayer(bounds);
     addItem(m_tokens);
     addItem(m_tokens->arcs());
+    const auto nrCpus = static_cast<int>(m_cpus.size());
+    for (TokenLayer::Arc a : arcs)
+        if (a.fromCpu >= 0 && a.toCpu >= 0 && a.fromCpu < nrCpus && a.toCpu < nrCpus) {
+            const bool top = a.kind == TokenLayer::ArcKind::Ipi;
+            a.from = cpuEdge(a.fromCpu, top);
+            a.to = cpuEdge(a.toCpu, top);
+            m_tokens->keepArc(a);
+        }
     setSceneRect(bounds);
     applyTextScale();
 }
@@ -444,8 +455,8 @@ QPointF TopologyScene::hctxCenter(int hctx) const
 
 int TopologyScene::drawnTokens() const { return m_tokens ? m_tokens->size() : 0; }
 
-void TopologyScene::update(
-    const std::shared_ptr<const Snapshot>& shared, const std::vector<TraceRecord>& trace, double frameMs, bool figures)
+void TopologyScene::update(const std::shared_ptr<const Snapshot>& shared, const std::vector<TraceRecord>& trace,
+    double frameMs, bool figures, bool playing)
 {
     m_snap = shared;
     const Snapshot& snap = *shared;
@@ -602,11 +613,18 @@ void TopologyScene::update(
         // From tile edge to tile edge, bowing away from the tiles' labels: IPIs over the top, steals
         // under the bottom.
         if (rec.kind == TraceKind::IpiSend && toCpu)
-            m_tokens->addArc(cpuEdge(rec.cpu, true), cpuEdge(rec.arg, true));
+            m_tokens->addArc(
+                cpuEdge(rec.cpu, true), cpuEdge(rec.arg, true), TokenLayer::ArcKind::Ipi, rec.cpu, rec.arg);
         else if (rec.kind == TraceKind::TagSteal && toCpu && rec.arg != rec.cpu)
-            m_tokens->addArc(cpuEdge(rec.arg, false), cpuEdge(rec.cpu, false), TokenLayer::ArcKind::Steal);
+            m_tokens->addArc(
+                cpuEdge(rec.arg, false), cpuEdge(rec.cpu, false), TokenLayer::ArcKind::Steal, rec.arg, rec.cpu);
     }
-    m_tokens->advance(frameMs);
+    const bool stepped = snap.now.ns() != m_arcsNow;
+    m_arcsNow = snap.now.ns();
+    m_tokens->advance(frameMs,
+        playing       ? TokenLayer::ArcClock::Playing
+            : stepped ? TokenLayer::ArcClock::Stepped
+                      : TokenLayer::ArcClock::Paused);
 }
 
 int TopologyScene::requestsInFlight() const { return m_inFlight; }
@@ -689,6 +707,20 @@ void TopologyScene::settle()
 {
     if (m_tokens)
         m_tokens->settle();
+}
+
+bool TopologyScene::draws(const ObjectRef& object) const
+{
+    if (object.kind == ObjectRef::Kind::Request)
+        return m_tokens && m_tokens->hasToken(object.index);
+    return rectOf(object).isValid();
+}
+
+bool TopologyScene::drawsIpiArc(int fromCpu, int toCpu) const
+{
+    const auto n = static_cast<int>(m_cpus.size());
+    return m_tokens && fromCpu >= 0 && toCpu >= 0 && fromCpu < n && toCpu < n
+        && m_tokens->hasArc(cpuEdge(fromCpu, true), cpuEdge(toCpu, true), TokenLayer::ArcKind::Ipi);
 }
 
 bool TopologyScene::animating() const { return m_tokens && m_tokens->animating(); }

@@ -59,9 +59,10 @@ public:
     std::vector<std::pair<QString, double>> shownTexts() const;
     // frameMs: wall time since the last frame (for animation). figures: also the text of the tiles,
     // hctx cells and captions (busy shares over the time since they were last written); without it
-    // only what moves (tokens, arcs, colours, tag maps) is brought up to date.
+    // only what moves (tokens, arcs, colours, tag maps) is brought up to date. playing: the run
+    // plays (IPI and steal arcs fade); paused, they hold (TokenLayer::ArcClock).
     void update(const std::shared_ptr<const Snapshot>& snap, const std::vector<TraceRecord>& trace, double frameMs,
-        bool figures = true);
+        bool figures, bool playing);
     int drawnTokens() const;
     int requestsInFlight() const;
     bool sampled() const;
@@ -93,6 +94,9 @@ public:
     QRectF selectedRect() const;
     // Whether tokens are still gliding or arcs fading (the window keeps drawing until they settle).
     bool animating() const;
+    // What is on the canvas, for tests: an object (a box, or a request's token) and an IPI's arc.
+    bool draws(const ObjectRef& object) const;
+    bool drawsIpiArc(int fromCpu, int toCpu) const;
     // Puts every token at its target at once (a screenshot shows where the snapshot has them).
     void settle();
     // Recolours what was drawn once (the lesson's and the selection's frames, the cache dots) after
@@ -176,6 +180,7 @@ private:
     TokenLayer* m_tokens = nullptr;
     std::vector<std::int64_t> m_lastBusy;
     std::int64_t m_lastNow = 0;
+    std::int64_t m_arcsNow = -1; // the clock of the last update(), for the arcs
     int m_inFlight = 0;
     bool m_sampled = false;
     QStringList m_scriptIds;

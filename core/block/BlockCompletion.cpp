@@ -203,7 +203,7 @@ void BlockLayer::sendCompletionIpi(int cpu, int target, int rq)
         return; // the target's queue was not empty: its IPI is on the way
     m_machine->charge(m_sim->costs.ipi_send_ns);
     ++m_sim->counters.ipis;
-    m_sim->trace(TraceKind::IpiSend, cpu, rq, target, m_machine->opNow());
+    m_sim->trace(TraceKind::IpiSend, cpu, rq, target);
     m_machine->raiseIrq(target, IrqKind::CallFunction, 0,
         m_machine->opNow() + SimTime(m_sim->costs.ipiLatency(m_sim->topo, cpu, target)));
 }
@@ -223,7 +223,7 @@ bool BlockLayer::pushDone(int cpu, int target, int rq)
     const bool wasEmpty = t.done.empty();
     t.done.pushBack(m_pool, rq);
     touchListHead(t.doneOwner, cpu);
-    m_sim->trace(TraceKind::DoneListAdd, cpu, rq, target, m_machine->opNow());
+    m_sim->trace(TraceKind::DoneListAdd, cpu, rq, target);
     return wasEmpty;
 }
 
@@ -266,7 +266,7 @@ void BlockLayer::completeRq(int cpu, int rq)
         m_machine->charge(m_sim->costs.rq_cachelines * m_sim->costs.cacheline(m_sim->topo, r.cpu, cpu));
     ++m_sim->counters.complete_by_context[static_cast<int>(m_machine->context())];
     const SimTime now = m_machine->opNow();
-    m_sim->trace(TraceKind::Complete, cpu, rq, static_cast<int>(m_machine->context()), now);
+    m_sim->trace(TraceKind::Complete, cpu, rq, static_cast<int>(m_machine->context()));
     m_clat.record((now - r.dispatched).ns());
     if (r.completeCalled.ns() >= 0)
         m_completionDelay.record((now - r.completeCalled).ns());

@@ -247,7 +247,7 @@ void BlockLayer::submit(int cpu, int rq, bool bypassScheduler, bool runQueue)
     Hctx& hctx = m_hctxs[static_cast<std::size_t>(h)];
     RequestQueue& q = m_queues[static_cast<std::size_t>(r.dev)];
     r.waitSince = m_machine->opNow();
-    m_sim->trace(TraceKind::Submit, cpu, rq, h, r.waitSince, r.script);
+    m_sim->trace(TraceKind::Submit, cpu, rq, h, r.script);
     if (bypassScheduler || q.spec.scheduler != SchedulerKind::None) {
         // blk_mq_request_bypass_insert() / blk_mq_sched_insert_request(..., async = true)
         if (bypassScheduler) {
@@ -429,7 +429,7 @@ BlockLayer::Dispatched BlockLayer::dispatchList(int cpu, int h, RqList& list)
                 request(i).waitSince = now;
             request(i).state = RqState::Dispatch;
             ++m_sim->counters.requeued;
-            m_sim->trace(TraceKind::Requeue, cpu, i, h, now);
+            m_sim->trace(TraceKind::Requeue, cpu, i, h);
         }
         hctx.dispatch.spliceFront(m_pool, rest);
         stateLine(hctx).write(cpu); // under hctx->lock
@@ -491,7 +491,7 @@ BlockLayer::Issue BlockLayer::issue(int cpu, int rq)
     r.dispatched = m_machine->opNow();
     r.state = RqState::AtDevice;
     ++hctx.atDevice;
-    m_sim->trace(TraceKind::Dispatch, cpu, rq, r.hctx, r.dispatched);
+    m_sim->trace(TraceKind::Dispatch, cpu, rq, r.hctx);
     startDevice(cpu, rq);
     return Issue::Ok;
 }

@@ -122,7 +122,7 @@ void Machine::__raise_softirq_irqoff(int cpu, int nr)
     m_cpus[static_cast<std::size_t>(cpu)].softirqPending |= 1u << nr;
     ++m_sim->counters.softirq_raises;
     charge(m_sim->costs.softirq_raise_ns);
-    m_sim->trace(TraceKind::SoftirqRaise, cpu, -1, nr, opNow());
+    m_sim->trace(TraceKind::SoftirqRaise, cpu, -1, nr);
 }
 
 void Machine::raise_softirq_irqoff(int cpu, int nr)
@@ -157,7 +157,7 @@ void Machine::wakeup_softirqd(int cpu)
         return;
     ++m_sim->counters.ksoftirqd_wakeups;
     charge(m_sim->costs.wakeup_ns);
-    m_sim->trace(TraceKind::KsoftirqdWake, cpu, -1, 0, opNow());
+    m_sim->trace(TraceKind::KsoftirqdWake, cpu, -1, 0);
     makeRunnable(t);
 }
 
@@ -669,7 +669,7 @@ void Machine::performMachineOp(int cpu, Op op, OpStack& stack)
     case MachineOp::IrqExit:
         charge(k.irq_exit_ns);
         c.hardirqActive = false;
-        m_sim->trace(TraceKind::IrqExit, cpu, -1, op.a, opNow());
+        m_sim->trace(TraceKind::IrqExit, cpu, -1, op.a);
         // invoke_softirq() (v5.10)
         if (!in_interrupt(cpu) && c.softirqPending) {
             if (task(c.ksoftirqd).runnable)

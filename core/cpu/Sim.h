@@ -43,11 +43,12 @@ struct Sim {
         queue.push(at, kind, prio, a, b, c);
     }
 
-    void trace(TraceKind kind, int cpu, int rq = -1, int arg = 0, SimTime at = SimTime(-1), int script = -1)
+    // A record stamped now (TraceRecord::time), whatever the operation has cost so far.
+    void trace(TraceKind kind, int cpu, int rq = -1, int arg = 0, int script = -1)
     {
         if (nrSinks == 0)
             return;
-        const TraceRecord r { (at.ns() < 0 ? now : at).ns(), rq, arg, static_cast<std::int16_t>(cpu), kind,
+        const TraceRecord r { now.ns(), rq, arg, static_cast<std::int16_t>(cpu), kind,
             static_cast<std::int16_t>(script) };
         for (int i = 0; i < nrSinks; ++i)
             sinks[static_cast<std::size_t>(i)]->record(r);

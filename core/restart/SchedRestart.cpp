@@ -58,7 +58,7 @@ void SchedRestart::mark(int h, MarkReason why)
     m.why = why;
     m.since = m_machine->opNow();
     ++m_sim->counters.restart_marks;
-    m_sim->trace(TraceKind::RestartMark, m_machine->executingCpu(), -1, h, m.since);
+    m_sim->trace(TraceKind::RestartMark, m_machine->executingCpu(), -1, h);
     if (m_shape.hctx(h).tagShared) {
         const auto q = static_cast<std::size_t>(m_shape.hctx(h).queue);
         ++m_queueCounter[q];
@@ -120,7 +120,7 @@ bool SchedRestart::restartMarked(int h)
     if (!m_host->hasPending(h))
         return false;
     ++m_sim->counters.restarts;
-    m_sim->trace(TraceKind::Restart, m_machine->executingCpu(), -1, h, m_machine->opNow());
+    m_sim->trace(TraceKind::Restart, m_machine->executingCpu(), -1, h);
     m_host->runHwQueueAsync(h);
     return true;
 }
@@ -128,7 +128,7 @@ bool SchedRestart::restartMarked(int h)
 void SchedRestart::countSkip(const RestartNote& note)
 {
     ++m_sim->counters.restart_skips;
-    m_sim->trace(TraceKind::RestartSkip, m_machine->executingCpu(), note.freed.rq, note.hctx, note.at);
+    m_sim->trace(TraceKind::RestartSkip, m_machine->executingCpu(), note.freed.rq, note.hctx);
 }
 
 void SchedRestart::walkOpened(const RestartNote& note)

@@ -59,6 +59,10 @@ inline const TraceKindName& traceKindName(TraceKind k) { return kTraceKindNames[
 
 // One trace record: plain data, 24 bytes.
 struct TraceRecord {
+    // The time of the event whose operation made it, which is when the model applies what the
+    // operation does; the operation's cost follows (its CPU slice in a Perfetto trace). So at any
+    // clock the records up to it are exactly those of the state the run is in: a run stopped at an
+    // IPI has that IPI on its log and its canvas.
     std::int64_t time = 0;
     std::int32_t rq = -1;
     std::int32_t arg = 0;

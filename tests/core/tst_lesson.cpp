@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <QtTest>
 
+#include <map>
 #include <memory>
 
 using namespace blkmq;
@@ -102,6 +103,60 @@ private slots:
         for (const auto& f : p.failures)
             all += f + "\n";
         QVERIFY2(p.failures.empty(), all.c_str());
+    }
+
+    // A step that runs until something happens (event:K, restart-set:H, a counter with a record of
+    // its own) stops with that record on the log: stamped at the clock, not after it, so the window
+    // that shows the records up to the clock shows the IPI, the submission, the RESTART mark the
+    // text is about.
+    void everyStepStopsWithItsEventOnTheLog()
+    {
+        struct Last : TraceSink {
+            std::vector<TraceRecord> records;
+            void record(const TraceRecord& r) override { records.push_back(r); }
+        };
+        // The counters lessons run until, each with the record made where it counts.
+        const std::map<std::string, std::string> recordOf = { { "counter:ipis", "ipi-send" },
+            { "counter:tag_steals", "tag-steal" }, { "counter:restart_calls", "" } };
+        int checked = 0;
+        for (const auto& info : Lesson::builtin()) {
+            auto l = Lesson::load(info.name);
+            QVERIFY(l.ok());
+            std::unique_ptr<Engine> e;
+            Last last;
+            for (int i = 0; i < l->size(); ++i) {
+                if (l->segmentStart(i) == i) {
+                    e = std::make_unique<Engine>(*l->scenarioOf(i));
+                    QVERIFY(e->addTraceSink(&last));
+                }
+                last.records.clear();
+                QVERIFY(l->play(*e, i).error.empty());
+                const std::string& until = l->steps()[static_cast<std::size_t>(i)].until;
+                std::string kind;
+                int arg = -1;
+                if (until.rfind("event:", 0) == 0)
+                    kind = until.substr(6);
+                else if (until.rfind("restart-set:", 0) == 0) {
+                    kind = "restart-mark";
+                    arg = std::stoi(until.substr(12));
+                } else if (recordOf.count(until))
+                    kind = recordOf.at(until);
+                if (kind.empty())
+                    continue;
+                const std::string where = info.name + " step " + std::to_string(i + 1) + " (" + until + ")";
+                const auto it = std::find_if(last.records.rbegin(), last.records.rend(), [&](const TraceRecord& r) {
+                    return traceKindName(r.kind).id == kind && (arg < 0 || r.arg == arg);
+                });
+                QVERIFY2(it != last.records.rend(), where.c_str());
+                QVERIFY2(it->time == e->now().ns(),
+                    (where + ": stamped " + std::to_string(it->time) + " ns, clock " + std::to_string(e->now().ns()))
+                        .c_str());
+                for (const TraceRecord& r : last.records) // nothing on the log is later than the clock
+                    QVERIFY2(r.time <= e->now().ns(), where.c_str());
+                ++checked;
+            }
+        }
+        QCOMPARE(checked, 12); // every step above with an event to show
     }
 
     void stallLessonIsRomansSixSteps()

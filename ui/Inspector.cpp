@@ -205,7 +205,7 @@ void Inspector::refresh()
             break;
         }
         m_selectionScript = it->script;
-        html = tr("<h3>%1</h3><p>%2%3<br>submitted on CPU %4 at %5 µs<br>%6<br>dispatched at %7 µs</p>")
+        html = tr("<h3>%1</h3><p>%2%3<br>submitted on CPU %4 at %5 µs<br>%6<br>%7</p>")
                    .arg(EventLogModel::requestName(it->id, it->script, m_scriptIds))
                    .arg(QString::fromLatin1(rqStateWhere(it->state)))
                    .arg(it->stuck ? tr(" — <b style='color:#c0392b'>stuck</b>") : QString())
@@ -216,8 +216,8 @@ void Inspector::refresh()
                                 .name)
                        + tr(" hctx %1").arg(snap->hctxs[static_cast<std::size_t>(it->hctx)].index))
                    .arg(it->state >= RqState::AtDevice
-                           ? QString::number(static_cast<double>(it->dispatched_ns) / 1e3, 'f', 3)
-                           : QStringLiteral("-"));
+                           ? tr("dispatched at %1 µs").arg(static_cast<double>(it->dispatched_ns) / 1e3, 0, 'f', 3)
+                           : tr("not dispatched yet"));
         break;
     }
     case ObjectRef::Kind::Tags: {

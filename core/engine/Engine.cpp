@@ -324,6 +324,10 @@ void Engine::applyCommands()
             addMarker("rejected " + text + ": " + applied.error());
             continue;
         }
+        // The interval in progress ends here: its rates are the kernel's before the switch, and the
+        // next ones after it (a plot would otherwise draw the new kernel's rates from the interval's
+        // start, before the switch was made).
+        sample();
         m_sim->costs = m_scenario.costs;
         m_machine->setThreadirqs(m_scenario.kernel.threadirqs);
         m_machine->setRtRuntime(m_scenario.kernel.sched_rt_runtime);

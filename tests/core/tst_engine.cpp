@@ -282,6 +282,37 @@ private slots:
     // latency ends at its completion, so every interval of a scripted preset that completed a
     // request has a latency, one that completed none has no value, and the run's mean is the
     // completion-weighted mean of its intervals'.
+    // A live switch ends the interval in progress: the row before it holds the old kernel's rates,
+    // the same as a run without the switch, and no rate of the new kernel is dated before it.
+    void aSwitchEndsTheIntervalInProgress()
+    {
+        constexpr int raises = metricIndex("softirq_raises_per_s"), iops = metricIndex("iops");
+        const Scenario s = load("default");
+        Engine a(s), b(s);
+        a.runUntil(usec(390));
+        b.runUntil(usec(390));
+        b.inbox().post({ "kernel.patches.complete-llist", "true" });
+        a.runUntil(msec(2));
+        b.runUntil(msec(2));
+        QVERIFY(!b.series().rows().empty());
+        const SeriesRow& cut = b.series().rows().front();
+        QCOMPARE(cut.t_ns, usec(390).ns());
+        // Over 0..390 µs both runs are one run: the same rates.
+        Engine c(s); // cut by a switch that changes nothing
+        c.runUntil(usec(390));
+        c.inbox().post({ "kernel.patches.complete-llist", "false" });
+        c.runUntil(msec(2));
+        QCOMPARE(c.series().rows().front().t_ns, usec(390).ns());
+        QCOMPARE(cut[raises], c.series().rows().front()[raises]);
+        QCOMPARE(cut[iops], c.series().rows().front()[iops]);
+        // After it, the llist's softirq raises: more than the run without it in the same interval.
+        const SeriesRow& after = b.series().rows()[1];
+        QCOMPARE(after.t_ns, msec(1).ns());
+        QVERIFY2(after[raises] > c.series().rows()[1][raises],
+            (std::to_string(after[raises]) + " vs " + std::to_string(c.series().rows()[1][raises])).c_str());
+        QCOMPARE(a.series().rows().front().t_ns, msec(1).ns()); // no switch: whole intervals
+    }
+
     void scriptedLatencyIsInEveryInterval()
     {
         constexpr int iops = metricIndex("iops"), latMean = metricIndex("lat_mean_ns");

@@ -771,6 +771,10 @@ private slots:
         emit w.stallBanner()->linkActivated(u"step:0"_qs);
         QCOMPARE(int(w.selection().kind), int(ObjectRef::Kind::Request));
         QCOMPARE(w.selection().index, a->id);
+        // A waits in the scheduler: the inspector says it was never dispatched, in words.
+        QVERIFY2(
+            w.inspector()->toPlainText().contains(u"not dispatched yet"_qs), qPrintable(w.inspector()->toPlainText()));
+        QVERIFY(!w.inspector()->toPlainText().contains(u"- µs"_qs));
         emit w.stallBanner()->linkActivated(u"step:1"_qs); // RESTART set on nullb0's hctx
         QCOMPARE(int(w.selection().kind), int(ObjectRef::Kind::Hctx));
         QCOMPARE(w.selection().index, 0);
@@ -819,7 +823,7 @@ private slots:
         QVERIFY(w.loadPreset(QStringLiteral("wagner-nvmefc-4s80")));
         QVERIFY(w.drawing()); // a fresh scenario is drawn once ...
         QTRY_VERIFY_WITH_TIMEOUT(!w.drawing(), 5000); // ... then nothing changes: the timer stops
-        w.setSpeed(0);
+        w.setSpeed(1e-3); // as fast as it goes, its 20 ms end in a tenth of a second: a step would be refused
         w.runOrPause();
         QVERIFY(w.drawing());
         QTRY_VERIFY_WITH_TIMEOUT(w.runner()->simulatedNs() > 200000, 20000);

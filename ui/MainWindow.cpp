@@ -129,7 +129,9 @@ MainWindow::MainWindow(QWidget* parent)
     m_timer->start(16);
 
     // A new window takes the whole screen it opens on (a lab on a projector or a 1920x1080 monitor
-    // wants all of it); the saved geometry (restoreSettings) wins once there is one.
+    // wants all of it): this size without a window manager, maximized with one (the application
+    // shows it so; the manager's title bar then fits on the screen too). The saved geometry
+    // (restoreSettings) wins once there is one.
     QSize want(1500, 920);
     if (const QScreen* screen = QGuiApplication::primaryScreen())
         want = screen->availableGeometry().size();
@@ -138,13 +140,14 @@ MainWindow::MainWindow(QWidget* parent)
 
 MainWindow::~MainWindow() = default;
 
-void MainWindow::restoreSettings()
+bool MainWindow::restoreSettings()
 {
     QSettings settings;
     setColourBlindSafe(settings.value(QStringLiteral("view/colourBlindSafe"), false).toBool());
-    if (settings.contains(QStringLiteral("window/geometry")))
-        restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    const bool placed = settings.contains(QStringLiteral("window/geometry"))
+        && restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    return placed;
 }
 
 void MainWindow::buildMenus()

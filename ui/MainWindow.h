@@ -49,7 +49,8 @@ public:
     ~MainWindow() override;
 
     // Window geometry and dock layout from the last session (QSettings).
-    void restoreSettings();
+    // The colours, the geometry and the docks of the last session; true if a geometry was saved.
+    bool restoreSettings();
     // Loads a scenario (a preset or a validated file) and shows it paused at t = 0.
     void loadScenario(const Scenario& scenario) override;
     bool loadPreset(const QString& name, const std::vector<std::string>& sets = {});

@@ -224,11 +224,14 @@ int main(int argc, char** argv)
                 QStringLiteral("--speed takes simulated seconds per wall second, 1e-9 to 1000 (e.g. 1e-4), or max"));
         window.setSpeed(x);
     }
+    bool placed = false; // a geometry saved last time
     if (!parser.isSet(shot)) // screenshots keep the default layout, whatever was saved last time
-        window.restoreSettings();
+        placed = window.restoreSettings();
     if (parser.isSet(colourBlind))
         window.setColourBlindSafe(true);
-    window.show();
+    // Else maximized: a window manager fits it, title bar and all, to the screen's free area (the
+    // screen's size as the window's own would put the status bar below the screen's edge).
+    placed ? window.show() : window.showMaximized();
     if (parser.isSet(present))
         window.presentation()->setPresenting(true);
     if (isSession) { // replayed off the GUI thread; the rest (--after, --screenshot) starts from its moment

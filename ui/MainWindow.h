@@ -48,8 +48,8 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    // Window geometry and dock layout from the last session (QSettings).
-    // The colours, the geometry and the docks of the last session; true if a geometry was saved.
+    // The colours, the window geometry and the dock layout of the last session (QSettings); true if
+    // a geometry was saved and restored.
     bool restoreSettings();
     // Loads a scenario (a preset or a validated file) and shows it paused at t = 0.
     void loadScenario(const Scenario& scenario) override;
